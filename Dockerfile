@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles its native module when no prebuilt binary matches the platform.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# Scripts stay off here because `prepare` builds and the sources are not copied yet; the one
+# native module is built explicitly instead.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+  CLOUDPLANE_DATA_DIR=/data
+WORKDIR /app
+# Owned by root and read-only to the node user: the process cannot change its own code.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The generated CRDs: crds/registry.ts reads their schemas at run time.
+COPY --from=build /app/crds ./crds
+# Embedded mode keeps its SQLite file here; cluster mode writes nothing.
+RUN mkdir /data && chown node:node /data
+VOLUME /data
+USER node
+EXPOSE 8080
+ENTRYPOINT ["node", "dist/cli/cloudplane.js"]
+CMD ["serve"]

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from '../observability/logger.js';
+import type { RunningPlatform } from './serve.js';
+
+const USAGE = `usage: cloudplane <command>
+
+commands:
+  serve          REST API, controllers and scheduled jobs in one process (embedded mode, the default)
+  job <name>     run one scheduled job now and exit (what the CronJobs run)
+  help           show this text
+
+Configuration comes from the environment; see the README.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`cloudplane: invalid configuration: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  switch (command) {
+    case 'serve': {
+      const { serveEmbedded } = await import('./serve.js');
+      const platform = await serveEmbedded(config, logger);
+      await untilSignal(platform, logger);
+      return 0;
+    }
+    case 'job': {
+      const { runJobCommand } = await import('./job.js');
+      return runJobCommand(rest[0], config, logger);
+    }
+    default:
+      process.stderr.write(`cloudplane: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+/** Stops gracefully on the first SIGINT or SIGTERM; a second one exits at once. */
+function untilSignal(platform: RunningPlatform, logger: ReturnType<typeof createLogger>): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      platform.stop().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`cloudplane: ${message}\n`);
+    process.exitCode = 1;
+  },
+);

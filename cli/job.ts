@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import { openDatabase } from '../database/database.js';
+import { JOBS } from '../jobs/index.js';
+import { runJobByName } from '../jobs/scheduler.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import type { Config } from './config.js';
+import { dataPlanePath } from './serve.js';
+
+/** `cloudplane job <name>`: one run, recorded like a scheduled one; the exit code tells the CronJob. */
+export async function runJobCommand(name: string | undefined, config: Config, logger: Logger): Promise<number> {
+  if (!name) {
+    process.stderr.write(`cloudplane job: name a job: ${JOBS.map((job) => job.name).join(', ')}\n`);
+    return 2;
+  }
+  if (!config.databaseUrl) fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const metrics = createMetrics({ processMetrics: false });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    sqlitePath: dataPlanePath(config),
+    logger,
+    metrics,
+  });
+  try {
+    const run = await runJobByName(name, { database, config, logger, metrics });
+    process.stdout.write(`${JSON.stringify(run)}\n`);
+    return run.outcome === 'succeeded' ? 0 : 1;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createApp } from '../apiserver/app.js';
+import { startServer } from '../apiserver/server.js';
+import { CONTROLLERS } from '../controllers/index.js';
+import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
+import { openEmbeddedStore } from '../controllers/runtime/object-store/sqlite-store.js';
+import { loadKinds } from '../crds/registry.js';
+import { openDatabase } from '../database/database.js';
+import { JOBS } from '../jobs/index.js';
+import { createScheduler } from '../jobs/scheduler.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import type { Config } from './config.js';
+
+/**
+ * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
+ * put two connections behind one write lock: a data-plane transaction spans awaits while holding
+ * it, and a synchronous store write waiting on it would block the very event loop that has to
+ * finish the transaction.
+ */
+export const controlPlanePath = (config: Config) => path.join(config.dataDir, 'control-plane.db');
+export const dataPlanePath = (config: Config) => path.join(config.dataDir, 'data-plane.db');
+
+export interface RunningPlatform {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded mode: object store and data plane in one SQLite file, controllers, scheduler
+ * and REST facade in this process.
+ */
+export async function serveEmbedded(config: Config, logger: Logger): Promise<RunningPlatform> {
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const metrics = createMetrics();
+
+  logger.info({ dataDir: config.dataDir }, 'opening the embedded store');
+  const store = openEmbeddedStore({ path: controlPlanePath(config), kinds: loadKinds(), logger });
+  const database = await openDatabase({ url: config.databaseUrl, sqlitePath: dataPlanePath(config), logger, metrics });
+  logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
+
+  const controllers = new ControllerRunner({ store, database, logger, metrics });
+  for (const controller of CONTROLLERS) controllers.register(controller);
+  await controllers.start();
+
+  const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
+  scheduler.start();
+
+  const app = createApp({ config, logger, metrics, store, database });
+  const server = await startServer(app, { host: config.host, port: config.port });
+  logger.info({ url: server.url, mode: 'embedded', dataDir: config.dataDir }, `cloudplane serving on ${server.url}`);
+
+  return {
+    url: server.url,
+    async stop() {
+      await server.close();
+      scheduler.stop();
+      await controllers.stop();
+      await database.close();
+      await store.close();
+    },
+  };
+}

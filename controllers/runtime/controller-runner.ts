@@ -1,0 +1,266 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Database } from '../../database/database.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Clock, TimerHandle } from './clock.js';
+import { systemClock } from './clock.js';
+import { setCondition } from './conditions.js';
+import type { CacheReader, ControllerDefinition, ReconcileRequest } from './controller.js';
+import { TerminalError } from './controller.js';
+import { Informer } from './informer.js';
+import type { Condition, KubeObject, ObjectStore, ResourceType } from './object-store/types.js';
+import { apiVersionOf, isStoreError } from './object-store/types.js';
+import { writeStatusIfChanged } from './status.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface ControllerRunnerOptions {
+  store: ObjectStore;
+  database?: Database;
+  logger: Logger;
+  metrics: Metrics;
+  clock?: Clock;
+  /** Informer reconnect delay, injected by tests. */
+  informerDelay?: (ms: number) => Promise<void>;
+}
+
+interface RunningController {
+  definition: ControllerDefinition;
+  queue: WorkQueue;
+  workers: Promise<void>[];
+  resyncTimer?: TimerHandle;
+}
+
+const typeKey = (type: ResourceType) => `${type.plural}.${type.group}/${type.version}`;
+
+function requestKey(request: ReconcileRequest): string {
+  return request.namespace ? `${request.namespace}/${request.name}` : request.name;
+}
+
+function parseKey(key: string): ReconcileRequest {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** Only spec, metadata and deletion matter to a reconcile; status-only writes are its own echo. */
+function changedBeyondStatus(previous: KubeObject, current: KubeObject): boolean {
+  const strip = ({ status: _status, metadata, ...rest }: KubeObject) => {
+    const { resourceVersion: _rv, ...meta } = metadata;
+    return { ...rest, metadata: meta };
+  };
+  return !isDeepStrictEqual(strip(previous), strip(current));
+}
+
+/**
+ * Runs controllers over shared informers: one informer per kind however many controllers
+ * watch it, one work queue per controller, and a bounded pool of workers that never reconcile
+ * the same key twice at once.
+ */
+export class ControllerRunner {
+  private readonly informers = new Map<string, Informer>();
+  private readonly controllers: RunningController[] = [];
+  private readonly clock: Clock;
+  private sequence = 0;
+  private started = false;
+
+  constructor(private readonly options: ControllerRunnerOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  readonly cache: CacheReader = {
+    get: <T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string) =>
+      this.informer(type).get(namespace, name) as T | undefined,
+    list: <T extends KubeObject>(type: ResourceType, namespace?: string) =>
+      this.informer(type).list(namespace) as T[],
+  };
+
+  register(definition: ControllerDefinition): void {
+    if (this.started) throw new Error(`controller ${definition.name} registered after start`);
+    const { metrics } = this.options;
+    const queue = new WorkQueue(definition.backoff, this.clock, (depth) =>
+      metrics.queueDepth.set({ kind: definition.for.kind }, depth),
+    );
+    const controller: RunningController = { definition, queue, workers: [] };
+    this.controllers.push(controller);
+
+    this.informer(definition.for).addHandlers({
+      onAdd: (object) => queue.add(requestKey(object.metadata)),
+      onUpdate: (previous, current) => {
+        if (changedBeyondStatus(previous, current)) queue.add(requestKey(current.metadata));
+      },
+      onDelete: (object) => queue.add(requestKey(object.metadata)),
+    });
+
+    const enqueueOwner = (object: KubeObject) => {
+      for (const owner of object.metadata.ownerReferences ?? []) {
+        if (
+          owner.controller &&
+          owner.kind === definition.for.kind &&
+          owner.apiVersion === apiVersionOf(definition.for)
+        ) {
+          queue.add(requestKey({ namespace: object.metadata.namespace, name: owner.name }));
+        }
+      }
+    };
+    for (const owned of definition.owns ?? []) {
+      this.informer(owned).addHandlers({
+        onAdd: enqueueOwner,
+        onUpdate: (_previous, current) => enqueueOwner(current),
+        onDelete: enqueueOwner,
+      });
+    }
+    for (const watched of definition.watches ?? []) {
+      const enqueueMapped = (object: KubeObject) => {
+        for (const request of watched.map(object)) queue.add(requestKey(request));
+      };
+      this.informer(watched.type).addHandlers({
+        onAdd: enqueueMapped,
+        onUpdate: (_previous, current) => enqueueMapped(current),
+        onDelete: enqueueMapped,
+      });
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    for (const informer of this.informers.values()) informer.start();
+    await Promise.all([...this.informers.values()].map((informer) => informer.waitForSync()));
+    for (const controller of this.controllers) {
+      const concurrency = controller.definition.concurrency ?? 2;
+      for (let worker = 0; worker < concurrency; worker++) {
+        controller.workers.push(this.work(controller));
+      }
+      this.scheduleResync(controller);
+    }
+    this.options.logger.info(
+      { controllers: this.controllers.map((controller) => controller.definition.name) },
+      'controllers started',
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const controller of this.controllers) {
+      controller.queue.shutDown();
+      if (controller.resyncTimer) this.clock.clearTimeout(controller.resyncTimer);
+    }
+    await Promise.all(this.controllers.flatMap((controller) => controller.workers));
+    await Promise.all([...this.informers.values()].map((informer) => informer.stop()));
+  }
+
+  private informer(type: ResourceType): Informer {
+    const key = typeKey(type);
+    let informer = this.informers.get(key);
+    if (!informer) {
+      informer = new Informer(this.options.store, type, {
+        logger: this.options.logger,
+        delay: this.options.informerDelay,
+      });
+      this.informers.set(key, informer);
+      if (this.started) informer.start();
+    }
+    return informer;
+  }
+
+  private scheduleResync(controller: RunningController): void {
+    const period = controller.definition.resyncPeriodMs ?? 10 * 60_000;
+    controller.resyncTimer = this.clock.setTimeout(() => {
+      for (const key of this.informer(controller.definition.for).keys()) controller.queue.add(key);
+      this.scheduleResync(controller);
+    }, period);
+  }
+
+  private async work(controller: RunningController): Promise<void> {
+    for (;;) {
+      const key = await controller.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.reconcileKey(controller, key);
+      } finally {
+        controller.queue.done(key);
+      }
+    }
+  }
+
+  private async reconcileKey(controller: RunningController, key: string): Promise<void> {
+    const { definition, queue } = controller;
+    const { metrics } = this.options;
+    const request = parseKey(key);
+    const cached = this.informer(definition.for).get(request.namespace, request.name);
+    const reconcileId = `${definition.name}-${++this.sequence}`;
+    const logger = this.options.logger.child({
+      kind: definition.for.kind,
+      namespace: request.namespace,
+      name: request.name,
+      generation: cached?.metadata.generation,
+      reconcile_id: reconcileId,
+    });
+    const stopTimer = metrics.reconcileDuration.startTimer({ kind: definition.for.kind });
+    let result: 'success' | 'requeue' | 'error' | 'terminal' = 'success';
+    try {
+      const outcome = await definition.reconcile(request, {
+        store: this.options.store,
+        cache: this.cache,
+        database: this.options.database,
+        clock: this.clock,
+        logger,
+        reconcileId,
+      });
+      queue.forget(key);
+      if (outcome?.requeueAfterMs !== undefined) {
+        result = 'requeue';
+        queue.addAfter(key, outcome.requeueAfterMs);
+      }
+      logger.debug({ result }, 'reconciled');
+    } catch (error) {
+      if (error instanceof TerminalError) {
+        result = 'terminal';
+        queue.forget(key);
+        logger.warn({ reason: error.reason, message: error.message }, 'reconcile failed terminally');
+        await this.recordTerminalError(definition.for, request, error, logger);
+      } else {
+        result = 'error';
+        const retryInMs = queue.nextBackoff(key);
+        queue.addAfter(key, retryInMs);
+        const level = isStoreError(error, 'Conflict') ? 'debug' : 'error';
+        logger[level]({ err: error, retryInMs }, 'reconcile failed; will retry');
+      }
+    } finally {
+      stopTimer();
+      metrics.reconcileTotal.inc({ kind: definition.for.kind, result });
+    }
+  }
+
+  private async recordTerminalError(
+    type: ResourceType,
+    request: ReconcileRequest,
+    error: TerminalError,
+    logger: Logger,
+  ): Promise<void> {
+    try {
+      const object = await this.options.store.get<KubeObject<unknown, Record<string, unknown>>>(
+        type,
+        request.namespace,
+        request.name,
+      );
+      const status = { ...(object.status ?? {}) };
+      status.conditions = setCondition(
+        status.conditions as Condition[] | undefined,
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: error.reason,
+          message: error.message,
+          observedGeneration: object.metadata.generation,
+        },
+        this.clock.now(),
+      );
+      if (error.phase) status.phase = error.phase;
+      status.observedGeneration = object.metadata.generation;
+      await writeStatusIfChanged(this.options.store, type, object, status);
+    } catch (writeError) {
+      if (!isStoreError(writeError, 'NotFound')) {
+        logger.error({ err: writeError }, 'could not record the terminal error on the object');
+      }
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject, ObjectStore, ResourceType } from './object-store/types.js';
+
+/**
+ * Writes `status` through the status subresource only when it differs from what the object
+ * carries, so a steady reconcile loop makes no writes. The object's resourceVersion guards the
+ * write: a stale read fails with 409 and the reconcile retries on fresh state.
+ */
+export async function writeStatusIfChanged<T extends KubeObject>(
+  store: ObjectStore,
+  type: ResourceType,
+  object: T,
+  status: NonNullable<T['status']>,
+): Promise<T> {
+  if (isDeepStrictEqual(object.status, status)) return object;
+  return store.updateStatus<T>(type, { ...object, status });
+}

@@ -1,0 +1,7 @@
+import type { KindDescriptor } from './kind.js';
+
+/**
+ * Every kind cloudplane serves. The CRD generator (`npm run gen:crds`) and the runtime registry
+ * (crds/registry.ts) both read this list; a kind is added here together with its types file.
+ */
+export const KINDS: KindDescriptor[] = [];

@@ -1,0 +1,37 @@
+import pg from 'pg';
+import { PostgresDialect, type Dialect } from 'kysely';
+import type { Logger } from '../observability/logger.js';
+
+/** An unreachable server fails start-up after this long instead of hanging. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface PostgresConnection {
+  pool: pg.Pool;
+  dialect: Dialect;
+}
+
+/** The server and database a URL points at, without credentials, for logs and error messages. */
+export function describePostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres://${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/** A pool for the URL. `onConnectionsChanged` fires whenever the pool opens or closes a connection. */
+export function openPostgresPool(
+  url: string,
+  logger: Logger,
+  onConnectionsChanged: () => void,
+): PostgresConnection {
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Without a listener, an idle connection dropped by the server would crash the process.
+  pool.on('error', (error) => {
+    logger.error({ err: error, database: describePostgresUrl(url) }, 'idle PostgreSQL connection failed');
+  });
+  pool.on('connect', onConnectionsChanged);
+  pool.on('remove', onConnectionsChanged);
+  return { pool, dialect: new PostgresDialect({ pool }) };
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../cli/config.js';
+import type { Database } from '../database/database.js';
+import type { JobOutcome, JobTrigger } from '../database/schema.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+
+export type { JobOutcome, JobTrigger };
+
+/** What a job body receives. `logger` already carries the job name and run id. */
+export interface JobContext {
+  database: Database;
+  config: Config;
+  logger: Logger;
+  now: () => Date;
+  /** Aborted when the process is stopping; a long body checks it between steps. */
+  signal: AbortSignal;
+}
+
+/** A background job: its cron schedule (UTC) and its body, which returns the run's summary. */
+export interface JobDefinition {
+  name: string;
+  schedule: string;
+  description: string;
+  run(ctx: JobContext): Promise<Record<string, unknown>>;
+}
+
+/** What running a job needs from the process. */
+export interface JobDeps {
+  database: Database;
+  config: Config;
+  logger: Logger;
+  metrics?: Metrics | undefined;
+  now?: (() => Date) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** One run as recorded in `job_runs`. */
+export interface JobRun {
+  id: string;
+  job: string;
+  trigger: JobTrigger;
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: JobOutcome;
+  summary: Record<string, unknown>;
+  error: string | null;
+}
