@@ -1,0 +1,194 @@
+import { StoreError } from '../controllers/runtime/object-store/types.js';
+import type { ErrorStyle } from './routing/areas.js';
+
+export type ErrorDetails = Record<string, unknown>;
+
+/**
+ * Fields the flat (accounts) error body adds after `error` and `message`, such as `retry_after`
+ * or `session_token`.
+ */
+export type FlatErrorExtra = Record<string, unknown> & { error?: never; message?: never };
+
+/**
+ * The one error type of the facade. Handlers and middleware throw it; the error handler renders
+ * it in the style of the area that answered. `details` appears only in the general style, `extra`
+ * only in the flat style, so an error meant for both carries the same facts in each.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetails = {},
+    readonly extra: FlatErrorExtra = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorOptions {
+  /** Replaces the default code, e.g. `invalid_credentials` for a 401. */
+  code?: string;
+  details?: ErrorDetails;
+  extra?: FlatErrorExtra;
+}
+
+function build(status: number, defaultCode: string, message: string, options: ErrorOptions = {}): ApiError {
+  return new ApiError(status, options.code ?? defaultCode, message, options.details, options.extra);
+}
+
+/** 400: the request does not satisfy its schema. */
+export function badRequest(message: string, options?: ErrorOptions): ApiError {
+  return build(400, 'invalid_request', message, options);
+}
+
+export function unauthorized(message = 'authentication required', options?: ErrorOptions): ApiError {
+  return build(401, 'unauthorized', message, options);
+}
+
+export function forbidden(message: string, options?: ErrorOptions): ApiError {
+  return build(403, 'forbidden', message, options);
+}
+
+export function notFound(message: string, options?: ErrorOptions): ApiError {
+  return build(404, 'not_found', message, options);
+}
+
+export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
+  return new ApiError(
+    405,
+    'method_not_allowed',
+    `${method} is not allowed here; allowed: ${allowed.join(', ')}`,
+    { allowed: [...allowed] },
+    {},
+    { Allow: allowed.join(', ') },
+  );
+}
+
+export function conflict(message: string, options?: ErrorOptions): ApiError {
+  return build(409, 'conflict', message, options);
+}
+
+export function gone(message: string, options?: ErrorOptions): ApiError {
+  return build(410, 'gone', message, options);
+}
+
+export function payloadTooLarge(limitBytes: number): ApiError {
+  return new ApiError(413, 'payload_too_large', `request body exceeds the limit of ${limitBytes} bytes`, {
+    limit_bytes: limitBytes,
+  });
+}
+
+export function unsupportedMediaType(contentType: string): ApiError {
+  return new ApiError(
+    415,
+    'unsupported_media_type',
+    `request body must be application/json, got ${contentType}`,
+    { content_type: contentType },
+  );
+}
+
+/** 422: the body is well-formed and matches its schema but breaks a rule of the domain. */
+export function unprocessable(message: string, options?: ErrorOptions): ApiError {
+  return build(422, 'validation_failed', message, options);
+}
+
+/** 429 with `retry_after` in both styles and a `Retry-After` header. */
+export function tooManyRequests(
+  retryAfterSeconds: number,
+  message = 'rate limit exceeded',
+  headers: Readonly<Record<string, string>> = {},
+): ApiError {
+  return new ApiError(
+    429,
+    'rate_limited',
+    message,
+    { retry_after: retryAfterSeconds },
+    { retry_after: retryAfterSeconds },
+    { ...headers, 'Retry-After': String(retryAfterSeconds) },
+  );
+}
+
+export function serviceUnavailable(message: string, options?: ErrorOptions): ApiError {
+  return build(503, 'service_unavailable', message, options);
+}
+
+/** What every unexpected failure looks like from outside: nothing about the cause. */
+export function internalError(): ApiError {
+  return new ApiError(500, 'internal_error', 'internal error');
+}
+
+function subjectOf(error: StoreError): string {
+  const kind = error.details.kind ?? 'resource';
+  return error.details.name ? `${kind} "${error.details.name}"` : kind;
+}
+
+/**
+ * The answer for an object-store failure, or `undefined` when the failure is ours rather than
+ * the caller's (the store refusing our own credentials, or breaking): those are logged and
+ * answered as internal errors.
+ */
+export function fromStoreError(error: StoreError): ApiError | undefined {
+  switch (error.reason) {
+    case 'NotFound':
+      return notFound(`${subjectOf(error)} not found`);
+    case 'AlreadyExists':
+      return conflict(`${subjectOf(error)} already exists`);
+    case 'Conflict':
+      return conflict(`${subjectOf(error)} was changed by another request; read it again and retry`);
+    case 'Invalid':
+      return unprocessable(error.message, {
+        details: {
+          fields: (error.details.causes ?? []).map((cause) => ({
+            field: cause.field,
+            rule: cause.reason,
+            message: cause.message,
+          })),
+        },
+      });
+    case 'BadRequest':
+      return badRequest(error.message);
+    case 'Expired':
+    case 'Gone':
+      return gone(error.message);
+    case 'TooManyRequests':
+    case 'ServiceUnavailable':
+      return serviceUnavailable('the resource store is unavailable; retry shortly');
+    case 'Forbidden':
+    case 'Unauthorized':
+    case 'InternalError':
+      return undefined;
+  }
+}
+
+/** The error as a client sees it, or `undefined` for a failure that must not be described. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreError) return fromStoreError(error);
+  return undefined;
+}
+
+export interface GeneralErrorBody {
+  error: { code: string; message: string; details: ErrorDetails };
+  meta: { request_id: string };
+}
+
+export type FlatErrorBody = { error: string; message: string } & Record<string, unknown>;
+
+/**
+ * The body of an error response. The flat style carries the request id only in the
+ * `X-Request-Id` header: the specification fixes its fields to `error`, `message` and extras.
+ */
+export function renderError(
+  error: ApiError,
+  style: ErrorStyle,
+  requestId: string,
+): GeneralErrorBody | FlatErrorBody {
+  if (style === 'flat') return { error: error.code, message: error.message, ...error.extra };
+  return {
+    error: { code: error.code, message: error.message, details: error.details },
+    meta: { request_id: requestId },
+  };
+}

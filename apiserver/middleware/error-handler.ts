@@ -1,0 +1,45 @@
+import type { ErrorRequestHandler } from 'express';
+import { ApiError, internalError, renderError, toApiError } from '../errors.js';
+import { API_AREAS, errorStyleOfPath } from '../routing/areas.js';
+import { requestIdOf, requestState } from '../routing/request-state.js';
+
+const CODES_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/** Client errors raised by express itself (an undecodable path parameter, for one). */
+function expressClientError(error: unknown): ApiError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499 || expose !== true) return undefined;
+  return new ApiError(status, CODES_BY_STATUS[status] ?? 'invalid_request', String(message));
+}
+
+/**
+ * Answers every failure in the error style of the area that was asked. Anything not meant for
+ * the client becomes a 500 `internal_error` carrying only the request id; the real error goes to
+ * the access log line of the request, with the same id.
+ */
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  if (res.headersSent) {
+    req.log.error({ err: error }, 'request failed after its response started');
+    res.destroy();
+    return;
+  }
+  let answer = toApiError(error) ?? expressClientError(error);
+  if (!answer) {
+    res.err = error instanceof Error ? error : new Error(String(error));
+    answer = internalError();
+  }
+  const state = requestState(req);
+  const style = state.route
+    ? API_AREAS[state.route.area].errors
+    : errorStyleOfPath(state.template ?? req.path);
+  res
+    .status(answer.status)
+    .set(answer.headers)
+    .json(renderError(answer, style, requestIdOf(req)));
+};

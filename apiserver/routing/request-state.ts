@@ -1,0 +1,27 @@
+import type { IncomingMessage } from 'node:http';
+import type { Principal, RouteDefinition } from './route.js';
+
+/** What the framework learns about a request as it passes through. */
+export interface RequestState {
+  /** The matched route template (`/api/v1/vpcs/:id`); unset while no route matched. */
+  template?: string;
+  /** The declared route, when the method matched too. */
+  route?: RouteDefinition;
+  principal?: Principal;
+}
+
+const states = new WeakMap<IncomingMessage, RequestState>();
+
+export function requestState(req: IncomingMessage): RequestState {
+  let state = states.get(req);
+  if (!state) {
+    state = {};
+    states.set(req, state);
+  }
+  return state;
+}
+
+/** The id pino-http assigned (see the access log's `genReqId`). */
+export function requestIdOf(req: IncomingMessage): string {
+  return String(req.id);
+}

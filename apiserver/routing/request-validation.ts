@@ -1,0 +1,115 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { badRequest } from '../errors.js';
+import type { RequestSchemas } from './route.js';
+
+export type RequestPart = 'params' | 'query' | 'body';
+
+/** One rule one field broke; a 400 lists them all in `details.fields`. */
+export interface FieldProblem {
+  in: RequestPart;
+  /** Dotted path with array indexes, such as `rules[2].port_range`; the part itself when empty. */
+  field: string;
+  /** The JSON Schema keyword: `required`, `type`, `enum`, `maximum`, `additionalProperties`, … */
+  rule: string;
+  message: string;
+}
+
+export interface RequestInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export type RequestValidator = (input: RequestInput) => RequestInput;
+
+/** How many problems the message lists; `details.fields` always has all of them. */
+const PROBLEMS_IN_MESSAGE = 5;
+
+function newAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+    removeAdditional: coerce ? 'all' : false,
+  });
+  ajvFormats.default(ajv);
+  return ajv;
+}
+
+function fieldPath(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segments.push(child);
+  return segments.reduce(
+    (path, segment) =>
+      /^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment,
+    '',
+  );
+}
+
+function describe(part: RequestPart, error: ErrorObject): FieldProblem {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const field = fieldPath(error.instancePath, String(params.missingProperty));
+      return { in: part, field, rule: 'required', message: `${field} is required` };
+    }
+    case 'additionalProperties': {
+      const field = fieldPath(error.instancePath, String(params.additionalProperty));
+      return { in: part, field, rule: 'additionalProperties', message: `${field} is not an accepted field` };
+    }
+    case 'enum': {
+      const field = fieldPath(error.instancePath) || part;
+      const allowed = (params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ');
+      return { in: part, field, rule: 'enum', message: `${field} must be one of ${allowed}` };
+    }
+    default: {
+      const field = fieldPath(error.instancePath) || part;
+      return { in: part, field, rule: error.keyword, message: `${field} ${error.message ?? 'is invalid'}` };
+    }
+  }
+}
+
+function summary(problems: readonly FieldProblem[]): string {
+  const listed = problems.slice(0, PROBLEMS_IN_MESSAGE).map((problem) => problem.message);
+  const more = problems.length - listed.length;
+  return `invalid request: ${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+}
+
+/**
+ * Compiles route schemas into validators. Path and query values are coerced from strings and get
+ * their defaults, undeclared query parameters are dropped; bodies are checked as sent.
+ */
+export class RequestValidation {
+  private readonly stringInputs = newAjv(true);
+  private readonly bodies = newAjv(false);
+
+  /** Compiles once, at start-up; a schema ajv rejects throws here rather than on a request. */
+  compile(schemas: RequestSchemas = {}): RequestValidator {
+    const parts: [RequestPart, ValidateFunction | undefined][] = [
+      ['params', schemas.params && this.stringInputs.compile(schemas.params)],
+      ['query', schemas.query && this.stringInputs.compile(schemas.query)],
+      ['body', schemas.body && this.bodies.compile(schemas.body)],
+    ];
+    return (input) => {
+      const validated: RequestInput = {
+        params: { ...input.params },
+        query: { ...input.query },
+        body: input.body,
+      };
+      const problems: FieldProblem[] = [];
+      for (const [part, validate] of parts) {
+        if (validate && !validate(validated[part])) {
+          problems.push(...(validate.errors ?? []).map((error) => describe(part, error)));
+        }
+      }
+      if (problems.length > 0) throw badRequest(summary(problems), { details: { fields: problems } });
+      return validated;
+    };
+  }
+}

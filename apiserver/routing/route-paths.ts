@@ -1,0 +1,58 @@
+/**
+ * Route templates in express syntax: literal segments, `:name` parameters and a trailing
+ * `*name` wildcard that spans slashes. Optional groups (`{…}`) are not used: OpenAPI cannot
+ * describe them, so a route with an optional part is declared as two routes.
+ */
+
+const PARAMETER = /[:*]([A-Za-z_][A-Za-z0-9_]*)/g;
+const UNSUPPORTED = /[{}()?+[\]]/;
+
+export function pathParameterNames(template: string): string[] {
+  return [...template.matchAll(PARAMETER)].map((match) => match[1]!);
+}
+
+/** Why the template cannot be served, or `undefined` when it can. */
+export function templateProblem(template: string): string | undefined {
+  if (!template.startsWith('/')) return 'must start with /';
+  if (UNSUPPORTED.test(template)) return 'uses syntax other than literal segments, :param and *wildcard';
+  const wildcard = template.indexOf('*');
+  if (wildcard !== -1 && wildcard !== template.lastIndexOf('/') + 1) {
+    return 'may only end in a *wildcard segment';
+  }
+  return undefined;
+}
+
+export function isWildcardParameter(template: string, name: string): boolean {
+  return template.includes(`*${name}`);
+}
+
+/** `/vault/:id/secret/*path` → `/vault/{id}/secret/{path}`. */
+export function openApiPath(template: string): string {
+  return template.replace(PARAMETER, '{$1}');
+}
+
+/** Two templates with the same shape match the same requests, whatever their parameter names. */
+export function templateShape(template: string): string {
+  return template.replace(/:[A-Za-z0-9_]+/g, ':').replace(/\*[A-Za-z0-9_]+/g, '*');
+}
+
+function segmentRank(segment: string): number {
+  if (segment.includes('*')) return 2;
+  if (segment.includes(':')) return 1;
+  return 0;
+}
+
+/**
+ * Orders templates so that, at the first segment where they differ in kind, a literal comes
+ * before a parameter and a parameter before a wildcard: `/integrations/codehost` is tried before
+ * `/integrations/:id` whatever order the modules declared them in.
+ */
+export function compareSpecificity(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const difference = segmentRank(left[i]!) - segmentRank(right[i]!);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}

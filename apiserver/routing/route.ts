@@ -1,0 +1,161 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Request } from 'express';
+import type { Config } from '../../cli/config.js';
+import type { ObjectStore } from '../../controllers/runtime/object-store/types.js';
+import type { Database } from '../../database/database.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { ApiArea } from './areas.js';
+import type { JsonSchema, ObjectSchema } from './json-schema.js';
+import type { PageInfo } from './pagination.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who is calling, as the authenticator established it. */
+export interface Principal {
+  kind: 'user' | 'api_key' | 'system';
+  id: string;
+  organizationId?: string;
+  /** Granted scopes such as `vault:read`; `*` grants every scope. */
+  scopes: string[];
+  /** Requests with the same key share one rate-limit budget. */
+  rateLimitKey: string;
+}
+
+/**
+ * Resolves the credentials of a request. Answers `undefined` when the request carries none;
+ * throws an `ApiError` (401) when it carries credentials that are not valid.
+ */
+export type Authenticator = (req: Request) => Promise<Principal | undefined>;
+
+/** The shared services a handler works with. */
+export interface RouteServices {
+  config: Config;
+  metrics: Metrics;
+  store: ObjectStore;
+  database: Database;
+  now: () => Date;
+}
+
+/**
+ * The TypeScript shapes of a route's validated input. They are declared next to the JSON Schemas
+ * that describe them: ajv guarantees the values match before the handler runs.
+ */
+export interface RequestShape {
+  params?: object;
+  query?: object;
+  body?: unknown;
+}
+
+type Empty = Record<never, never>;
+type Part<S, K extends keyof RequestShape, Fallback> = K extends keyof S
+  ? Exclude<S[K], undefined>
+  : Fallback;
+
+export interface RouteContext<
+  S extends RequestShape = RequestShape,
+  P extends Principal | undefined = Principal | undefined,
+> extends RouteServices {
+  params: Part<S, 'params', Empty>;
+  /** Query parameters after coercion and defaults; undeclared parameters are dropped. */
+  query: Part<S, 'query', Empty>;
+  /** The parsed JSON body; `{}` when the request sent none. */
+  body: Part<S, 'body', undefined>;
+  principal: P;
+  requestId: string;
+  /** Carries the request id on every line. */
+  logger: Logger;
+  clientIp: string;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * What a handler answers; the framework writes the envelope of the route's area. Without `data`
+ * and `raw` the response has no body and the status defaults to 204, otherwise to 200.
+ */
+export interface RouteResult {
+  status?: number;
+  data?: unknown;
+  /** Makes a style-A list: `meta` gains `total`, `page` and `per_page`. */
+  page?: PageInfo;
+  /** A body written as is, without an envelope (Prometheus text, for instance). */
+  raw?: { contentType: string; content: string | Buffer };
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface ResponseDeclaration {
+  description: string;
+  /** The schema of what the handler returns in `data`, before the envelope. */
+  schema?: JsonSchema;
+  /** A style-A list answer with page metadata. */
+  paginated?: boolean;
+  /** Media type of a `raw` answer; JSON when omitted. */
+  contentType?: string;
+}
+
+/**
+ * JSON Schemas of the request parts. Query and path values are strings on the wire: they are
+ * coerced to the declared types, defaults are filled in and undeclared query parameters dropped.
+ * Bodies are not coerced and keep unknown fields, so a body schema that should refuse them says
+ * `additionalProperties: false`.
+ */
+export interface RequestSchemas {
+  params?: ObjectSchema;
+  query?: ObjectSchema;
+  body?: JsonSchema;
+}
+
+interface RouteDeclarationBase {
+  method: HttpMethod;
+  /** Express path syntax, full path including the prefix: `/api/v1/vpcs/:id`, `/x/*path`. */
+  path: string;
+  area: ApiArea;
+  summary: string;
+  description?: string;
+  tags?: readonly string[];
+  /** Defaults to one derived from the method and path. */
+  operationId?: string;
+  /** Every one is required; `*` in the principal's scopes satisfies any. */
+  scopes?: readonly string[];
+  request?: RequestSchemas;
+  responses: Readonly<Record<number, ResponseDeclaration>>;
+  /**
+   * A machine endpoint (probe, scrape): answered with rate-limit headers but never counted or
+   * throttled, and access-logged at debug level.
+   */
+  operational?: boolean;
+}
+
+export interface PublicRoute<S extends RequestShape = Empty> extends RouteDeclarationBase {
+  auth: 'public';
+  handler(ctx: RouteContext<S, Principal | undefined>): Promise<RouteResult>;
+}
+
+export interface AuthenticatedRoute<S extends RequestShape = Empty> extends RouteDeclarationBase {
+  auth: 'authenticated';
+  handler(ctx: RouteContext<S, Principal>): Promise<RouteResult>;
+}
+
+export type RouteDeclaration = RouteDeclarationBase & { auth: 'public' | 'authenticated' };
+
+/** A declared route with its input types erased: what modules hand to the framework. */
+export interface RouteDefinition extends RouteDeclaration {
+  handler(ctx: RouteContext): Promise<RouteResult>;
+}
+
+export interface RouteModule {
+  area: ApiArea;
+  routes: readonly RouteDefinition[];
+}
+
+/**
+ * Declares a route. `S` names the TypeScript shapes of the validated params, query and body;
+ * `auth: 'authenticated'` makes `ctx.principal` always present.
+ */
+export function defineRoute<S extends RequestShape = Empty>(route: PublicRoute<S>): RouteDefinition;
+export function defineRoute<S extends RequestShape = Empty>(route: AuthenticatedRoute<S>): RouteDefinition;
+export function defineRoute(
+  route: RouteDeclaration & { handler(ctx: never): Promise<RouteResult> },
+): RouteDefinition {
+  return route as RouteDefinition;
+}

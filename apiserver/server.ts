@@ -1,0 +1,68 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+
+/** In-flight requests get this long to finish once closing starts; then their connections are cut. */
+const DEFAULT_GRACE_MS = 10_000;
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, closes keep-alive connections. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  gracePeriodMs?: number;
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Serves `app` (an express app or any request listener) on `host:port`. */
+export async function startServer(app: RequestListener, options: ServerOptions): Promise<RunningServer> {
+  const server = http.createServer(app);
+  let closing: Promise<void> | undefined;
+
+  // While closing, a response still in flight is the last on its connection.
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+    if (closing && !res.headersSent) res.setHeader('Connection', 'close');
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+
+  return {
+    url: urlOf(address),
+    port: address.port,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(
+          () => server.closeAllConnections(),
+          options.gracePeriodMs ?? DEFAULT_GRACE_MS,
+        );
+        server.close((error) => {
+          clearTimeout(deadline);
+          if (error) reject(error);
+          else resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

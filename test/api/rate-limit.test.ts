@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { bearerAuthenticator } from '../fixtures/bearer-authenticator.js';
+import { startTestApp, type TestApp, type TestAppOptions } from '../fixtures/app-dependencies.js';
+import {
+  createTestPostgresDatabase,
+  describeWithPostgres,
+  type TestPostgresDatabase,
+} from '../fixtures/db-postgres.js';
+import { ECHO_ROUTES } from '../fixtures/echo-routes.js';
+
+const apps: TestApp[] = [];
+
+async function start(perMinute: number, perSecond = 100, options: TestAppOptions = {}): Promise<TestApp> {
+  const app = await startTestApp({
+    routes: ECHO_ROUTES,
+    authenticator: bearerAuthenticator,
+    ...options,
+    env: {
+      CLOUDPLANE_RATE_LIMIT_PER_MINUTE: String(perMinute),
+      CLOUDPLANE_RATE_LIMIT_PER_SECOND: String(perSecond),
+    },
+  });
+  apps.push(app);
+  return app;
+}
+
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+});
+
+async function exhaust(app: TestApp, path: string, count: number, init?: RequestInit): Promise<Response[]> {
+  const responses: Response[] = [];
+  for (let i = 0; i < count; i++) responses.push(await app.request(path, init));
+  return responses;
+}
+
+describe('rate limiting', () => {
+  it.each([
+    ['a success', '/api/v1/vpcs/echoes', 200],
+    ['an unknown route', '/nowhere', 404],
+    ['a wrong method', '/v1/auth/echo-login', 405],
+    ['a missing credential', '/v1/stacks/echoes', 401],
+    ['the health probe', '/health', 200],
+    ['the metrics scrape', '/metrics', 200],
+  ])('sends X-RateLimit-Limit, -Remaining and -Reset with %s', async (_case, path, status) => {
+    const app = await start(5);
+    const before = Math.floor(Date.now() / 1000);
+    const response = await app.request(path);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('5');
+    expect(Number(response.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(4);
+    const reset = Number(response.headers.get('x-ratelimit-reset'));
+    expect(Number.isInteger(reset)).toBe(true);
+    expect(reset).toBeGreaterThanOrEqual(before);
+    expect(reset).toBeLessThanOrEqual(before + 61);
+  });
+
+  it('counts down and answers 429 with Retry-After once the minute budget is spent', async () => {
+    const app = await start(5);
+    const responses = await exhaust(app, '/api/v1/vpcs/echoes', 6);
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(responses.map((response) => response.headers.get('x-ratelimit-remaining'))).toEqual([
+      '4',
+      '3',
+      '2',
+      '1',
+      '0',
+      '0',
+    ]);
+    const refused = responses[5]!;
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await refused.json()).toEqual({
+      error: { code: 'rate_limited', message: 'rate limit exceeded', details: { retry_after: retryAfter } },
+      meta: { request_id: refused.headers.get('x-request-id') },
+    });
+  });
+
+  it('answers 429 in the flat style with retry_after under /v1/auth', async () => {
+    const app = await start(2);
+    const [, , refused] = await exhaust(app, '/v1/auth/echo-me', 3, {
+      headers: { authorization: 'Bearer admin' },
+    });
+    expect(refused!.status).toBe(429);
+    expect(await refused!.json()).toEqual({
+      error: 'rate_limited',
+      message: 'rate limit exceeded',
+      retry_after: Number(refused!.headers.get('retry-after')),
+    });
+  });
+
+  it('keeps a separate budget per credential', async () => {
+    const app = await start(2);
+    await exhaust(app, '/api/v1/vpcs/echoes', 3);
+    const anonymous = await app.request('/api/v1/vpcs/echoes');
+    const authenticated = await app.request('/api/v1/vpcs/echoes', {
+      headers: { authorization: 'Bearer admin' },
+    });
+    expect([anonymous.status, authenticated.status]).toEqual([429, 200]);
+    expect(authenticated.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
+  it('counts requests with bad credentials against the client address', async () => {
+    const app = await start(2);
+    const responses = await exhaust(app, '/api/v1/vpcs/echoes', 3, {
+      headers: { authorization: 'Bearer forged' },
+    });
+    expect(responses.map((response) => response.status)).toEqual([401, 401, 429]);
+  });
+
+  it('never throttles /health and /metrics, nor counts them', async () => {
+    const app = await start(2);
+    const probes = [...(await exhaust(app, '/health', 5)), ...(await exhaust(app, '/metrics', 5))];
+    expect(new Set(probes.map((response) => response.status))).toEqual(new Set([200]));
+    expect((await app.request('/api/v1/vpcs/echoes')).headers.get('x-ratelimit-remaining')).toBe('1');
+    await app.request('/api/v1/vpcs/echoes');
+    await app.request('/api/v1/vpcs/echoes');
+    const probe = await app.request('/health');
+    expect(probe.status).toBe(200);
+    expect(probe.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('refuses a burst beyond the per-second limit', async () => {
+    const app = await start(1000, 3);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => app.request('/api/v1/vpcs/echoes')));
+    const refused = responses.filter((response) => response.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.headers.get('retry-after')).toBe('1');
+    expect(refused[0]!.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+});
+
+describeWithPostgres('rate limiting on PostgreSQL', () => {
+  let database: TestPostgresDatabase | undefined;
+
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    await database?.drop();
+  });
+
+  it('shares the counts between replicas', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const first = await start(5, 100, { databaseUrl: database.url });
+    const second = await start(5, 100, { databaseUrl: database.url });
+    const statuses = [
+      ...(await exhaust(first, '/api/v1/vpcs/echoes', 3)),
+      ...(await exhaust(second, '/api/v1/vpcs/echoes', 2)),
+      ...(await exhaust(first, '/api/v1/vpcs/echoes', 1)),
+      ...(await exhaust(second, '/api/v1/vpcs/echoes', 1)),
+    ].map((response) => response.status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+});
