@@ -8,7 +8,11 @@ import type { Config } from './config.js';
 import { dataPlanePath } from './serve.js';
 
 /** `cloudplane job <name>`: one run, recorded like a scheduled one; the exit code tells the CronJob. */
-export async function runJobCommand(name: string | undefined, config: Config, logger: Logger): Promise<number> {
+export async function runJobCommand(
+  name: string | undefined,
+  config: Config,
+  logger: Logger,
+): Promise<number> {
   if (!name) {
     process.stderr.write(`cloudplane job: name a job: ${JOBS.map((job) => job.name).join(', ')}\n`);
     return 2;

@@ -37,7 +37,12 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
 
   logger.info({ dataDir: config.dataDir }, 'opening the embedded store');
   const store = openEmbeddedStore({ path: controlPlanePath(config), kinds: loadKinds(), logger });
-  const database = await openDatabase({ url: config.databaseUrl, sqlitePath: dataPlanePath(config), logger, metrics });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    sqlitePath: dataPlanePath(config),
+    logger,
+    metrics,
+  });
   logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
 
   const controllers = new ControllerRunner({ store, database, logger, metrics });
@@ -49,7 +54,10 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
 
   const app = createApp({ config, logger, metrics, store, database });
   const server = await startServer(app, { host: config.host, port: config.port });
-  logger.info({ url: server.url, mode: 'embedded', dataDir: config.dataDir }, `cloudplane serving on ${server.url}`);
+  logger.info(
+    { url: server.url, mode: 'embedded', dataDir: config.dataDir },
+    `cloudplane serving on ${server.url}`,
+  );
 
   return {
     url: server.url,

@@ -6,7 +6,11 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
  * Returns the conditions with `input` set: `lastTransitionTime` moves only when the status
  * flips, and `Ready` stays first because it is the one people and `kubectl wait` read.
  */
-export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, now: Date): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  now: Date,
+): Condition[] {
   const existing = conditions?.find((condition) => condition.type === input.type);
   const lastTransitionTime =
     existing && existing.status === input.status ? existing.lastTransitionTime : now.toISOString();
@@ -15,7 +19,10 @@ export function setCondition(conditions: readonly Condition[] | undefined, input
   return sortConditions([...others, updated]);
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 

@@ -31,7 +31,10 @@ export interface ReconcileContext {
   reconcileId: string;
 }
 
-export type Reconciler = (request: ReconcileRequest, context: ReconcileContext) => Promise<ReconcileResult | void>;
+export type Reconciler = (
+  request: ReconcileRequest,
+  context: ReconcileContext,
+) => Promise<ReconcileResult | void>;
 
 /**
  * A failure that retrying cannot fix (an invalid spec, a resource the user must change). The
