@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { humanDuration } from '../duration.js';
 import type { OpenApiDocument } from '../openapi.js';
 import type { JsonSchema } from '../routing/json-schema.js';
@@ -28,16 +27,17 @@ const HEALTH = {
 } as const satisfies JsonSchema;
 
 async function check(probe: () => Promise<void>): Promise<string> {
-  const abandon = new AbortController();
+  // A plain timer rather than an abortable one: aborting builds a DOMException on every probe.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${CHECK_TIMEOUT_MS} ms`), CHECK_TIMEOUT_MS);
+  });
   try {
-    return await Promise.race([
-      probe().then(() => 'ok'),
-      delay(CHECK_TIMEOUT_MS, `no answer within ${CHECK_TIMEOUT_MS} ms`, { signal: abandon.signal }),
-    ]);
+    return await Promise.race([probe().then(() => 'ok'), timeout]);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   } finally {
-    abandon.abort();
+    clearTimeout(timer);
   }
 }
 
