@@ -52,7 +52,7 @@ import {
 export type { FieldValidation };
 
 export interface EmbeddedStoreOptions {
-  /** SQLite file path; ':memory:' allowed for tests. The data plane shares this file (other tables). */
+  /** SQLite file path; ':memory:' allowed for tests. The control plane has the file to itself. */
   path: string;
   /**
    * Kinds this store accepts; objects of other kinds are rejected with NotFound. Each may carry a
