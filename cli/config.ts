@@ -4,6 +4,8 @@ import type { LevelWithSilent } from 'pino';
 /** Everything the process reads from its environment, validated once at start-up. */
 export interface Config {
   port: number;
+  /** The HTTPS port of the embedded Kubernetes API (kubectl sends tokens only over TLS). */
+  kubeApiPort: number;
   host: string;
   dataDir: string;
   baseUrl: string;
@@ -14,6 +16,61 @@ export interface Config {
   bodyLimitBytes: number;
   rateLimit: { perMinute: number; perSecond: number };
   garbageCollection: { dryRun: boolean; retentionDays: number };
+  oauth: OAuthConfig;
+  /**
+   * The platform key (`CLOUDPLANE_KMS_KEY`, 32 bytes) every secret at rest is sealed under; when
+   * absent, the embedded mode keeps a generated one in the data dir.
+   */
+  kmsKey: Buffer | undefined;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this token>`. */
+  metricsToken: string | undefined;
+  accounts: AccountsConfig;
+  mail: MailConfig;
+}
+
+/** Token lifetimes and login lock-out thresholds. */
+export interface AccountsConfig {
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** Failed logins of one account within the lock-out window that lock it. */
+  loginMaxFailures: number;
+  /** Failed logins from one client address within the window that lock the address. */
+  loginMaxFailuresPerAddress: number;
+  /** Both the window failures are counted in and how long a lock-out lasts. */
+  loginLockoutSeconds: number;
+}
+
+/** Outgoing e-mail. Without an SMTP URL, messages are written to `<data dir>/outbox` as .eml files. */
+export interface MailConfig {
+  smtpUrl: string | undefined;
+  from: string;
+}
+
+/** OAuth login. A provider is configured when its client id is set, and absent otherwise. */
+export interface OAuthConfig {
+  /** Where a login may send the browser back to; a request's `redirect_uri` must equal one exactly. */
+  redirectUris: string[];
+  identity: OidcProviderConfig | undefined;
+  codehost: CodehostProviderConfig | undefined;
+}
+
+/** An OpenID Connect provider, found through discovery from its issuer. */
+export interface OidcProviderConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** An OAuth 2.0 provider with GitHub-style endpoints and no discovery. */
+export interface CodehostProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  userUrl: string;
+  emailsUrl: string;
+  /** Space-separated, as sent in the authorization request. */
+  scopes: string;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +135,148 @@ function byteSize(env: Env, name: string, fallback: number): number {
   return bytes;
 }
 
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * A provider endpoint. Codes, secrets and tokens travel to it, so it must be https; plain http is
+ * accepted only for a loopback host, where nothing crosses a network.
+ */
+function providerUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() || fallback;
+  const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+  const secure =
+    parsed?.protocol === 'https:' || (parsed?.protocol === 'http:' && isLoopbackHost(parsed.hostname));
+  if (!secure) throw new ConfigError(name, 'an https URL (http only on a loopback host)', raw);
+  return raw;
+}
+
+/** A setting a configured provider cannot do without; `because` names what made it necessary. */
+function requiredWith(env: Env, name: string, because: string): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(name, `a value when ${because} is set`, env[name] ?? '');
+  return value;
+}
+
+function redirectUris(env: Env): string[] {
+  const name = 'CLOUDPLANE_OAUTH_REDIRECT_URIS';
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const parsed = URL.canParse(entry) ? new URL(entry) : undefined;
+    // The tokens are handed over in the fragment, so the URI must not bring one of its own.
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || entry.includes('#')) {
+      throw new ConfigError(name, 'comma-separated http or https URLs without a fragment', entry);
+    }
+  }
+  return entries;
+}
+
+function identityProvider(env: Env): OidcProviderConfig | undefined {
+  const clientIdName = 'CLOUDPLANE_OAUTH_IDENTITY_CLIENT_ID';
+  const clientId = env[clientIdName]?.trim();
+  if (!clientId) return undefined;
+  const issuerName = 'CLOUDPLANE_OAUTH_IDENTITY_ISSUER';
+  return {
+    issuer: providerUrl(env, issuerName, requiredWith(env, issuerName, clientIdName)),
+    clientId,
+    clientSecret: requiredWith(env, 'CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET', clientIdName),
+  };
+}
+
+function codehostProvider(env: Env): CodehostProviderConfig | undefined {
+  const clientIdName = 'CLOUDPLANE_OAUTH_CODEHOST_CLIENT_ID';
+  const clientId = env[clientIdName]?.trim();
+  if (!clientId) return undefined;
+  const prefix = 'CLOUDPLANE_OAUTH_CODEHOST';
+  return {
+    clientId,
+    clientSecret: requiredWith(env, `${prefix}_CLIENT_SECRET`, clientIdName),
+    authorizeUrl: providerUrl(env, `${prefix}_AUTHORIZE_URL`, 'https://github.com/login/oauth/authorize'),
+    tokenUrl: providerUrl(env, `${prefix}_TOKEN_URL`, 'https://github.com/login/oauth/access_token'),
+    userUrl: providerUrl(env, `${prefix}_USER_URL`, 'https://api.github.com/user'),
+    emailsUrl: providerUrl(env, `${prefix}_EMAILS_URL`, 'https://api.github.com/user/emails'),
+    scopes:
+      env[`${prefix}_SCOPES`]
+        ?.split(/[\s,]+/)
+        .filter((scope) => scope !== '')
+        .join(' ') || 'read:user user:email',
+  };
+}
+
+function oauthConfig(env: Env): OAuthConfig {
+  const identity = identityProvider(env);
+  const codehost = codehostProvider(env);
+  const uris = redirectUris(env);
+  if ((identity || codehost) && uris.length === 0) {
+    throw new ConfigError(
+      'CLOUDPLANE_OAUTH_REDIRECT_URIS',
+      'at least one URL when an OAuth provider is configured',
+      '',
+    );
+  }
+  return { redirectUris: uris, identity, codehost };
+}
+
+const KMS_KEY_BYTES = 32;
+
+/** The value is a secret: errors say what is wrong with it without repeating it. */
+function kmsKey(env: Env): Buffer | undefined {
+  const name = 'CLOUDPLANE_KMS_KEY';
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const expected = `${KMS_KEY_BYTES} bytes in base64 (for example from: openssl rand -base64 32)`;
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) throw new ConfigError(name, expected, '(not shown) not base64');
+  const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
+  if (key.length !== KMS_KEY_BYTES) {
+    throw new ConfigError(name, expected, `(not shown) ${key.length} bytes`);
+  }
+  return key;
+}
+
+function metricsToken(env: Env): string | undefined {
+  const name = 'CLOUDPLANE_METRICS_TOKEN';
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) {
+    throw new ConfigError(name, 'at least 16 printable characters without spaces', '(not shown)');
+  }
+  return raw;
+}
+
+/** An SMTP URL may carry a password: a rejected one is shown with the password masked. */
+function smtpUrl(env: Env): string | undefined {
+  const name = 'CLOUDPLANE_SMTP_URL';
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (parsed?.protocol === 'smtp:' || parsed?.protocol === 'smtps:') return raw;
+  if (parsed?.password) parsed.password = '****';
+  throw new ConfigError(name, 'a URL (smtp or smtps)', parsed ? parsed.toString() : '(not shown) not a URL');
+}
+
+function mailFrom(env: Env): string {
+  const name = 'CLOUDPLANE_MAIL_FROM';
+  const raw = env[name]?.trim() || 'cloudplane <no-reply@localhost>';
+  if (!/^([^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw)) {
+    throw new ConfigError(name, 'an address such as "cloudplane <no-reply@example.com>"', raw);
+  }
+  return raw;
+}
+
+function accountsConfig(env: Env): AccountsConfig {
+  return {
+    accessTokenTtlSeconds: integer(env, 'CLOUDPLANE_ACCESS_TOKEN_TTL', 900, 60, 86_400),
+    refreshTokenTtlSeconds: integer(env, 'CLOUDPLANE_REFRESH_TOKEN_TTL', 30 * 86_400, 3600, 365 * 86_400),
+    loginMaxFailures: integer(env, 'CLOUDPLANE_LOGIN_MAX_FAILURES', 5, 1, 1000),
+    loginMaxFailuresPerAddress: integer(env, 'CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1, 100_000),
+    loginLockoutSeconds: integer(env, 'CLOUDPLANE_LOGIN_LOCKOUT_SECONDS', 900, 60, 86_400),
+  };
+}
+
 /** Reads and checks the environment; throws `ConfigError` naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -95,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     port,
+    kubeApiPort: integer(env, 'CLOUDPLANE_KUBE_API_PORT', 6443, 0, 65535),
     host,
     dataDir,
     baseUrl,
@@ -110,5 +310,10 @@ export function loadConfig(env: Env = process.env): Config {
       dryRun: boolean(env, 'CLOUDPLANE_GC_DRY_RUN', true),
       retentionDays: integer(env, 'CLOUDPLANE_GC_RETENTION_DAYS', 30, 1, 3650),
     },
+    oauth: oauthConfig(env),
+    kmsKey: kmsKey(env),
+    metricsToken: metricsToken(env),
+    accounts: accountsConfig(env),
+    mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
   };
 }

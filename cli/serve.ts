@@ -1,6 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { createAccounts } from '../accounts/index.js';
+import { organizationNamespace } from '../accounts/organizations.js';
 import { createApp } from '../apiserver/app.js';
+import {
+  combineKubeAuthenticators,
+  platformKubeAuthenticator,
+  startupTokenAuthenticator,
+} from '../apiserver/kubernetes/authentication.js';
+import { KUBERNETES_API_KINDS } from '../apiserver/kubernetes/built-in-kinds.js';
+import { generateStartupToken, writeKubeconfig } from '../apiserver/kubernetes/kubeconfig.js';
+import { kubernetesApiApp } from '../apiserver/kubernetes/kubernetes-app.js';
+import { loadServingCertificate } from '../apiserver/kubernetes/serving-certificate.js';
+import { startTlsServer } from '../apiserver/kubernetes/tls-server.js';
+import { oauthRoutes } from '../apiserver/routes/oauth.js';
 import { startServer } from '../apiserver/server.js';
 import { CONTROLLERS } from '../controllers/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
@@ -21,6 +34,7 @@ import type { Config } from './config.js';
  */
 export const controlPlanePath = (config: Config) => path.join(config.dataDir, 'control-plane.db');
 export const dataPlanePath = (config: Config) => path.join(config.dataDir, 'data-plane.db');
+export const kubeconfigPath = (config: Config) => path.join(config.dataDir, 'kubeconfig');
 
 export interface RunningPlatform {
   url: string;
@@ -28,15 +42,19 @@ export interface RunningPlatform {
 }
 
 /**
- * The embedded mode: object store and data plane in one SQLite file, controllers, scheduler
- * and REST facade in this process.
+ * The embedded mode: object store and data plane on SQLite, controllers, scheduler, the REST
+ * facade and the Kubernetes API in this process.
  */
 export async function serveEmbedded(config: Config, logger: Logger): Promise<RunningPlatform> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const metrics = createMetrics();
 
   logger.info({ dataDir: config.dataDir }, 'opening the embedded store');
-  const store = openEmbeddedStore({ path: controlPlanePath(config), kinds: loadKinds(), logger });
+  const store = openEmbeddedStore({
+    path: controlPlanePath(config),
+    kinds: [...loadKinds(), ...KUBERNETES_API_KINDS],
+    logger,
+  });
   const database = await openDatabase({
     url: config.databaseUrl,
     sqlitePath: dataPlanePath(config),
@@ -52,18 +70,52 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
   scheduler.start();
 
-  const app = createApp({ config, logger, metrics, store, database });
+  const accounts = await createAccounts({ database, config, logger });
+  const app = createApp({
+    config,
+    logger,
+    metrics,
+    store,
+    database,
+    routes: [...accounts.routes, oauthRoutes(accounts.deps)],
+    authenticator: accounts.authenticator,
+  });
   const server = await startServer(app, { host: config.host, port: config.port });
+
+  const startupToken = generateStartupToken();
+  const certificate = loadServingCertificate(config.dataDir, ['127.0.0.1', 'localhost', config.host]);
+  const kubernetesApi = await startTlsServer(
+    kubernetesApiApp({
+      store,
+      logger,
+      authenticate: combineKubeAuthenticators(
+        startupTokenAuthenticator(startupToken),
+        platformKubeAuthenticator(accounts.authenticator, organizationNamespace),
+      ),
+    }),
+    { host: config.host, port: config.kubeApiPort, certificate },
+  );
+  const kubeconfig = kubeconfigPath(config);
+  writeKubeconfig(kubeconfig, {
+    server: kubernetesApi.url,
+    token: startupToken,
+    certificateAuthority: certificate.cert,
+  });
+
   logger.info(
     { url: server.url, mode: 'embedded', dataDir: config.dataDir },
     `cloudplane serving on ${server.url}`,
+  );
+  logger.info(
+    { url: kubernetesApi.url, kubeconfig },
+    `Kubernetes API on ${kubernetesApi.url}: KUBECONFIG=${kubeconfig} kubectl api-resources`,
   );
 
   return {
     url: server.url,
     async stop() {
-      await server.close();
-      scheduler.stop();
+      await Promise.all([server.close(), kubernetesApi.close()]);
+      await scheduler.stop();
       await controllers.stop();
       await database.close();
       await store.close();

@@ -1,4 +1,6 @@
+import { metricsScrapeAllowed } from '../../security/metrics-token.js';
 import { humanDuration } from '../duration.js';
+import { unauthorized } from '../errors.js';
 import type { OpenApiDocument } from '../openapi.js';
 import type { JsonSchema } from '../routing/json-schema.js';
 import { defineRoute, type RouteModule } from '../routing/route.js';
@@ -94,6 +96,11 @@ export function operationsRoutes(options: OperationsOptions): RouteModule {
           200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' },
         },
         async handler(ctx) {
+          if (!metricsScrapeAllowed(ctx.config.metricsToken, ctx.headers.authorization)) {
+            throw unauthorized(
+              'metrics need the scrape token: Authorization: Bearer <CLOUDPLANE_METRICS_TOKEN>',
+            );
+          }
           ctx.metrics.databaseConnectionsActive.set(ctx.database.activeConnections());
           const { registry } = ctx.metrics;
           return { raw: { contentType: registry.contentType, content: await registry.metrics() } };

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import * as jobRuns from './0001_job_runs.js';
+import * as accounts from './0002_accounts.js';
+import * as oauth from './0003_oauth.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -8,4 +10,8 @@ export interface DataPlaneMigration {
 }
 
 /** Every data-plane migration, oldest first. Append new ones; never reorder, rename or remove. */
-export const MIGRATIONS: readonly DataPlaneMigration[] = [{ name: '0001_job_runs', up: jobRuns.up }];
+export const MIGRATIONS: readonly DataPlaneMigration[] = [
+  { name: '0001_job_runs', up: jobRuns.up },
+  { name: '0002_accounts', up: accounts.up },
+  { name: '0003_oauth', up: oauth.up },
+];

@@ -25,7 +25,8 @@ const CHILD_STOP_TIMEOUT_MS = 10_000;
 
 /**
  * `server` names the child that serves the target; `status` is the answer expected (200 when
- * omitted). The first target is the baseline.
+ * omitted); `auth: 'bearer'` sends the access token of the user the child registered. The first
+ * target is the baseline.
  */
 const TARGETS = [
   { name: 'node:http hello (baseline)', server: 'bare', method: 'GET', path: '/' },
@@ -35,6 +36,13 @@ const TARGETS = [
     server: 'cloudplane',
     method: 'GET',
     path: '/api/v1/usage/bench?limit=10&offset=5',
+  },
+  {
+    name: 'cloudplane GET /v1/auth/me (bearer token)',
+    server: 'cloudplane',
+    method: 'GET',
+    path: '/v1/auth/me',
+    auth: 'bearer',
   },
   {
     name: 'cloudplane GET unknown route',
@@ -67,6 +75,7 @@ async function serveCloudplane() {
     db,
     log,
     metrics,
+    { createAccounts },
   ] = await Promise.all([
     import(dist('apiserver/app.js')),
     import(dist('apiserver/server.js')),
@@ -77,6 +86,7 @@ async function serveCloudplane() {
     import(dist('database/database.js')),
     import(dist('observability/logger.js')),
     import(dist('observability/metrics.js')),
+    import(dist('accounts/index.js')),
   ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
   const config = loadConfig({
@@ -84,6 +94,7 @@ async function serveCloudplane() {
     CLOUDPLANE_LOG_LEVEL: 'warn',
     CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
     CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
+    CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
   });
   const logger = log.createLogger(config.logLevel);
   const sqlitePath = path.join(dataDir, 'cloudplane.db');
@@ -113,17 +124,20 @@ async function serveCloudplane() {
       }),
     ],
   };
+  const accounts = await createAccounts({ database, config, logger });
   const app = createApp({
     config,
     logger,
     metrics: registry,
     store: objectStore,
     database,
-    routes: [benchRoutes],
+    routes: [benchRoutes, ...accounts.routes],
+    authenticator: accounts.authenticator,
   });
   const server = await startServer(app, { host: '127.0.0.1', port: 0 });
   return {
     port: server.port,
+    bearer: await registerBenchUser(server.url),
     async close() {
       await server.close();
       await database.close();
@@ -131,6 +145,22 @@ async function serveCloudplane() {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A real account, registered and signed in through the API; answers its access token. */
+async function registerBenchUser(url) {
+  const account = { email: 'bench@example.com', password: 'benchmark passphrase', name: 'Bench' };
+  const post = (path, body) =>
+    globalThis.fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const registered = await post('/v1/auth/register', account);
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  const login = await post('/v1/auth/login', { email: account.email, password: account.password });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}`);
+  return (await login.json()).data.token;
 }
 
 async function runChild(kind) {
@@ -142,6 +172,7 @@ async function runChild(kind) {
   process.on('disconnect', () => void stop());
   process.on('message', (message) => {
     if (message === 'rss') process.send({ rss: process.memoryUsage().rss });
+    if (message === 'bearer') process.send({ bearer: running.bearer ?? null });
     if (message === 'stop') void stop();
   });
   process.send({ port: running.port });
@@ -172,7 +203,9 @@ function nextMessage(child, key, timeoutMs) {
 async function startChild(kind) {
   const child = fork(fileURLToPath(import.meta.url), ['serve', kind], { stdio: 'inherit' });
   const port = await nextMessage(child, 'port', CHILD_START_TIMEOUT_MS);
-  return { kind, child, url: `http://127.0.0.1:${port}` };
+  child.send('bearer');
+  const bearer = await nextMessage(child, 'bearer', CHILD_START_TIMEOUT_MS);
+  return { kind, child, url: `http://127.0.0.1:${port}`, bearer };
 }
 
 async function stopChild({ child }) {
@@ -184,10 +217,11 @@ async function stopChild({ child }) {
   clearTimeout(timer);
 }
 
-function load(url, target, seconds) {
+function load(server, target, seconds) {
   return autocannon({
-    url: `${url}${target.path}`,
+    url: `${server.url}${target.path}`,
     method: target.method,
+    headers: target.auth === 'bearer' ? { authorization: `Bearer ${server.bearer}` } : {},
     connections: CONNECTIONS,
     duration: seconds,
   });
@@ -228,9 +262,9 @@ async function bench() {
     let baseline;
     for (const target of TARGETS) {
       const server = byKind.get(target.server);
-      await load(server.url, target, WARMUP_SECONDS);
+      await load(server, target, WARMUP_SECONDS);
       await delay(200);
-      const result = await load(server.url, target, DURATION_SECONDS);
+      const result = await load(server, target, DURATION_SECONDS);
       server.child.send('rss');
       const rss = await nextMessage(server.child, 'rss', CHILD_START_TIMEOUT_MS);
       baseline ??= result.requests.average;

@@ -81,3 +81,93 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(message);
   });
 });
+
+describe('loadConfig: accounts, mail and keys', () => {
+  it('defaults to 15-minute access tokens, 30-day refresh tokens and a 5-in-15-minutes lock-out', () => {
+    expect(loadConfig({})).toMatchObject({
+      kmsKey: undefined,
+      metricsToken: undefined,
+      accounts: {
+        accessTokenTtlSeconds: 900,
+        refreshTokenTtlSeconds: 2_592_000,
+        loginMaxFailures: 5,
+        loginMaxFailuresPerAddress: 50,
+        loginLockoutSeconds: 900,
+      },
+      mail: { smtpUrl: undefined, from: 'cloudplane <no-reply@localhost>' },
+    });
+  });
+
+  it('reads every variable', () => {
+    const key = Buffer.alloc(32, 7);
+    const config = loadConfig({
+      CLOUDPLANE_KMS_KEY: key.toString('base64'),
+      CLOUDPLANE_METRICS_TOKEN: 'scrape-me-0123456789',
+      CLOUDPLANE_ACCESS_TOKEN_TTL: '300',
+      CLOUDPLANE_REFRESH_TOKEN_TTL: '86400',
+      CLOUDPLANE_LOGIN_MAX_FAILURES: '3',
+      CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS: '20',
+      CLOUDPLANE_LOGIN_LOCKOUT_SECONDS: '600',
+      CLOUDPLANE_SMTP_URL: 'smtps://mailer:pw@smtp.example.com:465',
+      CLOUDPLANE_MAIL_FROM: 'Cloud <ops@example.com>',
+    });
+    expect(config.kmsKey?.equals(key)).toBe(true);
+    expect(config).toMatchObject({
+      metricsToken: 'scrape-me-0123456789',
+      accounts: {
+        accessTokenTtlSeconds: 300,
+        refreshTokenTtlSeconds: 86_400,
+        loginMaxFailures: 3,
+        loginMaxFailuresPerAddress: 20,
+        loginLockoutSeconds: 600,
+      },
+      mail: { smtpUrl: 'smtps://mailer:pw@smtp.example.com:465', from: 'Cloud <ops@example.com>' },
+    });
+  });
+
+  it('accepts a base64url platform key', () => {
+    const key = Buffer.alloc(32, 0xfb);
+    expect(loadConfig({ CLOUDPLANE_KMS_KEY: key.toString('base64url') }).kmsKey?.equals(key)).toBe(true);
+  });
+
+  it.each([
+    [
+      'CLOUDPLANE_KMS_KEY',
+      Buffer.alloc(16, 1).toString('base64'),
+      'CLOUDPLANE_KMS_KEY: expected 32 bytes in base64 (for example from: openssl rand -base64 32), got "(not shown) 16 bytes"',
+    ],
+    [
+      'CLOUDPLANE_KMS_KEY',
+      'not base64!',
+      'CLOUDPLANE_KMS_KEY: expected 32 bytes in base64 (for example from: openssl rand -base64 32), got "(not shown) not base64"',
+    ],
+    [
+      'CLOUDPLANE_METRICS_TOKEN',
+      'short',
+      'CLOUDPLANE_METRICS_TOKEN: expected at least 16 printable characters without spaces, got "(not shown)"',
+    ],
+    [
+      'CLOUDPLANE_SMTP_URL',
+      'http://mailer:hunter2@smtp.example.com',
+      'CLOUDPLANE_SMTP_URL: expected a URL (smtp or smtps), got "http://mailer:****@smtp.example.com/"',
+    ],
+    [
+      'CLOUDPLANE_MAIL_FROM',
+      'nobody',
+      'CLOUDPLANE_MAIL_FROM: expected an address such as "cloudplane <no-reply@example.com>", got "nobody"',
+    ],
+    [
+      'CLOUDPLANE_ACCESS_TOKEN_TTL',
+      '10',
+      'CLOUDPLANE_ACCESS_TOKEN_TTL: expected an integer from 60 to 86400, got "10"',
+    ],
+    [
+      'CLOUDPLANE_LOGIN_MAX_FAILURES',
+      '0',
+      'CLOUDPLANE_LOGIN_MAX_FAILURES: expected an integer from 1 to 1000, got "0"',
+    ],
+  ])('rejects %s=%s naming the variable, without echoing secrets', (variable, value, message) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [variable]: value })).toThrow(message);
+  });
+});

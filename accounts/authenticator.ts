@@ -1,0 +1,84 @@
+import type { Request } from 'express';
+import { forbidden, unauthorized } from '../apiserver/errors.js';
+import { requestState } from '../apiserver/routing/request-state.js';
+import type { Authenticator, Principal } from '../apiserver/routing/route.js';
+import { verifyAccessToken } from './access-tokens.js';
+import { authenticateApiKey } from './api-keys.js';
+import type { AccountsDeps } from './deps.js';
+import { ROLE_SCOPES } from './roles.js';
+import { findLiveSession, touchSession } from './sessions.js';
+
+/** The session behind a user principal. */
+export interface UserSession {
+  userId: string;
+  sessionId: string;
+}
+
+const sessions = new WeakMap<Principal, UserSession>();
+
+/** The user and session a principal stands for; undefined for API keys. */
+export function userSessionOf(principal: Principal): UserSession | undefined {
+  return sessions.get(principal);
+}
+
+/** The caller's session; 403 for an API key, since account operations need the user themself. */
+export function requireUserSession(principal: Principal): UserSession {
+  const session = sessions.get(principal);
+  if (!session) throw forbidden('this operation needs a signed-in user (a bearer token), not an API key');
+  return session;
+}
+
+type Credential = { kind: 'bearer'; token: string } | { kind: 'api_key'; key: string };
+
+function credentialOf(req: Request): Credential | undefined {
+  const authorization = req.headers.authorization?.trim();
+  const apiKeyHeader = req.header('x-api-key')?.trim();
+  if (authorization && apiKeyHeader) {
+    throw unauthorized('send one credential: either Authorization or X-API-Key', { code: 'invalid_token' });
+  }
+  if (apiKeyHeader) return { kind: 'api_key', key: apiKeyHeader };
+  if (!authorization) return undefined;
+  const match = /^(\S+)\s+(\S+)$/.exec(authorization);
+  const scheme = match?.[1]?.toLowerCase();
+  if (match?.[2] && scheme === 'bearer') return { kind: 'bearer', token: match[2] };
+  if (match?.[2] && scheme === 'apikey') return { kind: 'api_key', key: match[2] };
+  throw unauthorized('the Authorization header must be "Bearer <token>" or "ApiKey <key>"', {
+    code: 'invalid_token',
+  });
+}
+
+async function userPrincipal(deps: AccountsDeps, token: string): Promise<Principal> {
+  const claims = await verifyAccessToken(deps, token);
+  const session = await findLiveSession(deps, claims.sessionId);
+  if (!session || session.userId !== claims.userId) {
+    throw unauthorized('the session of this token has ended; sign in again', { code: 'invalid_token' });
+  }
+  await touchSession(deps, session);
+  const principal: Principal = {
+    kind: 'user',
+    id: session.userId,
+    organizationId: session.role ? session.organizationId : undefined,
+    scopes: session.role ? [...ROLE_SCOPES[session.role]] : [],
+    rateLimitKey: `user:${session.userId}`,
+  };
+  sessions.set(principal, { userId: session.userId, sessionId: session.sessionId });
+  return principal;
+}
+
+/**
+ * Resolves `Authorization: Bearer <access token>`, `Authorization: ApiKey <key>` or
+ * `X-API-Key: <key>`. A bearer token is honoured only while its session is live (one primary-key
+ * read per request), so logout and revocation take effect at once; a user's scopes are those of
+ * their role in their current organization. Machine endpoints (`/metrics`, `/health`) ignore
+ * credentials, which lets a scraper send its own bearer token there.
+ */
+export function createAuthenticator(deps: AccountsDeps): Authenticator {
+  return async (req) => {
+    if (requestState(req).route?.operational) return undefined;
+    const credential = credentialOf(req);
+    if (!credential) return undefined;
+    return credential.kind === 'bearer'
+      ? userPrincipal(deps, credential.token)
+      : authenticateApiKey(deps, credential.key);
+  };
+}

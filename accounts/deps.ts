@@ -1,0 +1,71 @@
+import type { Config } from '../cli/config.js';
+import type { Database } from '../database/database.js';
+import type { Logger } from '../observability/logger.js';
+import { deriveKey } from '../security/key-derivation.js';
+import { loadPlatformKey } from '../security/platform-key.js';
+import { DecoyPassword, OWASP_SCRYPT_COST, type ScryptCost } from './passwords.js';
+
+/** Keys derived from the platform key, one per purpose. */
+export interface AccountKeys {
+  /** Signs and verifies access tokens (HS256). */
+  accessToken: Uint8Array;
+  /** Seals TOTP secrets at rest. */
+  totpSecret: Buffer;
+  /** Keys the HMAC under which backup codes are stored. */
+  backupCode: Buffer;
+}
+
+/** What the accounts domain works with; built once by `createAccountsDeps`. */
+export interface AccountsDeps {
+  database: Database;
+  config: Config;
+  /** Request handlers swap in the request's logger (see `withLogger`). */
+  logger: Logger;
+  now: () => Date;
+  keys: AccountKeys;
+  passwordCost: ScryptCost;
+  /** Verifies logins of unknown e-mails at the cost of a real one. */
+  decoyPassword: DecoyPassword;
+}
+
+export interface AccountsDepsOptions {
+  database: Database;
+  config: Config;
+  logger: Logger;
+  now?: () => Date;
+  /** Defaults to `loadPlatformKey(config)`. */
+  platformKey?: Buffer;
+  /**
+   * The scrypt cost of new password hashes; defaults to OWASP's. Hashes of another cost are
+   * replaced at their next successful login.
+   */
+  passwordCost?: ScryptCost;
+}
+
+export function accountKeys(platformKey: Buffer): AccountKeys {
+  return {
+    accessToken: deriveKey(platformKey, 'cloudplane access token'),
+    totpSecret: deriveKey(platformKey, 'cloudplane totp secret'),
+    backupCode: deriveKey(platformKey, 'cloudplane backup code'),
+  };
+}
+
+/** Builds the accounts dependencies, loading (or, embedded, creating) the platform key. */
+export async function createAccountsDeps(options: AccountsDepsOptions): Promise<AccountsDeps> {
+  const platformKey = options.platformKey ?? (await loadPlatformKey(options.config));
+  const passwordCost = options.passwordCost ?? OWASP_SCRYPT_COST;
+  return {
+    database: options.database,
+    config: options.config,
+    logger: options.logger,
+    now: options.now ?? (() => new Date()),
+    keys: accountKeys(platformKey),
+    passwordCost,
+    decoyPassword: new DecoyPassword(passwordCost),
+  };
+}
+
+/** The same dependencies logging through `logger` (a request's, carrying its id). */
+export function withLogger(deps: AccountsDeps, logger: Logger): AccountsDeps {
+  return { ...deps, logger };
+}

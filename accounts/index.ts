@@ -1,0 +1,34 @@
+import { accountsRoutes } from '../apiserver/routes/accounts.js';
+import { apiKeysRoutes } from '../apiserver/routes/api-keys.js';
+import { organizationsRoutes } from '../apiserver/routes/organizations.js';
+import type { Authenticator, RouteModule } from '../apiserver/routing/route.js';
+import { createAuthenticator } from './authenticator.js';
+import { createAccountsDeps, type AccountsDeps, type AccountsDepsOptions } from './deps.js';
+import { createMailer, type Mailer } from './mailer.js';
+
+export interface AccountsOptions extends AccountsDepsOptions {
+  /** Defaults to SMTP from the configuration, or the outbox directory without it. */
+  mailer?: Mailer;
+}
+
+/** Identity for the facade: its routes, the authenticator every request passes, and what OAuth login builds on. */
+export interface Accounts {
+  routes: RouteModule[];
+  authenticator: Authenticator;
+  /** For the modules that sign users in too (OAuth): `startSession(accounts.deps, …)`. */
+  deps: AccountsDeps;
+  mailer: Mailer;
+}
+
+/** Builds accounts: loads the platform key (see `loadPlatformKey`) and derives the keys it needs. */
+export async function createAccounts(options: AccountsOptions): Promise<Accounts> {
+  const deps = await createAccountsDeps(options);
+  const mailer =
+    options.mailer ?? createMailer({ config: options.config, logger: options.logger, now: deps.now });
+  return {
+    routes: [accountsRoutes(deps, mailer), apiKeysRoutes(deps), organizationsRoutes(deps)],
+    authenticator: createAuthenticator(deps),
+    deps,
+    mailer,
+  };
+}

@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { DataPlane, OrganizationRole } from '../database/schema.js';
+import { newId } from './ids.js';
+
+/** An organization as one of its members sees it. */
+export interface Membership {
+  id: string;
+  name: string;
+  role: OrganizationRole;
+  created_at: string;
+}
+
+const ORGANIZATION_ID = /^org_([a-z2-7]{1,59})$/;
+
+/**
+ * The object-store namespace holding an organization's resources: `org-` and the id's random
+ * part, a valid DNS label (at most 63 characters). Every facade read and write of an
+ * organization's resources goes through this namespace, so another tenant's resource is simply
+ * not found.
+ */
+export function organizationNamespace(orgId: string): string {
+  const match = ORGANIZATION_ID.exec(orgId);
+  if (!match) throw new RangeError(`not an organization id: ${JSON.stringify(orgId)}`);
+  return `org-${match[1]}`;
+}
+
+/** The default name of the organization made with an account. */
+export function personalOrganizationName(userName: string): string {
+  return `${userName}'s organization`;
+}
+
+/** The organizations a user belongs to, oldest first. */
+export async function listMemberships(db: Kysely<DataPlane>, userId: string): Promise<Membership[]> {
+  return db
+    .selectFrom('organization_members as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.name', 'm.role', 'o.created_at'])
+    .where('m.user_id', '=', userId)
+    .orderBy('o.created_at')
+    .orderBy('o.id')
+    .execute();
+}
+
+export async function membershipOf(
+  db: Kysely<DataPlane>,
+  userId: string,
+  organizationId: string,
+): Promise<Membership | undefined> {
+  return db
+    .selectFrom('organization_members as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.name', 'm.role', 'o.created_at'])
+    .where('m.user_id', '=', userId)
+    .where('m.organization_id', '=', organizationId)
+    .executeTakeFirst();
+}
+
+/** Creates an organization with `ownerId` as its owner; run it inside the caller's transaction. */
+export async function createOrganization(
+  db: Kysely<DataPlane>,
+  input: { name: string; ownerId: string },
+  now: Date,
+): Promise<Membership> {
+  const organization = { id: newId('org'), name: input.name, created_at: now.toISOString() };
+  await db.insertInto('organizations').values(organization).execute();
+  await db
+    .insertInto('organization_members')
+    .values({
+      organization_id: organization.id,
+      user_id: input.ownerId,
+      role: 'owner',
+      created_at: organization.created_at,
+    })
+    .execute();
+  return { ...organization, role: 'owner' };
+}

@@ -1,0 +1,70 @@
+import { notFound } from '../apiserver/errors.js';
+import type { AccountsDeps } from './deps.js';
+import { listMemberships, membershipOf } from './organizations.js';
+import { findUserById } from './users.js';
+
+/** The spec's User resource. */
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  avatar_url: string | null;
+  email_verified: boolean;
+  two_factor_enabled: boolean;
+  organizations: { id: string; name: string; role: string }[];
+  current_organization_id: string | null;
+  created_at: string;
+}
+
+export interface ProfileChange {
+  name?: string;
+  avatar_url?: string | null;
+  current_organization_id?: string;
+}
+
+export async function profileOf(deps: AccountsDeps, userId: string): Promise<UserView> {
+  const user = await findUserById(deps.database, userId);
+  if (!user) throw new Error(`no user ${userId}`);
+  const memberships = await listMemberships(deps.database.kysely, userId);
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    avatar_url: user.avatar_url,
+    email_verified: user.email_verified,
+    two_factor_enabled: user.two_factor_enabled,
+    organizations: memberships.map(({ id, name, role }) => ({ id, name, role })),
+    current_organization_id: user.current_organization_id,
+    created_at: user.created_at,
+  };
+}
+
+/**
+ * Updates name and avatar, and switches the current organization. An organization the user does
+ * not belong to is a 404, exactly like one that does not exist.
+ */
+export async function updateProfile(
+  deps: AccountsDeps,
+  userId: string,
+  change: ProfileChange,
+): Promise<Pick<UserView, 'id' | 'name' | 'avatar_url' | 'current_organization_id'>> {
+  const db = deps.database.kysely;
+  if (change.current_organization_id !== undefined) {
+    const membership = await membershipOf(db, userId, change.current_organization_id);
+    if (!membership) throw notFound(`organization ${change.current_organization_id} not found`);
+  }
+  const row = await db
+    .updateTable('users')
+    .set({
+      ...(change.name !== undefined && { name: change.name.trim() }),
+      ...(change.avatar_url !== undefined && { avatar_url: change.avatar_url }),
+      ...(change.current_organization_id !== undefined && {
+        current_organization_id: change.current_organization_id,
+      }),
+      updated_at: deps.now().toISOString(),
+    })
+    .where('id', '=', userId)
+    .returning(['id', 'name', 'avatar_url', 'current_organization_id'])
+    .executeTakeFirstOrThrow();
+  return row;
+}

@@ -1,0 +1,55 @@
+import type { OrganizationRole } from '../database/schema.js';
+
+/** Every scope a credential can hold. `*` grants all of them, including ones added later. */
+export const SCOPES = [
+  'vault:read',
+  'vault:write',
+  'vpc:read',
+  'vpc:write',
+  'integrations:read',
+  'integrations:write',
+  'stacks:read',
+  'stacks:write',
+  'streaming:read',
+  'streaming:write',
+  'usage:read',
+  '*',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES: readonly OrganizationRole[] = ['owner', 'admin', 'member'];
+
+const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
+
+/**
+ * What each role may do in its organization.
+ *
+ * - `owner` and `admin`: everything. They differ only in who may manage the organization itself
+ *   (an owner cannot be removed by an admin), which is decided where membership is managed.
+ * - `member`: reads everything and builds infrastructure (VPCs, stacks, streaming clusters), but
+ *   writes neither vault secrets nor integrations, the two places that hold credentials of their
+ *   own. Those stay with admins, who answer for who can read them.
+ */
+export const ROLE_SCOPES: Readonly<Record<OrganizationRole, readonly Scope[]>> = {
+  owner: ['*'],
+  admin: ['*'],
+  member: [...READ_SCOPES, 'vpc:write', 'stacks:write', 'streaming:write'],
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** The requested scopes that `granted` does not cover. */
+export function scopesBeyond(granted: readonly string[], requested: readonly string[]): string[] {
+  if (granted.includes('*')) return [];
+  return requested.filter((scope) => !granted.includes(scope));
+}
+
+/** The scopes both sets grant; `*` on either side defers to the other. */
+export function intersectScopes(a: readonly string[], b: readonly string[]): string[] {
+  if (a.includes('*')) return [...b];
+  if (b.includes('*')) return [...a];
+  return a.filter((scope) => b.includes(scope));
+}

@@ -1,0 +1,15 @@
+import express from 'express';
+import { accessLog } from '../middleware/access-log.js';
+import { kubernetesApi, type KubernetesApiDependencies } from './kubernetes-api.js';
+
+/**
+ * The embedded Kubernetes API as an app of its own, served at the root of its TLS port so that a
+ * kubeconfig names a plain `https://host:port` server like any cluster's.
+ */
+export function kubernetesApiApp(deps: KubernetesApiDependencies): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(accessLog(deps.logger), kubernetesApi(deps));
+  return app;
+}

@@ -1,0 +1,140 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBECTL } from '../fixtures/kube-kubectl.js';
+
+const CLI = path.resolve('dist/cli/cloudplane.js');
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  kubernetesApiUrl: string;
+  lines: Record<string, unknown>[];
+  exited: Promise<number | null>;
+}
+
+/** Starts `cloudplane serve` on free ports and waits for both listeners to be announced. */
+function startServe(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH, CLOUDPLANE_DATA_DIR: dataDir, PORT: '0', CLOUDPLANE_KUBE_API_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    let url: string | undefined;
+    const timer = setTimeout(() => reject(new Error('cloudplane serve did not start within 20 s')), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        buffered = buffered.slice(newline + 1);
+        lines.push(line);
+        if (typeof line.msg === 'string' && line.msg.startsWith('cloudplane serving on'))
+          url = line.url as string;
+        if (typeof line.msg === 'string' && line.msg.startsWith('Kubernetes API on') && url) {
+          clearTimeout(timer);
+          resolve({ child, url, kubernetesApiUrl: line.url as string, lines, exited });
+        }
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`cloudplane serve exited with ${code}`)));
+  });
+}
+
+function kubectl(
+  kubeconfig: string,
+  home: string,
+  ...args: string[]
+): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      KUBECTL,
+      args,
+      { env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfig } },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('cloudplane serve, as a process', () => {
+  let dataDir: string;
+  let started: Started;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloudplane-serve-'));
+    started = await startServe(dataDir);
+  });
+
+  afterAll(async () => {
+    if (started.child.exitCode === null) started.child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers /health, /metrics and /openapi.json on the embedded default', async () => {
+    const health = await fetch(`${started.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'healthy' });
+    const metrics = await (await fetch(`${started.url}/metrics`)).text();
+    expect(metrics).toMatch(/^# TYPE http_requests_total counter$/m);
+    expect(metrics).toMatch(/^# TYPE controller_reconcile_total counter$/m);
+    expect(metrics).toMatch(/^database_connections_active 1$/m);
+    const openapi = (await (await fetch(`${started.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: object;
+    };
+    expect(openapi.openapi).toBe('3.1.0');
+    expect(Object.keys(openapi.paths)).toContain('/v1/auth/login');
+  });
+
+  it('writes a kubeconfig into the data dir that kubectl uses at once', async () => {
+    const kubeconfig = path.join(dataDir, 'kubeconfig');
+    expect(fs.statSync(kubeconfig).mode & 0o777).toBe(0o600);
+    const created = await kubectl(kubeconfig, dataDir, 'create', 'namespace', 'team-a');
+    expect(created).toMatchObject({ code: 0 });
+    const listed = await kubectl(kubeconfig, dataDir, 'get', 'namespaces');
+    expect(listed.out).toMatch(/^team-a\s+Active/m);
+  });
+
+  it('lets a platform user in with their own token, limited to their organization namespace', async () => {
+    const credentials = { email: 'kube@example.com', password: 'a long enough passphrase', name: 'Kube' };
+    const register = await fetch(`${started.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
+    expect(register.status).toBe(201);
+    const login = (await (
+      await fetch(`${started.url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: credentials.email, password: credentials.password }),
+      })
+    ).json()) as { data: { token: string } };
+    const me = (await (
+      await fetch(`${started.url}/v1/auth/me`, { headers: { authorization: `Bearer ${login.data.token}` } })
+    ).json()) as { data: { current_organization_id: string } };
+    const namespace = `org-${me.data.current_organization_id.replace(/^org_/, '')}`;
+
+    const admin = path.join(dataDir, 'kubeconfig');
+    const userKubeconfig = path.join(dataDir, 'user-kubeconfig');
+    const config = fs.readFileSync(admin, 'utf8').replace(/token: .*/, `token: ${login.data.token}`);
+    fs.writeFileSync(userKubeconfig, config, { mode: 0o600 });
+
+    const own = await kubectl(userKubeconfig, dataDir, 'get', 'leases', '-n', namespace);
+    expect(own.code).toBe(0);
+    const other = await kubectl(userKubeconfig, dataDir, 'get', 'leases', '-n', 'team-a');
+    expect(other.code).toBe(1);
+    expect(other.out).toMatch(/Forbidden|forbidden/);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    started.child.kill('SIGTERM');
+    expect(await started.exited).toBe(0);
+    expect(started.lines.some((line) => line.msg === 'shutting down')).toBe(true);
+  });
+});
