@@ -37,7 +37,14 @@ export function createMailer(options: MailerOptions): Mailer {
   const now = options.now ?? (() => new Date());
   const from = config.mail.from;
   if (config.mail.smtpUrl !== undefined) {
-    const smtp = nodemailer.createTransport(config.mail.smtpUrl);
+    // Registration waits for its mail: a server that drops packets must fail it in seconds, not
+    // after nodemailer's two-minute default. The account is made either way; the failure is logged.
+    const smtp = nodemailer.createTransport({
+      url: config.mail.smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
     return {
       async send(message) {
         await smtp.sendMail({ from, ...message });

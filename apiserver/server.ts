@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 
@@ -17,16 +18,20 @@ export interface ServerOptions {
   /** 0 picks a free port. */
   port: number;
   gracePeriodMs?: number;
+  /** Serve HTTPS with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
-function urlOf(address: AddressInfo): string {
+function urlOf(address: AddressInfo, secure: boolean): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `${secure ? 'https' : 'http'}://${host}:${address.port}`;
 }
 
-/** Serves `app` (an express app or any request listener) on `host:port`. */
+/** Serves `app` (an express app or any request listener) on `host:port`, over TLS when `tls` is given. */
 export async function startServer(app: RequestListener, options: ServerOptions): Promise<RunningServer> {
-  const server = http.createServer(app);
+  const server = options.tls
+    ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, app)
+    : http.createServer(app);
   let closing: Promise<void> | undefined;
 
   // While closing, a response still in flight is the last on its connection.
@@ -47,7 +52,7 @@ export async function startServer(app: RequestListener, options: ServerOptions):
   const address = server.address() as AddressInfo;
 
   return {
-    url: urlOf(address),
+    url: urlOf(address, options.tls !== undefined),
     port: address.port,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {

@@ -7,6 +7,8 @@ const USAGE = `usage: cloudplane <command>
 
 commands:
   serve          REST API, controllers and scheduled jobs in one process (embedded mode, the default)
+  operator       cluster mode: the controllers, on the replica that holds the leader Lease
+  apiserver      cluster mode: the REST API over the Kubernetes API and PostgreSQL
   job <name>     run one scheduled job now and exit (what the CronJobs run)
   help           show this text
 
@@ -31,20 +33,39 @@ async function main(argv: string[]): Promise<number> {
   }
   const logger = createLogger(config.logLevel);
 
-  switch (command) {
-    case 'serve': {
-      const { serveEmbedded } = await import('./serve.js');
-      const platform = await serveEmbedded(config, logger);
-      await untilSignal(platform, logger);
-      return 0;
+  try {
+    switch (command) {
+      case 'serve': {
+        const { serveEmbedded } = await import('./serve.js');
+        const platform = await serveEmbedded(config, logger);
+        await untilSignal(platform, logger);
+        return 0;
+      }
+      case 'operator': {
+        const { runOperator } = await import('./operator.js');
+        await untilSignal(await runOperator(config, logger), logger);
+        return 0;
+      }
+      case 'apiserver': {
+        const { serveApiserver } = await import('./apiserver.js');
+        await untilSignal(await serveApiserver(config, logger), logger);
+        return 0;
+      }
+      case 'job': {
+        const { runJobCommand } = await import('./job.js');
+        return runJobCommand(rest[0], config, logger);
+      }
+      default:
+        process.stderr.write(`cloudplane: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
+        return 2;
     }
-    case 'job': {
-      const { runJobCommand } = await import('./job.js');
-      return runJobCommand(rest[0], config, logger);
-    }
-    default:
-      process.stderr.write(`cloudplane: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
+  } catch (error) {
+    // A setting only one command needs is checked when that command starts.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`cloudplane: invalid configuration: ${error.message}\n`);
       return 2;
+    }
+    throw error;
   }
 }
 

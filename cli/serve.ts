@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createAccounts } from '../accounts/index.js';
 import { organizationNamespace } from '../accounts/organizations.js';
 import { createApp } from '../apiserver/app.js';
 import {
@@ -12,8 +11,6 @@ import { KUBERNETES_API_KINDS } from '../apiserver/kubernetes/built-in-kinds.js'
 import { generateStartupToken, writeKubeconfig } from '../apiserver/kubernetes/kubeconfig.js';
 import { kubernetesApiApp } from '../apiserver/kubernetes/kubernetes-app.js';
 import { loadServingCertificate } from '../apiserver/kubernetes/serving-certificate.js';
-import { startTlsServer } from '../apiserver/kubernetes/tls-server.js';
-import { oauthRoutes } from '../apiserver/routes/oauth.js';
 import { startServer } from '../apiserver/server.js';
 import { CONTROLLERS } from '../controllers/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
@@ -25,6 +22,7 @@ import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Config } from './config.js';
+import { platformApi } from './platform-routes.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -70,30 +68,22 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
   scheduler.start();
 
-  const accounts = await createAccounts({ database, config, logger });
-  const app = createApp({
-    config,
-    logger,
-    metrics,
-    store,
-    database,
-    routes: [...accounts.routes, oauthRoutes(accounts.deps)],
-    authenticator: accounts.authenticator,
-  });
+  const api = await platformApi({ config, logger, database, store });
+  const app = createApp({ config, logger, metrics, store, database, ...api });
   const server = await startServer(app, { host: config.host, port: config.port });
 
   const startupToken = generateStartupToken();
   const certificate = loadServingCertificate(config.dataDir, ['127.0.0.1', 'localhost', config.host]);
-  const kubernetesApi = await startTlsServer(
+  const kubernetesApi = await startServer(
     kubernetesApiApp({
       store,
       logger,
       authenticate: combineKubeAuthenticators(
         startupTokenAuthenticator(startupToken),
-        platformKubeAuthenticator(accounts.authenticator, organizationNamespace),
+        platformKubeAuthenticator(api.authenticator, organizationNamespace),
       ),
     }),
-    { host: config.host, port: config.kubeApiPort, certificate },
+    { host: config.host, port: config.kubeApiPort, tls: certificate },
   );
   const kubeconfig = kubeconfigPath(config);
   writeKubeconfig(kubeconfig, {

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { loadConfig } from '../../cli/config.js';
 import { renderCrdFiles } from '../../crds/generate.js';
+import type { KindDescriptor } from '../../crds/kind.js';
 import { packageRoot } from '../../crds/registry.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
 
@@ -13,6 +15,9 @@ const helm = path.join(repoRoot, '.tools/bin/helm');
 const chart = path.join(repoRoot, 'charts/cloudplane');
 const nonDefaultValues = path.join(chart, 'ci/non-default-values.yaml');
 const databaseUrl = 'postgres://u@db:5432/cloudplane';
+const platformKey = Buffer.alloc(32, 7).toString('base64');
+/** What every render needs: the database and the platform key. */
+const REQUIRED = ['--set', `database.url=${databaseUrl}`, '--set', `platformKey.value=${platformKey}`];
 
 const helmPresent = fs.existsSync(helm);
 if (!helmPresent) console.warn(`SKIPPING chart tests: ${helm} is missing; run npm run tools`);
@@ -63,6 +68,25 @@ function helmTemplate(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * A copy of the chart whose crds folder holds exactly the CRDs of `kinds`, so RBAC cases do not
+ * depend on which kinds the product has installed today.
+ */
+function chartWithKinds(kinds: KindDescriptor[]): { dir: string; chartDir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-chart-'));
+  const chartDir = path.join(dir, 'cloudplane');
+  fs.cpSync(chart, chartDir, { recursive: true });
+  for (const file of fs.readdirSync(path.join(chartDir, 'crds'))) {
+    if (file.endsWith('.yaml')) fs.rmSync(path.join(chartDir, 'crds', file));
+  }
+  for (const [file, content] of renderCrdFiles(kinds, repoRoot)) {
+    if (file.startsWith('charts/cloudplane/crds/')) {
+      fs.writeFileSync(path.join(chartDir, 'crds', path.basename(file)), content);
+    }
+  }
+  return { dir, chartDir };
+}
+
 function render(args: string[], chartDir = chart): Manifest[] {
   const result = helmTemplate(args, chartDir);
   if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
@@ -83,6 +107,10 @@ function podSpec(manifest: Manifest): PodSpec {
   if (manifest.kind === 'CronJob')
     return (manifest.spec as { jobTemplate: { spec: PodTemplate } }).jobTemplate.spec.template.spec;
   return (manifest.spec as PodTemplate).template.spec;
+}
+
+function podSpecTemplate(manifest: Manifest): { metadata: { annotations?: Record<string, string> } } {
+  return (manifest.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template;
 }
 
 function container(manifest: Manifest): Container {
@@ -109,7 +137,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
   let nonDefault: Manifest[];
 
   beforeAll(() => {
-    defaults = render(['--set', `database.url=${databaseUrl}`]);
+    defaults = render(REQUIRED);
     nonDefault = render(['-f', nonDefaultValues]);
   });
 
@@ -189,7 +217,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       ['operator', 2, 3],
       ['apiserver', 2, 3],
     ])(
-      'runs %i %s replicas by default and the configured number otherwise',
+      'runs the %s with %i replicas by default and the configured number otherwise',
       (component, replicas, custom) => {
         expect(find(defaults, 'Deployment', `cloudplane-${component}`).spec).toMatchObject({ replicas });
         expect(find(nonDefault, 'Deployment', `cp-${component}`).spec).toMatchObject({ replicas: custom });
@@ -221,7 +249,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       expect(find(defaults, 'PodDisruptionBudget', 'cloudplane-apiserver').spec).toMatchObject({
         minAvailable: 1,
       });
-      const single = render(['--set', `database.url=${databaseUrl}`, '--set', 'apiserver.replicas=1']);
+      const single = render([...REQUIRED, '--set', 'apiserver.replicas=1']);
       expect(single.some((manifest) => manifest.kind === 'PodDisruptionBudget')).toBe(false);
     });
   });
@@ -275,21 +303,304 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       );
     });
 
-    it('creates no Secret when an existing one is named', () => {
+    it('creates no Secret when existing ones are named', () => {
       expect(nonDefault.some((manifest) => manifest.kind === 'Secret')).toBe(false);
     });
 
     it.each([
-      { when: 'no database is configured', args: [], message: 'database: cluster mode needs PostgreSQL' },
+      {
+        when: 'no database is configured',
+        args: ['--set', `platformKey.value=${platformKey}`],
+        message: 'database: cluster mode needs PostgreSQL',
+      },
       {
         when: 'both database settings are given',
-        args: ['--set', `database.url=${databaseUrl}`, '--set', 'database.existingSecret=db'],
+        args: [...REQUIRED, '--set', 'database.existingSecret=db'],
         message: 'set either database.url or database.existingSecret, not both',
       },
       {
         when: 'the database URL is not PostgreSQL',
-        args: ['--set', 'database.url=mysql://db/cloudplane'],
+        args: [...REQUIRED, '--set', 'database.url=mysql://db/cloudplane'],
         message: "at '/database/url': 'mysql://db/cloudplane' does not match pattern",
+      },
+    ])('refuses to render when $when', ({ args, message }) => {
+      const result = helmTemplate(args);
+      expect(result.status).not.toBe(0);
+      expect(result.stderr).toContain(message);
+    });
+  });
+
+  describe('accounts settings', () => {
+    const SERVERS = ['operator', 'apiserver'];
+    /** Every variable the chart may give the servers beyond what every pod gets. */
+    const SERVER_VARIABLES = [
+      'CLOUDPLANE_KMS_KEY',
+      'CLOUDPLANE_SMTP_URL',
+      'CLOUDPLANE_MAIL_FROM',
+      'CLOUDPLANE_ACCESS_TOKEN_TTL',
+      'CLOUDPLANE_REFRESH_TOKEN_TTL',
+      'CLOUDPLANE_LOGIN_MAX_FAILURES',
+      'CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS',
+      'CLOUDPLANE_LOGIN_LOCKOUT_SECONDS',
+      'CLOUDPLANE_METRICS_TOKEN',
+      'CLOUDPLANE_OAUTH_REDIRECT_URIS',
+      'CLOUDPLANE_OAUTH_IDENTITY_ISSUER',
+      'CLOUDPLANE_OAUTH_IDENTITY_CLIENT_ID',
+      'CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET',
+      'CLOUDPLANE_OAUTH_CODEHOST_CLIENT_ID',
+      'CLOUDPLANE_OAUTH_CODEHOST_CLIENT_SECRET',
+      'CLOUDPLANE_OAUTH_CODEHOST_AUTHORIZE_URL',
+      'CLOUDPLANE_OAUTH_CODEHOST_TOKEN_URL',
+      'CLOUDPLANE_OAUTH_CODEHOST_USER_URL',
+      'CLOUDPLANE_OAUTH_CODEHOST_EMAILS_URL',
+      'CLOUDPLANE_OAUTH_CODEHOST_SCOPES',
+    ];
+    const SECRET_VALUES = {
+      smtpUrl: 'smtps://mailer:p%40ss@smtp.example.com:465',
+      metricsToken: 'scrape-me-0123456789abcdef',
+      identitySecret: 'identity client secret',
+      codehostSecret: 'codehost client secret',
+    };
+    /** Every setting, the secret ones as values the chart keeps in its own Secret. */
+    const ALL_AS_VALUES = [
+      ...REQUIRED,
+      ...['--set', `mail.smtpUrl=${SECRET_VALUES.smtpUrl}`],
+      ...['--set', 'mail.from=Cloudplane <no-reply@cloud.example.com>'],
+      ...['--set', 'accounts.accessTokenTtlSeconds=600'],
+      ...['--set', 'accounts.refreshTokenTtlSeconds=2592000'],
+      ...['--set', 'accounts.login.maxFailures=8'],
+      ...['--set', 'accounts.login.maxFailuresPerAddress=200'],
+      ...['--set', 'accounts.login.lockoutSeconds=1800'],
+      ...['--set', `metrics.token=${SECRET_VALUES.metricsToken}`],
+      ...['--set', 'oauth.redirectUris={https://console.example.com/done,http://localhost:3000/cb}'],
+      ...['--set', 'oauth.identity.issuer=https://id.example.com'],
+      ...['--set', 'oauth.identity.clientId=cloudplane'],
+      ...['--set', `oauth.identity.clientSecret=${SECRET_VALUES.identitySecret}`],
+      ...['--set', 'oauth.codehost.clientId=Iv1.cloudplane'],
+      ...['--set', `oauth.codehost.clientSecret=${SECRET_VALUES.codehostSecret}`],
+      ...['--set', 'oauth.codehost.tokenUrl=https://git.example.com/login/oauth/access_token'],
+      ...['--set', 'oauth.codehost.scopes={read:user,read:org}'],
+    ];
+    /** The Secrets `ci/non-default-values.yaml` names, as a cluster would hold them. */
+    const EXISTING_SECRETS: Record<string, Record<string, string>> = {
+      'platform-db': { url: databaseUrl },
+      'platform-key': { key: platformKey },
+      'platform-smtp': { url: SECRET_VALUES.smtpUrl },
+      'platform-metrics': { token: SECRET_VALUES.metricsToken },
+      'platform-oauth': { identity: SECRET_VALUES.identitySecret, codehost: SECRET_VALUES.codehostSecret },
+    };
+    let allAsValues: Manifest[];
+
+    beforeAll(() => {
+      allAsValues = render(ALL_AS_VALUES);
+    });
+
+    /** The container's environment as the kubelet would hand it over: secretKeyRefs resolved. */
+    function resolvedEnv(
+      manifests: Manifest[],
+      workload: Manifest,
+      existing: Record<string, Record<string, string>> = {},
+    ): Record<string, string> {
+      const secrets = { ...existing };
+      for (const manifest of manifests.filter((candidate) => candidate.kind === 'Secret')) {
+        const data = manifest.data as Record<string, string>;
+        secrets[manifest.metadata.name] = Object.fromEntries(
+          Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]),
+        );
+      }
+      const resolved: Record<string, string> = {};
+      for (const variable of container(workload).env) {
+        const ref = variable.valueFrom?.secretKeyRef as { name: string; key: string } | undefined;
+        const value = ref ? secrets[ref.name]?.[ref.key] : variable.value;
+        if (ref && value === undefined) throw new Error(`${variable.name}: no key ${ref.key} in ${ref.name}`);
+        if (value !== undefined) resolved[variable.name] = value;
+      }
+      return resolved;
+    }
+
+    it.each(SERVERS)('gives the %s only the platform key, from the chart Secret, by default', (server) => {
+      const variables = env(find(defaults, 'Deployment', `cloudplane-${server}`));
+      expect(variables.CLOUDPLANE_KMS_KEY).toEqual({
+        name: 'CLOUDPLANE_KMS_KEY',
+        valueFrom: { secretKeyRef: { name: 'cloudplane-secrets', key: 'CLOUDPLANE_KMS_KEY' } },
+      });
+      expect(SERVER_VARIABLES.filter((name) => name in variables)).toEqual(['CLOUDPLANE_KMS_KEY']);
+      const secret = find(defaults, 'Secret', 'cloudplane-secrets');
+      expect(Object.keys(secret.data as object)).toEqual(['CLOUDPLANE_KMS_KEY']);
+    });
+
+    it.each(WORKLOADS.filter(([kind]) => kind === 'CronJob'))(
+      'gives %s %s none of them, not even the platform key',
+      (kind, name) => {
+        for (const [manifests, workload] of [
+          [allAsValues, name],
+          [nonDefault, name.replace(/^cloudplane-/, 'cp-')],
+        ] as const) {
+          const variables = env(find(manifests, kind, workload));
+          expect(SERVER_VARIABLES.filter((variable) => variable in variables)).toEqual([]);
+        }
+      },
+    );
+
+    it.each(SERVERS)(
+      'gives the %s every setting of non-default values, secrets from their Secrets',
+      (server) => {
+        expect(env(find(nonDefault, 'Deployment', `cp-${server}`))).toMatchObject({
+          CLOUDPLANE_KMS_KEY: { valueFrom: { secretKeyRef: { name: 'platform-key', key: 'key' } } },
+          CLOUDPLANE_SMTP_URL: { valueFrom: { secretKeyRef: { name: 'platform-smtp', key: 'url' } } },
+          CLOUDPLANE_MAIL_FROM: { value: 'Cloudplane <no-reply@cloud.example.com>' },
+          CLOUDPLANE_ACCESS_TOKEN_TTL: { value: '600' },
+          CLOUDPLANE_REFRESH_TOKEN_TTL: { value: '1209600' },
+          CLOUDPLANE_LOGIN_MAX_FAILURES: { value: '8' },
+          CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS: { value: '200' },
+          CLOUDPLANE_LOGIN_LOCKOUT_SECONDS: { value: '1800' },
+          CLOUDPLANE_METRICS_TOKEN: {
+            valueFrom: { secretKeyRef: { name: 'platform-metrics', key: 'token' } },
+          },
+          CLOUDPLANE_OAUTH_REDIRECT_URIS: {
+            value: 'https://console.cloud.example.com/oauth/done,https://cli.cloud.example.com/callback',
+          },
+          CLOUDPLANE_OAUTH_IDENTITY_ISSUER: { value: 'https://id.example.com/realms/platform' },
+          CLOUDPLANE_OAUTH_IDENTITY_CLIENT_ID: { value: 'cloudplane' },
+          CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET: {
+            valueFrom: { secretKeyRef: { name: 'platform-oauth', key: 'identity' } },
+          },
+          CLOUDPLANE_OAUTH_CODEHOST_CLIENT_ID: { value: 'Iv1.cloudplane' },
+          CLOUDPLANE_OAUTH_CODEHOST_CLIENT_SECRET: {
+            valueFrom: { secretKeyRef: { name: 'platform-oauth', key: 'codehost' } },
+          },
+          CLOUDPLANE_OAUTH_CODEHOST_AUTHORIZE_URL: { value: 'https://git.example.com/login/oauth/authorize' },
+          CLOUDPLANE_OAUTH_CODEHOST_TOKEN_URL: { value: 'https://git.example.com/login/oauth/access_token' },
+          CLOUDPLANE_OAUTH_CODEHOST_USER_URL: { value: 'https://git.example.com/api/v3/user' },
+          CLOUDPLANE_OAUTH_CODEHOST_EMAILS_URL: { value: 'https://git.example.com/api/v3/user/emails' },
+          CLOUDPLANE_OAUTH_CODEHOST_SCOPES: { value: 'read:user user:email read:org' },
+        });
+      },
+    );
+
+    it('keeps secret settings given as values in the chart Secret, and reads them from it', () => {
+      const secret = find(allAsValues, 'Secret', 'cloudplane-secrets');
+      const stored = Object.fromEntries(
+        Object.entries(secret.data as Record<string, string>).map(([key, value]) => [
+          key,
+          Buffer.from(value, 'base64').toString(),
+        ]),
+      );
+      expect(stored).toEqual({
+        CLOUDPLANE_KMS_KEY: platformKey,
+        CLOUDPLANE_SMTP_URL: SECRET_VALUES.smtpUrl,
+        CLOUDPLANE_METRICS_TOKEN: SECRET_VALUES.metricsToken,
+        CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET: SECRET_VALUES.identitySecret,
+        CLOUDPLANE_OAUTH_CODEHOST_CLIENT_SECRET: SECRET_VALUES.codehostSecret,
+      });
+      for (const server of SERVERS) {
+        const variables = env(find(allAsValues, 'Deployment', `cloudplane-${server}`));
+        for (const key of Object.keys(stored)) {
+          expect(variables[key]).toEqual({
+            name: key,
+            valueFrom: { secretKeyRef: { name: 'cloudplane-secrets', key } },
+          });
+        }
+        const rendered = JSON.stringify(container(find(allAsValues, 'Deployment', `cloudplane-${server}`)));
+        for (const value of Object.values(SECRET_VALUES)) expect(rendered).not.toContain(value);
+      }
+    });
+
+    it.each(SERVERS)('rolls the %s when a secret setting in the chart Secret changes', (server) => {
+      const annotations = (manifests: Manifest[]) =>
+        (podSpecTemplate(find(manifests, 'Deployment', `cloudplane-${server}`)).metadata.annotations ??
+          {}) as Record<string, string>;
+      const rotated = render([...ALL_AS_VALUES, '--set', 'metrics.token=rotated-token-0123456789']);
+      expect(annotations(allAsValues)['checksum/secrets']).toMatch(/^[0-9a-f]{64}$/);
+      expect(annotations(rotated)['checksum/secrets']).not.toBe(annotations(allAsValues)['checksum/secrets']);
+    });
+
+    it.each([
+      { values: 'given as values', manifests: () => allAsValues, name: 'cloudplane-apiserver', existing: {} },
+      {
+        values: 'of ci/non-default-values.yaml',
+        manifests: () => nonDefault,
+        name: 'cp-apiserver',
+        existing: EXISTING_SECRETS,
+      },
+    ])(
+      'renders an environment the apiserver loads, with every setting $values',
+      ({ manifests, name, existing }) => {
+        const rendered = manifests();
+        const config = loadConfig(resolvedEnv(rendered, find(rendered, 'Deployment', name), existing));
+        expect(config.kmsKey).toEqual(Buffer.alloc(32, 7));
+        expect(config.mail.smtpUrl).toBe(SECRET_VALUES.smtpUrl);
+        expect(config.mail.from).toBe('Cloudplane <no-reply@cloud.example.com>');
+        expect(config.metricsToken).toBe(SECRET_VALUES.metricsToken);
+        expect(config.accounts).toMatchObject({ accessTokenTtlSeconds: 600, loginMaxFailures: 8 });
+        expect(config.oauth.identity?.clientSecret).toBe(SECRET_VALUES.identitySecret);
+        expect(config.oauth.codehost?.clientSecret).toBe(SECRET_VALUES.codehostSecret);
+        expect(config.oauth.redirectUris.length).toBe(2);
+      },
+    );
+
+    it.each([
+      {
+        when: 'no platform key is given',
+        args: ['--set', `database.url=${databaseUrl}`],
+        message:
+          'platformKey: cluster mode needs the platform key CLOUDPLANE_KMS_KEY, which every secret at rest is sealed under; set platformKey.value (from: openssl rand -base64 32), or platformKey.existingSecret and platformKey.existingSecretKey',
+      },
+      {
+        when: 'both platform key settings are given',
+        args: [...REQUIRED, '--set', 'platformKey.existingSecret=key'],
+        message: 'platformKey: set either platformKey.value or platformKey.existingSecret, not both',
+      },
+      {
+        when: 'both SMTP settings are given',
+        args: [...REQUIRED, '--set', 'mail.smtpUrl=smtp://relay:25', '--set', 'mail.existingSecret=smtp'],
+        message: 'mail: set either mail.smtpUrl or mail.existingSecret, not both',
+      },
+      {
+        when: 'a provider has a client id but no client secret',
+        args: [...REQUIRED, '--set', 'oauth.codehost.clientId=Iv1.cloudplane'],
+        message: 'oauth.codehost: a clientId needs its client secret',
+      },
+      {
+        when: 'the identity provider has no issuer',
+        args: [
+          ...REQUIRED,
+          '--set',
+          'oauth.identity.clientId=cp',
+          '--set',
+          'oauth.identity.existingSecret=s',
+        ],
+        message: 'oauth.identity: a clientId needs oauth.identity.issuer',
+      },
+      {
+        when: 'a provider is on without a redirect URI',
+        args: [...REQUIRED, '--set', 'oauth.codehost.clientId=cp', '--set', 'oauth.codehost.clientSecret=s'],
+        message: 'oauth.redirectUris: at least one URI is needed once oauth.codehost.clientId is set',
+      },
+      {
+        when: 'the platform key is not 32 bytes of base64',
+        args: ['--set', `database.url=${databaseUrl}`, '--set', 'platformKey.value=too-short'],
+        message: "at '/platformKey/value': 'too-short' does not match pattern",
+      },
+      {
+        when: 'the SMTP URL is not smtp or smtps',
+        args: [...REQUIRED, '--set', 'mail.smtpUrl=http://relay'],
+        message: "at '/mail/smtpUrl': 'http://relay' does not match pattern",
+      },
+      {
+        when: 'a lifetime is out of range',
+        args: [...REQUIRED, '--set', 'accounts.accessTokenTtlSeconds=30'],
+        message: "at '/accounts/accessTokenTtlSeconds': minimum: got 30, want 60",
+      },
+      {
+        when: 'the metrics token is short',
+        args: [...REQUIRED, '--set', 'metrics.token=short'],
+        message: "at '/metrics/token': 'short' does not match pattern",
+      },
+      {
+        when: 'a redirect URI has a fragment',
+        args: [...REQUIRED, '--set', 'oauth.redirectUris={https://console.example.com/#done}'],
+        message: "at '/oauth/redirectUris/0'",
       },
     ])('refuses to render when $when', ({ args, message }) => {
       const result = helmTemplate(args);
@@ -309,19 +620,29 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       ['logLevel=loud', "at '/logLevel': value must be one of"],
       ['operator.replicas=0', "at '/operator/replicas': minimum: got 0, want 1"],
     ])('refuses --set %s', (setting, message) => {
-      const result = helmTemplate(['--set', `database.url=${databaseUrl}`, '--set', setting]);
+      const result = helmTemplate([...REQUIRED, '--set', setting]);
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain(message);
     });
   });
 
   describe('RBAC without kinds', () => {
-    it('lets the operator write status and finalizers, record events, read namespaces and nothing more', () => {
-      expect(rules(defaults, 'ClusterRole', 'cloudplane-operator')).toEqual([
-        { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['get', 'update', 'patch'] },
+    let dir: string;
+    let withoutKinds: Manifest[];
+
+    beforeAll(() => {
+      const copy = chartWithKinds([]);
+      dir = copy.dir;
+      withoutKinds = render(REQUIRED, copy.chartDir);
+    });
+    afterAll(() => {
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('lets the operator write status and finalizers and nothing more', () => {
+      expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator')).toEqual([
+        { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
         { apiGroups: ['cloudplane.dev'], resources: ['*/finalizers'], verbs: ['update'] },
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
       ]);
     });
 
@@ -330,7 +651,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
         {
           apiGroups: ['coordination.k8s.io'],
           resources: ['leases'],
-          verbs: ['get', 'list', 'watch', 'create', 'update'],
+          verbs: ['get', 'create', 'update'],
         },
       ]);
       expect(find(defaults, 'RoleBinding', 'cloudplane-operator-leader-election')).toMatchObject({
@@ -350,27 +671,23 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       expect(find(defaults, 'ServiceAccount', name).automountServiceAccountToken).toBeUndefined();
     });
 
-    it('lets the apiserver manage organization namespaces', () => {
-      expect(rules(defaults, 'ClusterRole', 'cloudplane-apiserver')).toEqual([
-        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'create'] },
-      ]);
+    it('grants the apiserver nothing while no kind is installed', () => {
+      expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-apiserver')).toEqual([]);
     });
   });
 
   describe('RBAC with a kind installed', () => {
     let dir: string;
     let withKind: Manifest[];
+    let withoutKinds: Manifest[];
 
     beforeAll(() => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-chart-'));
-      fs.cpSync(chart, path.join(dir, 'cloudplane'), { recursive: true });
-      const files = renderCrdFiles([widgetKind], repoRoot);
-      const crd = files.get('charts/cloudplane/crds/widgets.cloudplane.dev.yaml')!;
-      fs.writeFileSync(path.join(dir, 'cloudplane/crds/widgets.cloudplane.dev.yaml'), crd);
-      withKind = render(
-        ['--set', `database.url=${databaseUrl}`, '--include-crds'],
-        path.join(dir, 'cloudplane'),
-      );
+      const copy = chartWithKinds([widgetKind]);
+      dir = copy.dir;
+      withKind = render([...REQUIRED, '--include-crds'], copy.chartDir);
+      const empty = chartWithKinds([]);
+      withoutKinds = render(REQUIRED, empty.chartDir);
+      fs.rmSync(empty.dir, { recursive: true, force: true });
     });
     afterAll(() => {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -387,7 +704,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
         resources: ['widgets'],
         verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
       });
-      expect(operator.slice(1)).toEqual(rules(defaults, 'ClusterRole', 'cloudplane-operator'));
+      expect(operator.slice(1)).toEqual(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator'));
     });
 
     it('lets the apiserver manage the kind by name, never its status', () => {
@@ -398,7 +715,6 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
           resources: ['widgets'],
           verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
         },
-        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch', 'create'] },
       ]);
       expect(apiserver.flatMap((rule) => rule.resources).some((resource) => resource.includes('/'))).toBe(
         false,

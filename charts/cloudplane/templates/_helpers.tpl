@@ -140,3 +140,125 @@ volumes:
 {{- end }}
 {{- toJson (sortAlpha $plurals) }}
 {{- end }}
+
+{{/* The Secret the chart keeps the secret settings given as values in. */}}
+{{- define "cloudplane.secretsName" -}}
+{{- printf "%s-secrets" (include "cloudplane.fullname" .) }}
+{{- end }}
+
+{{/*
+The secret settings, as a JSON list: the variable, the value given (kept in the chart Secret under
+the variable's name), the existing Secret and key to read it from instead, and the values' path
+for messages. `required` is the message when neither is given.
+*/}}
+{{- define "cloudplane.secretSettings" -}}
+{{- $v := .Values }}
+{{- $settings := list
+  (dict "env" "CLOUDPLANE_KMS_KEY" "path" "platformKey" "valueField" "value"
+    "value" $v.platformKey.value "existingSecret" $v.platformKey.existingSecret "existingSecretKey" $v.platformKey.existingSecretKey
+    "required" "platformKey: cluster mode needs the platform key CLOUDPLANE_KMS_KEY, which every secret at rest is sealed under; set platformKey.value (from: openssl rand -base64 32), or platformKey.existingSecret and platformKey.existingSecretKey")
+  (dict "env" "CLOUDPLANE_SMTP_URL" "path" "mail" "valueField" "smtpUrl"
+    "value" $v.mail.smtpUrl "existingSecret" $v.mail.existingSecret "existingSecretKey" $v.mail.existingSecretKey)
+  (dict "env" "CLOUDPLANE_METRICS_TOKEN" "path" "metrics" "valueField" "token"
+    "value" $v.metrics.token "existingSecret" $v.metrics.existingSecret "existingSecretKey" $v.metrics.existingSecretKey)
+  (dict "env" "CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET" "path" "oauth.identity" "valueField" "clientSecret"
+    "value" $v.oauth.identity.clientSecret "existingSecret" $v.oauth.identity.existingSecret "existingSecretKey" $v.oauth.identity.existingSecretKey)
+  (dict "env" "CLOUDPLANE_OAUTH_CODEHOST_CLIENT_SECRET" "path" "oauth.codehost" "valueField" "clientSecret"
+    "value" $v.oauth.codehost.clientSecret "existingSecret" $v.oauth.codehost.existingSecret "existingSecretKey" $v.oauth.codehost.existingSecretKey) }}
+{{- toJson $settings }}
+{{- end }}
+
+{{/* The `data` of the chart Secret: every secret setting given as a value, base64-encoded. */}}
+{{- define "cloudplane.secretsData" -}}
+{{- range include "cloudplane.secretSettings" . | fromJsonArray }}
+{{- if .value }}
+{{ .env }}: {{ .value | b64enc | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A provider with a client id needs its client secret, its issuer (identity) and a redirect URI. */}}
+{{- define "cloudplane.checkOauth" -}}
+{{- $oauth := .Values.oauth }}
+{{- range $name := list "identity" "codehost" }}
+{{- $provider := get $oauth $name }}
+{{- if $provider.clientId }}
+{{- if not (or $provider.clientSecret $provider.existingSecret) }}
+{{- fail (printf "oauth.%s: a clientId needs its client secret; set oauth.%s.clientSecret, or oauth.%s.existingSecret and oauth.%s.existingSecretKey" $name $name $name $name) }}
+{{- end }}
+{{- if and (eq $name "identity") (not $provider.issuer) }}
+{{- fail "oauth.identity: a clientId needs oauth.identity.issuer" }}
+{{- end }}
+{{- if not $oauth.redirectUris }}
+{{- fail (printf "oauth.redirectUris: at least one URI is needed once oauth.%s.clientId is set" $name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Environment of the API server and the operator, after cloudplane.env: the platform key, mail,
+account limits, the metrics token and OAuth. Only settings with a value are set. The jobs get
+none of it: they decrypt nothing, send nothing and serve nothing.
+*/}}
+{{- define "cloudplane.serverEnv" -}}
+{{- $root := . }}
+{{- include "cloudplane.checkOauth" . }}
+{{- range include "cloudplane.secretSettings" . | fromJsonArray }}
+{{- if and .value .existingSecret }}
+{{- fail (printf "%s: set either %s.%s or %s.existingSecret, not both" .path .path .valueField .path) }}
+{{- else if or .value .existingSecret }}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ if .value }}{{ include "cloudplane.secretsName" $root }}{{ else }}{{ .existingSecret }}{{ end }}
+      key: {{ if .value }}{{ .env }}{{ else }}{{ .existingSecretKey }}{{ end }}
+{{- else if .required }}
+{{- fail .required }}
+{{- end }}
+{{- end }}
+{{- with .Values.mail.from }}
+- name: CLOUDPLANE_MAIL_FROM
+  value: {{ . | quote }}
+{{- end }}
+{{- $accounts := .Values.accounts }}
+{{- $numbers := dict
+  "CLOUDPLANE_ACCESS_TOKEN_TTL" $accounts.accessTokenTtlSeconds
+  "CLOUDPLANE_REFRESH_TOKEN_TTL" $accounts.refreshTokenTtlSeconds
+  "CLOUDPLANE_LOGIN_MAX_FAILURES" $accounts.login.maxFailures
+  "CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS" $accounts.login.maxFailuresPerAddress
+  "CLOUDPLANE_LOGIN_LOCKOUT_SECONDS" $accounts.login.lockoutSeconds }}
+{{- range $name, $number := $numbers }}
+{{- if $number }}
+- name: {{ $name }}
+  value: {{ $number | int64 | toString | quote }}
+{{- end }}
+{{- end }}
+{{- $oauth := .Values.oauth }}
+{{- $identity := $oauth.identity }}
+{{- $codehost := $oauth.codehost }}
+{{- $plain := list
+  (list "CLOUDPLANE_OAUTH_REDIRECT_URIS" (join "," $oauth.redirectUris))
+  (list "CLOUDPLANE_OAUTH_IDENTITY_ISSUER" $identity.issuer)
+  (list "CLOUDPLANE_OAUTH_IDENTITY_CLIENT_ID" $identity.clientId)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_CLIENT_ID" $codehost.clientId)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_AUTHORIZE_URL" $codehost.authorizeUrl)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_TOKEN_URL" $codehost.tokenUrl)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_USER_URL" $codehost.userUrl)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_EMAILS_URL" $codehost.emailsUrl)
+  (list "CLOUDPLANE_OAUTH_CODEHOST_SCOPES" (join " " $codehost.scopes)) }}
+{{- range $plain }}
+{{- if index . 1 }}
+- name: {{ index . 0 }}
+  value: {{ index . 1 | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Pod annotations of the API server and the operator: a changed setting in the chart Secret rolls them too. */}}
+{{- define "cloudplane.serverPodAnnotations" -}}
+{{- include "cloudplane.podAnnotations" . }}
+{{- with include "cloudplane.secretsData" . | trim }}
+checksum/secrets: {{ . | sha256sum }}
+{{- end }}
+{{- end }}

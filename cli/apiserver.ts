@@ -1,0 +1,108 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { createApp } from '../apiserver/app.js';
+import { startServer } from '../apiserver/server.js';
+import {
+  EVERY_KIND,
+  type ApiPermission,
+} from '../controllers/runtime/object-store/kubernetes-permissions.js';
+import { openKubernetesStore } from '../controllers/runtime/object-store/kubernetes-store.js';
+import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
+import { GROUP, type KindDescriptor } from '../crds/kind.js';
+import { loadKinds } from '../crds/registry.js';
+import { openDatabase, type Database } from '../database/database.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { ConfigError, type Config } from './config.js';
+import { platformApi } from './platform-routes.js';
+import { dataPlanePath, type RunningPlatform } from './serve.js';
+
+/**
+ * What the `apiserver` process asks of the kube-apiserver. Route handlers get the whole
+ * `ObjectStore` on the cloudplane kinds; the facade never writes status, so it is granted none.
+ */
+export const APISERVER_PERMISSIONS: readonly ApiPermission[] = [
+  {
+    apiGroup: GROUP,
+    resources: [EVERY_KIND],
+    verbs: {
+      get: 'ObjectStore.get: route handlers read a resource of the caller’s organization',
+      list: 'ObjectStore.list: route handlers list the resources of the caller’s organization',
+      watch: 'ObjectStore.watch: handed to route handlers with the rest of the store',
+      create: 'ObjectStore.create: route handlers create resources',
+      update: 'ObjectStore.update: route handlers replace a resource’s spec and metadata',
+      patch: 'ObjectStore.patch: route handlers change part of a resource',
+      delete: 'ObjectStore.delete: route handlers delete resources',
+    },
+    scope: 'cluster',
+  },
+];
+
+/** The control plane and data plane of cluster mode, opened and checked. */
+export interface ClusterDependencies {
+  store: ObjectStore;
+  database: Database;
+}
+
+/**
+ * Opens the Kubernetes store (kubeconfig from `KUBECONFIG`, `~/.kube/config` or the pod's service
+ * account) serving the cloudplane kinds plus `extraKinds`, checks the cluster answers, and opens
+ * PostgreSQL with migrations applied. Throws `ConfigError` without `DATABASE_URL`: cluster mode
+ * keeps its records in PostgreSQL, never in a pod's filesystem.
+ */
+export async function openClusterDependencies(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  extraKinds: KindDescriptor[] = [],
+): Promise<ClusterDependencies> {
+  if (!config.databaseUrl) {
+    throw new ConfigError('DATABASE_URL', 'a postgres:// URL in cluster mode', '');
+  }
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  const store = openKubernetesStore({ kubeConfig, kinds: [...loadKinds(), ...extraKinds], logger });
+  try {
+    await store.ping();
+    logger.info({ server: kubeConfig.getCurrentCluster()?.server }, 'Kubernetes API reachable');
+    const database = await openDatabase({
+      url: config.databaseUrl,
+      sqlitePath: dataPlanePath(config),
+      logger,
+      metrics,
+    });
+    return { store, database };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * `cloudplane apiserver`: the REST facade over the cluster and PostgreSQL. It keeps no state of
+ * its own, so any number of replicas serve behind one Service.
+ */
+export async function serveApiserver(config: Config, logger: Logger): Promise<RunningPlatform> {
+  const metrics = createMetrics();
+  const { store, database } = await openClusterDependencies(config, logger, metrics);
+  try {
+    const api = await platformApi({ config, logger, database, store });
+    const app = createApp({ config, logger, metrics, store, database, ...api });
+    const server = await startServer(app, { host: config.host, port: config.port });
+    logger.info(
+      { url: server.url, mode: 'cluster', component: 'apiserver' },
+      `cloudplane API serving on ${server.url}`,
+    );
+    return {
+      url: server.url,
+      async stop() {
+        await server.close();
+        await database.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    await store.close();
+    throw error;
+  }
+}

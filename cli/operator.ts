@@ -1,0 +1,149 @@
+import os from 'node:os';
+import { createApp } from '../apiserver/app.js';
+import { LEASE_KIND } from '../apiserver/kubernetes/built-in-kinds.js';
+import { startServer } from '../apiserver/server.js';
+import { CONTROLLERS } from '../controllers/index.js';
+import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
+import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
+import {
+  EVERY_KIND,
+  type ApiPermission,
+} from '../controllers/runtime/object-store/kubernetes-permissions.js';
+import { GROUP } from '../crds/kind.js';
+import type { Logger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import { openClusterDependencies } from './apiserver.js';
+import { ConfigError, type Config } from './config.js';
+import type { RunningPlatform } from './serve.js';
+
+/** The Lease the operator replicas compete for, in `CLOUDPLANE_LEADER_ELECTION_NAMESPACE`. */
+export const OPERATOR_LEASE_NAME = 'cloudplane-operator';
+
+/**
+ * What the `operator` process asks of the kube-apiserver. Controllers get the whole
+ * `ObjectStore`; leader election reads and writes one Lease in the release namespace.
+ */
+export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
+  {
+    apiGroup: GROUP,
+    resources: [EVERY_KIND],
+    verbs: {
+      get: 'ObjectStore.get: reconcilers read the object they converge and its children',
+      list: 'ObjectStore.list: informers list every kind a controller is for, owns or watches',
+      watch: 'ObjectStore.watch: informers follow every such kind',
+      create: 'ObjectStore.create: reconcilers create children',
+      update: 'ObjectStore.update: reconcilers add and remove finalizers',
+      patch: 'ObjectStore.patch: reconcilers change part of an object',
+      delete: 'ObjectStore.delete: reconcilers remove children no longer wanted',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: GROUP,
+    resources: ['*/status'],
+    verbs: {
+      update: 'ObjectStore.updateStatus: reconcilers write what they observed',
+      patch: 'ObjectStore.patch of the status subresource',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: GROUP,
+    resources: ['*/finalizers'],
+    verbs: {
+      update:
+        'children carry owner references with blockOwnerDeletion, which the apiserver allows only to whoever may update the owner’s finalizers',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'coordination.k8s.io',
+    resources: ['leases'],
+    verbs: {
+      get: 'leader election reads the Lease every retry period',
+      create: 'leader election creates the Lease when absent',
+      update: 'leader election acquires, renews and releases the Lease',
+    },
+    scope: 'release-namespace',
+  },
+];
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Where the Lease lives and who this replica is: the pod's namespace and name, from the downward API. */
+export function leaderElectionSettings(env: Record<string, string | undefined> = process.env): {
+  namespace: string;
+  identity: string;
+} {
+  const variable = 'CLOUDPLANE_LEADER_ELECTION_NAMESPACE';
+  const namespace = env[variable]?.trim() || 'default';
+  if (!DNS_LABEL.test(namespace)) throw new ConfigError(variable, 'a namespace name', namespace);
+  return { namespace, identity: env.POD_NAME?.trim() || os.hostname() };
+}
+
+/**
+ * `cloudplane operator`: serves `/health` and `/metrics`, and runs the controllers only while
+ * this replica holds the Lease, so of N replicas exactly one reconciles. Stopping stops the
+ * controllers, then releases the Lease for a standby to take at once.
+ */
+export async function runOperator(config: Config, logger: Logger): Promise<RunningPlatform> {
+  const { namespace, identity } = leaderElectionSettings();
+  const metrics = createMetrics();
+  const { store, database } = await openClusterDependencies(config, logger, metrics, [LEASE_KIND]);
+
+  let server;
+  try {
+    server = await startServer(createApp({ config, logger, metrics, store, database }), {
+      host: config.host,
+      port: config.port,
+    });
+  } catch (error) {
+    await database.close();
+    await store.close();
+    throw error;
+  }
+
+  let controllers: ControllerRunner | undefined;
+  const leadership = runWithLeaderElection({
+    store,
+    leaseType: LEASE_KIND,
+    namespace,
+    name: OPERATOR_LEASE_NAME,
+    identity,
+    logger,
+    // Returns once the informers are started, not synced: a cache that cannot fill (an API
+    // refusing a list) must not keep this replica from stepping down or stopping.
+    onStartedLeading: async () => {
+      const runner = new ControllerRunner({ store, database, logger, metrics });
+      for (const controller of CONTROLLERS) runner.register(controller);
+      controllers = runner;
+      runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
+    },
+    onStoppedLeading: async () => {
+      const runner = controllers;
+      controllers = undefined;
+      await runner?.stop();
+    },
+  });
+  logger.info(
+    {
+      url: server.url,
+      mode: 'cluster',
+      component: 'operator',
+      identity,
+      lease: `${namespace}/${OPERATOR_LEASE_NAME}`,
+    },
+    `cloudplane operator serving /health and /metrics on ${server.url}`,
+  );
+
+  const running = server;
+  return {
+    url: running.url,
+    async stop() {
+      await leadership.stop();
+      await running.close();
+      await database.close();
+      await store.close();
+    },
+  };
+}

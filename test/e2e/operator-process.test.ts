@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LEASE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
+import { OPERATOR_LEASE_NAME } from '../../cli/operator.js';
+import type { Lease } from '../../controllers/runtime/leader-election.js';
+import { loadKinds } from '../../crds/registry.js';
+import {
+  createTestPostgresDatabase,
+  describeWithPostgres,
+  type TestPostgresDatabase,
+} from '../fixtures/db-postgres.js';
+import { eventually } from '../fixtures/eventually.js';
+import {
+  startEmbeddedKubernetesApi,
+  type EmbeddedKubernetesApi,
+} from '../fixtures/kube-backend-embedded-api.js';
+import { CloudplaneProcess } from '../fixtures/kube-backend-process.js';
+
+const LEASE_NAMESPACE = 'cloudplane-system';
+const STARTUP_MS = 60_000;
+
+describe('cloudplane operator without a database', () => {
+  it('refuses to start in cluster mode, naming DATABASE_URL in one line', async () => {
+    const operator = new CloudplaneProcess(['operator'], { CLOUDPLANE_LOG_LEVEL: 'silent' });
+    expect(await operator.exited).toBe(2);
+    expect(operator.stderr).toBe(
+      'cloudplane: invalid configuration: DATABASE_URL: expected a postgres:// URL in cluster mode, got ""\n',
+    );
+  });
+});
+
+describeWithPostgres('cluster-mode processes against the embedded Kubernetes API', () => {
+  let api: EmbeddedKubernetesApi;
+  let database: TestPostgresDatabase;
+  let dataDir: string;
+  const processes: CloudplaneProcess[] = [];
+
+  beforeEach(async () => {
+    api = await startEmbeddedKubernetesApi(loadKinds());
+    database = (await createTestPostgresDatabase())!;
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-operator-'));
+  });
+
+  afterEach(async () => {
+    for (const running of processes.splice(0)) await running.kill();
+    await api.close();
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  function operator(podName: string): CloudplaneProcess {
+    const started = new CloudplaneProcess(['operator'], {
+      KUBECONFIG: api.kubeconfigPath,
+      DATABASE_URL: database.url,
+      PORT: '0',
+      POD_NAME: podName,
+      CLOUDPLANE_LEADER_ELECTION_NAMESPACE: LEASE_NAMESPACE,
+      CLOUDPLANE_DATA_DIR: dataDir,
+      CLOUDPLANE_LOG_LEVEL: 'info',
+    });
+    processes.push(started);
+    return started;
+  }
+
+  const holder = async () =>
+    (await api.store.get<Lease>(LEASE_KIND, LEASE_NAMESPACE, OPERATOR_LEASE_NAME)).spec?.holderIdentity;
+
+  it('serves /health and /metrics, holds the lease, and releases it on SIGTERM', async () => {
+    const first = operator('operator-0');
+    const { url } = await eventually(() => first.logged('cloudplane operator serving'), STARTUP_MS);
+
+    const health = await fetch(`${String(url)}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'healthy', checks: { store: 'ok', database: 'ok' } });
+    const metrics = await fetch(`${String(url)}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('http_requests_total');
+
+    await eventually(async () => expect(await holder()).toBe('operator-0'), STARTUP_MS);
+
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(await holder()).toBeUndefined();
+    expect(await eventually(() => first.logged('released the lease'))).toMatchObject({
+      identity: 'operator-0',
+    });
+  });
+
+  it('keeps a second replica standing by until the leader stops, then hands the lease over', async () => {
+    const first = operator('operator-0');
+    await eventually(async () => expect(await holder()).toBe('operator-0'), STARTUP_MS);
+    const second = operator('operator-1');
+    await eventually(() => second.logged('cloudplane operator serving'), STARTUP_MS);
+    expect(await holder()).toBe('operator-0');
+
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+    await eventually(async () => expect(await holder()).toBe('operator-1'), STARTUP_MS);
+    expect(await eventually(() => second.logged('started leading'))).toMatchObject({
+      identity: 'operator-1',
+    });
+  });
+
+  it('runs the REST facade as `cloudplane apiserver` over the same cluster and database', async () => {
+    const apiserver = new CloudplaneProcess(['apiserver'], {
+      KUBECONFIG: api.kubeconfigPath,
+      DATABASE_URL: database.url,
+      PORT: '0',
+      CLOUDPLANE_DATA_DIR: dataDir,
+    });
+    processes.push(apiserver);
+    const { url } = await eventually(() => apiserver.logged('cloudplane API serving'), STARTUP_MS);
+    const health = await fetch(`${String(url)}/health`);
+    expect(await health.json()).toMatchObject({ status: 'healthy', checks: { store: 'ok', database: 'ok' } });
+    apiserver.signal('SIGTERM');
+    expect(await apiserver.exited).toBe(0);
+  });
+});
