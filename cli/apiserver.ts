@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createApp } from '../apiserver/app.js';
+import { NAMESPACE_KIND } from '../apiserver/kubernetes/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
 import {
   EVERY_KIND,
@@ -32,6 +33,14 @@ export const APISERVER_PERMISSIONS: readonly ApiPermission[] = [
       update: 'ObjectStore.update: route handlers replace a resource’s spec and metadata',
       patch: 'ObjectStore.patch: route handlers change part of a resource',
       delete: 'ObjectStore.delete: route handlers delete resources',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['namespaces'],
+    verbs: {
+      create: 'ensureTenantNamespace: an organization’s namespace is made before its first resource',
     },
     scope: 'cluster',
   },
@@ -83,7 +92,7 @@ export async function openClusterDependencies(
  */
 export async function serveApiserver(config: Config, logger: Logger): Promise<RunningPlatform> {
   const metrics = createMetrics();
-  const { store, database } = await openClusterDependencies(config, logger, metrics);
+  const { store, database } = await openClusterDependencies(config, logger, metrics, [NAMESPACE_KIND]);
   try {
     const api = await platformApi({ config, logger, database, store });
     const app = createApp({ config, logger, metrics, store, database, ...api });

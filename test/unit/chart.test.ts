@@ -87,6 +87,9 @@ function chartWithKinds(kinds: KindDescriptor[]): { dir: string; chartDir: strin
   return { dir, chartDir };
 }
 
+/** The apiserver makes an organization's namespace before its first resource. */
+const NAMESPACE_CREATE = { apiGroups: [''], resources: ['namespaces'], verbs: ['create'] };
+
 function render(args: string[], chartDir = chart): Manifest[] {
   const result = helmTemplate(args, chartDir);
   if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
@@ -671,8 +674,8 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       expect(find(defaults, 'ServiceAccount', name).automountServiceAccountToken).toBeUndefined();
     });
 
-    it('grants the apiserver nothing while no kind is installed', () => {
-      expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-apiserver')).toEqual([]);
+    it('grants the apiserver only the creation of organization namespaces while no kind is installed', () => {
+      expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-apiserver')).toEqual([NAMESPACE_CREATE]);
     });
   });
 
@@ -710,6 +713,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
     it('lets the apiserver manage the kind by name, never its status', () => {
       const apiserver = rules(withKind, 'ClusterRole', 'cloudplane-apiserver');
       expect(apiserver).toEqual([
+        NAMESPACE_CREATE,
         {
           apiGroups: ['cloudplane.dev'],
           resources: ['widgets'],
