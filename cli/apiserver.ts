@@ -6,6 +6,7 @@ import {
   EVERY_KIND,
   type ApiPermission,
 } from '../controllers/runtime/object-store/kubernetes-permissions.js';
+import { CachedReadStore } from '../controllers/runtime/object-store/cached-read-store.js';
 import { openKubernetesStore } from '../controllers/runtime/object-store/kubernetes-store.js';
 import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
 import { GROUP, type KindDescriptor } from '../crds/kind.js';
@@ -26,9 +27,9 @@ export const APISERVER_PERMISSIONS: readonly ApiPermission[] = [
     apiGroup: GROUP,
     resources: [EVERY_KIND],
     verbs: {
-      get: 'ObjectStore.get: route handlers read a resource of the caller’s organization',
-      list: 'ObjectStore.list: route handlers list the resources of the caller’s organization',
-      watch: 'ObjectStore.watch: handed to route handlers with the rest of the store',
+      get: 'ObjectStore.get: reads of kinds outside the cache, and the cache falling back after a slow catch-up',
+      list: 'CachedReadStore: an informer lists each kind to fill the cache reads are served from',
+      watch: 'CachedReadStore: an informer watches each kind to keep that cache current',
       create: 'ObjectStore.create: route handlers create resources',
       update: 'ObjectStore.update: route handlers replace a resource’s spec and metadata',
       patch: 'ObjectStore.patch: route handlers change part of a resource',
@@ -88,12 +89,16 @@ export async function openClusterDependencies(
 
 /**
  * `cloudplane apiserver`: the REST facade over the cluster and PostgreSQL. It keeps no state of
- * its own, so any number of replicas serve behind one Service.
+ * its own beyond caches, so any number of replicas serve behind one Service: reads of the
+ * cloudplane kinds come from informer caches, writes go to the kube-apiserver.
  */
 export async function serveApiserver(config: Config, logger: Logger): Promise<RunningPlatform> {
   const metrics = createMetrics();
-  const { store, database } = await openClusterDependencies(config, logger, metrics, [NAMESPACE_KIND]);
+  const cluster = await openClusterDependencies(config, logger, metrics, [NAMESPACE_KIND]);
+  const { database } = cluster;
+  const store = new CachedReadStore(cluster.store, { kinds: loadKinds(), logger });
   try {
+    await store.synced();
     const api = await platformApi({ config, logger, database, store });
     const app = createApp({ config, logger, metrics, store, database, ...api });
     const server = await startServer(app, { host: config.host, port: config.port });

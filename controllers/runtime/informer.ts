@@ -39,6 +39,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private stopped = false;
   private synced = false;
   private readonly syncWaiters: Array<() => void> = [];
+  private readonly revisionWaiters = new Set<{ revision: bigint; resolve: () => void }>();
   private running: Promise<void> | undefined;
 
   constructor(
@@ -84,6 +85,38 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   keys(): string[] {
     return [...this.cache.keys()];
+  }
+
+  /** The store revision the cache reflects. */
+  get lastResourceVersion(): string | undefined {
+    return this.resourceVersion;
+  }
+
+  /**
+   * Resolves once the cache reflects `resourceVersion` (a write's), or with false after
+   * `timeoutMs`. Revisions are compared as integers: both backends issue them that way (etcd's
+   * revision, the embedded store's counter), though Kubernetes calls them opaque.
+   */
+  waitForResourceVersion(resourceVersion: string, timeoutMs: number): Promise<boolean> {
+    const revision = BigInt(resourceVersion);
+    if (this.resourceVersion !== undefined && BigInt(this.resourceVersion) >= revision) {
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.revisionWaiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      timer.unref();
+      this.revisionWaiters.add(waiter);
+    });
   }
 
   private async run(): Promise<void> {
@@ -138,7 +171,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         this.emit((handlers) => handlers.onDelete?.(structuredClone(object)));
       }
     }
-    this.resourceVersion = listedAt;
+    if (listedAt !== undefined) this.advanceTo(listedAt);
     this.markSynced();
   }
 
@@ -159,7 +192,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       }
       const rv = event.object.metadata.resourceVersion;
       if (event.type === 'BOOKMARK') {
-        if (rv) this.resourceVersion = rv;
+        if (rv) this.advanceTo(rv);
         continue;
       }
       const key = objectKey(event.object);
@@ -170,9 +203,21 @@ export class Informer<T extends KubeObject = KubeObject> {
       } else {
         this.apply(key, event.object);
       }
-      if (rv) this.resourceVersion = rv;
+      if (rv) this.advanceTo(rv);
     }
     // A watch that ends without error is a server-side timeout: resume from where we are.
+  }
+
+  private advanceTo(resourceVersion: string): void {
+    this.resourceVersion = resourceVersion;
+    if (this.revisionWaiters.size === 0) return;
+    const reached = BigInt(resourceVersion);
+    for (const waiter of this.revisionWaiters) {
+      if (waiter.revision <= reached) {
+        this.revisionWaiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
   }
 
   private apply(key: string, object: T): void {
