@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,6 +110,8 @@ describeWithPostgres('cluster-mode processes against the embedded Kubernetes API
       DATABASE_URL: database.url,
       PORT: '0',
       CLOUDPLANE_DATA_DIR: dataDir,
+      // Replicas share the platform key: with PostgreSQL it must come from the environment.
+      CLOUDPLANE_KMS_KEY: randomBytes(32).toString('base64'),
     });
     processes.push(apiserver);
     const { url } = await eventually(() => apiserver.logged('cloudplane API serving'), STARTUP_MS);
