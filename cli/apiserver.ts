@@ -15,7 +15,7 @@ import { openDatabase, type Database } from '../database/database.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { ConfigError, type Config } from './config.js';
-import { platformApi } from './platform-routes.js';
+import { platformApi, platformServices } from './platform.js';
 import { dataPlanePath, type RunningPlatform } from './serve.js';
 
 /**
@@ -99,7 +99,8 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
   const store = new CachedReadStore(cluster.store, { kinds: loadKinds(), logger });
   try {
     await store.synced();
-    const api = await platformApi({ config, logger, database, store });
+    const services = await platformServices(config, database);
+    const api = await platformApi({ config, logger, database, store, services });
     const app = createApp({ config, logger, metrics, store, database, ...api });
     const server = await startServer(app, { host: config.host, port: config.port });
     logger.info(

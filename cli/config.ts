@@ -26,6 +26,17 @@ export interface Config {
   metricsToken: string | undefined;
   accounts: AccountsConfig;
   mail: MailConfig;
+  vpc: VpcConfig;
+}
+
+/** Networking: where VPCs may live, how many an organization may hold, where NAT addresses come from. */
+export interface VpcConfig {
+  /** Region names a VPC may name; each has the availability zones `<region>a`, `b` and `c`. */
+  regions: string[];
+  /** VPCs one organization may hold at once. */
+  limitPerOrganization: number;
+  /** The IPv4 block NAT gateways take their public addresses from. */
+  natPublicIpPool: string;
 }
 
 /** Token lifetimes and login lock-out thresholds. */
@@ -267,6 +278,41 @@ function mailFrom(env: Env): string {
   return raw;
 }
 
+const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+function regions(env: Env): string[] {
+  const name = 'CLOUDPLANE_REGIONS';
+  const raw = env[name]?.trim() || 'us-east-1,us-west-2,eu-west-1';
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!REGION_NAME.test(entry))
+      throw new ConfigError(name, 'comma-separated region names like us-east-1', entry);
+  }
+  if (entries.length === 0) throw new ConfigError(name, 'at least one region name', raw);
+  return [...new Set(entries)];
+}
+
+function ipv4Block(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim() || fallback;
+  const match = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(raw);
+  const octets = match?.[1]?.split('.').map(Number) ?? [];
+  const prefix = Number(match?.[2]);
+  const valid = octets.length === 4 && octets.every((octet) => octet <= 255) && prefix >= 8 && prefix <= 32;
+  if (!valid) throw new ConfigError(name, 'an IPv4 block from /8 to /32 such as 203.0.113.0/24', raw);
+  return raw;
+}
+
+function vpcConfig(env: Env): VpcConfig {
+  return {
+    regions: regions(env),
+    limitPerOrganization: integer(env, 'CLOUDPLANE_VPC_LIMIT', 5, 1, 10_000),
+    natPublicIpPool: ipv4Block(env, 'CLOUDPLANE_NAT_PUBLIC_IP_POOL', '203.0.113.0/24'),
+  };
+}
+
 function accountsConfig(env: Env): AccountsConfig {
   return {
     accessTokenTtlSeconds: integer(env, 'CLOUDPLANE_ACCESS_TOKEN_TTL', 900, 60, 86_400),
@@ -315,5 +361,6 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env),
     accounts: accountsConfig(env),
     mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
+    vpc: vpcConfig(env),
   };
 }

@@ -2,7 +2,6 @@ import os from 'node:os';
 import { createApp } from '../apiserver/app.js';
 import { LEASE_KIND } from '../apiserver/kubernetes/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
-import { CONTROLLERS } from '../controllers/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
 import {
@@ -13,6 +12,7 @@ import { GROUP } from '../crds/kind.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
+import { controllersOf, platformServices } from './platform.js';
 import { ConfigError, type Config } from './config.js';
 import type { RunningPlatform } from './serve.js';
 
@@ -92,7 +92,9 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   const { store, database } = await openClusterDependencies(config, logger, metrics, [LEASE_KIND]);
 
   let server;
+  let services;
   try {
+    services = await platformServices(config, database);
     server = await startServer(createApp({ config, logger, metrics, store, database }), {
       host: config.host,
       port: config.port,
@@ -115,7 +117,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
     // refusing a list) must not keep this replica from stepping down or stopping.
     onStartedLeading: async () => {
       const runner = new ControllerRunner({ store, database, logger, metrics });
-      for (const controller of CONTROLLERS) runner.register(controller);
+      for (const controller of controllersOf(config, services)) runner.register(controller);
       controllers = runner;
       runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
     },

@@ -12,7 +12,6 @@ import { generateStartupToken, writeKubeconfig } from '../apiserver/kubernetes/k
 import { kubernetesApiApp } from '../apiserver/kubernetes/kubernetes-app.js';
 import { loadServingCertificate } from '../apiserver/kubernetes/serving-certificate.js';
 import { startServer } from '../apiserver/server.js';
-import { CONTROLLERS } from '../controllers/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { openEmbeddedStore } from '../controllers/runtime/object-store/sqlite-store.js';
 import { loadKinds } from '../crds/registry.js';
@@ -22,7 +21,7 @@ import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Config } from './config.js';
-import { platformApi } from './platform-routes.js';
+import { controllersOf, platformApi, platformServices } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -62,13 +61,14 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
 
   const controllers = new ControllerRunner({ store, database, logger, metrics });
-  for (const controller of CONTROLLERS) controllers.register(controller);
+  const services = await platformServices(config, database);
+  for (const controller of controllersOf(config, services)) controllers.register(controller);
   await controllers.start();
 
   const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
   scheduler.start();
 
-  const api = await platformApi({ config, logger, database, store });
+  const api = await platformApi({ config, logger, database, store, services });
   const app = createApp({ config, logger, metrics, store, database, ...api });
   const server = await startServer(app, { host: config.host, port: config.port });
 

@@ -1,7 +1,24 @@
+import type { VpcConfig } from '../cli/config.js';
 import type { ControllerDefinition } from './runtime/controller.js';
+import { vaultClusterController } from './vaultcluster/controller.js';
+import type { VaultEngine } from './vaultcluster/engine.js';
+import { vpcControllers } from './vpc/index.js';
+
+/** What the controllers need from the process that runs them. */
+export interface ControllerServices {
+  vpc: VpcConfig;
+  vault: VaultEngine;
+  /** Where a vault cluster's Vault-compatible API answers. */
+  vaultApiAddress(namespace: string, name: string): string;
+}
 
 /**
- * Every controller the operator runs. Each kind's folder exports its definition; the list is
- * the one place that says which run.
+ * Every controller the platform runs: the one place that says which run, for the embedded
+ * `serve` and the cluster `operator` alike.
  */
-export const CONTROLLERS: ControllerDefinition[] = [];
+export function platformControllers(services: ControllerServices): ControllerDefinition[] {
+  return [
+    ...vpcControllers(services.vpc),
+    vaultClusterController({ engine: services.vault, apiAddress: services.vaultApiAddress }),
+  ];
+}

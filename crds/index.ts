@@ -1,7 +1,9 @@
 import type { KindDescriptor } from './kind.js';
+import { VAULT_CLUSTER } from './vault-cluster.js';
+import { VPC_KINDS } from './vpc.js';
 
 /**
  * Every kind cloudplane serves. The CRD generator (`npm run gen:crds`) and the runtime registry
  * (crds/registry.ts) both read this list; a kind is added here together with its types file.
  */
-export const KINDS: KindDescriptor[] = [];
+export const KINDS: KindDescriptor[] = [...VPC_KINDS, VAULT_CLUSTER];

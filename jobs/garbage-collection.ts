@@ -1,5 +1,6 @@
 import type { Database } from '../database/database.js';
 import type { JobDefinition } from './job.js';
+import { countTombstonesDeletedBefore, purgeTombstonesDeletedBefore } from '../controllers/vpc/tombstones.js';
 import { countRunsStartedBefore, deleteRunsStartedBefore } from './job-runs.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -15,6 +16,7 @@ export interface GarbageCollector {
 
 const COLLECTORS: readonly GarbageCollector[] = [
   { name: 'job_runs', count: countRunsStartedBefore, purge: deleteRunsStartedBefore },
+  { name: 'vpc_tombstones', count: countTombstonesDeletedBefore, purge: purgeTombstonesDeletedBefore },
 ];
 
 /**

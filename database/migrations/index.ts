@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import * as jobRuns from './0001_job_runs.js';
 import * as accounts from './0002_accounts.js';
 import * as oauth from './0003_oauth.js';
+import * as vpc from './0004_vpc.js';
+import * as vault from './0005_vault.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -14,4 +16,6 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0001_job_runs', up: jobRuns.up },
   { name: '0002_accounts', up: accounts.up },
   { name: '0003_oauth', up: oauth.up },
+  { name: '0004_vpc', up: vpc.up },
+  { name: '0005_vault', up: vault.up },
 ];

@@ -51,6 +51,9 @@ describeWithPostgres('cluster-mode processes against the embedded Kubernetes API
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  // Replicas share the platform key: with PostgreSQL it must come from the environment.
+  const platformKey = randomBytes(32).toString('base64');
+
   function operator(podName: string): CloudplaneProcess {
     const started = new CloudplaneProcess(['operator'], {
       KUBECONFIG: api.kubeconfigPath,
@@ -60,6 +63,7 @@ describeWithPostgres('cluster-mode processes against the embedded Kubernetes API
       CLOUDPLANE_LEADER_ELECTION_NAMESPACE: LEASE_NAMESPACE,
       CLOUDPLANE_DATA_DIR: dataDir,
       CLOUDPLANE_LOG_LEVEL: 'info',
+      CLOUDPLANE_KMS_KEY: platformKey,
     });
     processes.push(started);
     return started;
@@ -110,8 +114,7 @@ describeWithPostgres('cluster-mode processes against the embedded Kubernetes API
       DATABASE_URL: database.url,
       PORT: '0',
       CLOUDPLANE_DATA_DIR: dataDir,
-      // Replicas share the platform key: with PostgreSQL it must come from the environment.
-      CLOUDPLANE_KMS_KEY: randomBytes(32).toString('base64'),
+      CLOUDPLANE_KMS_KEY: platformKey,
     });
     processes.push(apiserver);
     const { url } = await eventually(() => apiserver.logged('cloudplane API serving'), STARTUP_MS);

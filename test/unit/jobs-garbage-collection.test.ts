@@ -83,7 +83,7 @@ describe('garbage-collection job', () => {
         dryRun: config.garbageCollection.dryRun,
         retentionDays: config.garbageCollection.retentionDays,
         cutoff: daysAgo(config.garbageCollection.retentionDays),
-        candidates: { job_runs: testCase.candidates },
+        candidates: { job_runs: testCase.candidates, vpc_tombstones: 0 },
         deleted: testCase.deleted,
       });
       expect(await remainingSeededRuns()).toEqual(testCase.remaining);

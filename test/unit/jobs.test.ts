@@ -48,7 +48,7 @@ describe('background jobs', () => {
         dryRun: true,
         retentionDays: 30,
         cutoff: '2024-04-01T02:00:00.000Z',
-        candidates: { job_runs: 0 },
+        candidates: { job_runs: 0, vpc_tombstones: 0 },
         deleted: 0,
       },
     },

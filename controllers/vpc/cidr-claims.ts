@@ -1,0 +1,133 @@
+/**
+ * Race-free overlap checks. Two requests (or two apiserver replicas) creating overlapping VPCs
+ * must not both succeed, and the object store cannot say "create unless another object's block
+ * overlaps". So every block is first claimed in the data plane: one transaction reads the
+ * organization's claims, checks overlap and the VPC limit, and inserts the claim. Transactions of
+ * one organization are serialised: on SQLite `begin immediate` takes the single write lock up
+ * front; on PostgreSQL a transaction-scoped advisory lock keyed by the namespace does, so
+ * organizations never wait on each other. The claim is released when the resource's finalizer
+ * runs.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../database/database.js';
+import type { DataPlane, VpcCidrClaimsTable } from '../../database/schema.js';
+import { overlaps, parseCidr, type Cidr } from './ipam.js';
+
+/** The first key of the two-key advisory lock: the class "VPC CIDR claims". */
+const ADVISORY_LOCK_CLASS = 0x0c1d;
+
+export type CidrClaim = VpcCidrClaimsTable;
+
+export interface CidrClaimRequest {
+  namespace: string;
+  kind: CidrClaim['kind'];
+  scope: string;
+  resourceId: string;
+  resourceName: string;
+  cidr: string;
+  /** For VPCs: claims of kind Vpc the namespace may hold, this one included. */
+  limit?: number;
+}
+
+export type ClaimOutcome =
+  { outcome: 'claimed' } | { outcome: 'overlap'; holder: CidrClaim } | { outcome: 'limit'; limit: number };
+
+export const regionScope = (region: string) => `region:${region}`;
+export const vpcScope = (vpcId: string) => `vpc:${vpcId}`;
+
+/** Runs `work` holding the namespace's claim lock. */
+export async function withClaimLock<T>(
+  database: Database,
+  namespace: string,
+  work: (trx: Transaction<DataPlane>) => Promise<T>,
+): Promise<T> {
+  return database.kysely.transaction().execute(async (trx) => {
+    if (database.dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK_CLASS}, hashtext(${namespace}))`.execute(trx);
+    }
+    return work(trx);
+  });
+}
+
+/**
+ * Claims `cidr` for the resource unless a sibling in the scope overlaps it or the limit is
+ * reached. Idempotent: the resource's own claim is updated, never counted against it.
+ */
+export async function claimCidr(
+  database: Database,
+  request: CidrClaimRequest,
+  now: Date,
+): Promise<ClaimOutcome> {
+  const wanted = parseCidr(request.cidr);
+  return withClaimLock(database, request.namespace, async (trx) => {
+    const claims = await trx
+      .selectFrom('vpc_cidr_claims')
+      .selectAll()
+      .where('namespace', '=', request.namespace)
+      .execute();
+    const own = claims.find((claim) => claim.resource_id === request.resourceId);
+    const others = claims.filter((claim) => claim.resource_id !== request.resourceId);
+    const holder = others.find(
+      (claim) => claim.scope === request.scope && overlaps(parseCidr(claim.cidr_block), wanted),
+    );
+    if (holder) return { outcome: 'overlap', holder };
+    if (!own && request.limit !== undefined) {
+      const held = others.filter((claim) => claim.kind === request.kind).length;
+      if (held >= request.limit) return { outcome: 'limit', limit: request.limit };
+    }
+    if (own) {
+      await trx
+        .updateTable('vpc_cidr_claims')
+        .set({ scope: request.scope, cidr_block: request.cidr, resource_name: request.resourceName })
+        .where('namespace', '=', request.namespace)
+        .where('resource_id', '=', request.resourceId)
+        .execute();
+    } else {
+      await trx
+        .insertInto('vpc_cidr_claims')
+        .values({
+          namespace: request.namespace,
+          resource_id: request.resourceId,
+          kind: request.kind,
+          scope: request.scope,
+          resource_name: request.resourceName,
+          cidr_block: request.cidr,
+          created_at: now.toISOString(),
+        })
+        .execute();
+    }
+    return { outcome: 'claimed' };
+  });
+}
+
+export async function releaseCidrClaim(
+  database: Database,
+  namespace: string,
+  resourceId: string,
+): Promise<void> {
+  await database.kysely
+    .deleteFrom('vpc_cidr_claims')
+    .where('namespace', '=', namespace)
+    .where('resource_id', '=', resourceId)
+    .execute();
+}
+
+/** Releases the VPC's own claim and those of its subnets. */
+export async function releaseVpcClaims(database: Database, namespace: string, vpcId: string): Promise<void> {
+  await database.kysely
+    .deleteFrom('vpc_cidr_claims')
+    .where('namespace', '=', namespace)
+    .where((eb) => eb.or([eb('resource_id', '=', vpcId), eb('scope', '=', vpcScope(vpcId))]))
+    .execute();
+}
+
+/** The blocks claimed in a scope. */
+export async function claimedBlocks(database: Database, namespace: string, scope: string): Promise<Cidr[]> {
+  const rows = await database.kysely
+    .selectFrom('vpc_cidr_claims')
+    .select('cidr_block')
+    .where('namespace', '=', namespace)
+    .where('scope', '=', scope)
+    .execute();
+  return rows.map((row) => parseCidr(row.cidr_block));
+}

@@ -1,0 +1,72 @@
+/**
+ * The NatGateway controller: a gateway is `pending` until it holds a public address from the pool,
+ * then `available`. The address is released when the gateway is deleted.
+ */
+import type { VpcConfig } from '../../cli/config.js';
+import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vpc.js';
+import type { ControllerDefinition } from '../runtime/controller.js';
+import { TerminalError } from '../runtime/controller.js';
+import { isStoreError } from '../runtime/object-store/types.js';
+import { partReconciler } from './part-reconciler.js';
+import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePublicIp } from './public-ips.js';
+
+export const NAT_GATEWAY_FINALIZER = 'cloudplane.dev/nat-public-ip';
+
+export function natGatewayController(config: VpcConfig): ControllerDefinition {
+  return {
+    name: 'nat-gateway',
+    for: NAT_GATEWAY,
+    reconcile: partReconciler<NatGateway>({
+      type: NAT_GATEWAY,
+      finalizer: NAT_GATEWAY_FINALIZER,
+      async converge(gateway, vpc, context) {
+        const { namespace, name } = gateway.metadata;
+        const spec = gateway.spec!;
+        let subnet: Subnet | undefined;
+        try {
+          subnet = await context.store.get<Subnet>(SUBNET, namespace, spec.subnetId);
+        } catch (error) {
+          if (!isStoreError(error, 'NotFound')) throw error;
+        }
+        if (!subnet || subnet.spec?.vpcRef !== vpc.metadata.name) {
+          throw new TerminalError(
+            'SubnetNotFound',
+            `spec.subnetId: subnet "${spec.subnetId}" does not exist in VPC ${vpc.metadata.name}`,
+            'failed',
+          );
+        }
+        if (!context.database) {
+          throw new TerminalError(
+            'NoAddressPool',
+            'public addresses need the data plane, which is not configured',
+            'failed',
+          );
+        }
+        try {
+          const allocation = await allocatePublicIp(
+            context.database,
+            {
+              pool: config.natPublicIpPool,
+              namespace: namespace!,
+              natGatewayId: name,
+              allocationId: spec.allocationId,
+            },
+            context.clock.now(),
+          );
+          return { publicIp: allocation.address, allocationId: allocation.allocation_id };
+        } catch (error) {
+          if (error instanceof AllocationInUseError) {
+            throw new TerminalError('AllocationInUse', `spec.allocationId: ${error.message}`, 'failed');
+          }
+          if (error instanceof PoolExhaustedError)
+            throw new TerminalError('PoolExhausted', error.message, 'failed');
+          throw error;
+        }
+      },
+      async finalize(gateway, context) {
+        if (context.database)
+          await releasePublicIp(context.database, gateway.metadata.namespace!, gateway.metadata.name);
+      },
+    }),
+  };
+}

@@ -1,0 +1,79 @@
+/** How parts hang off their VPC: labels, owner references, and finding a VPC's parts. */
+import {
+  INTERNET_GATEWAY,
+  NAT_GATEWAY,
+  NETWORK_ACL,
+  ROUTE_TABLE,
+  SECURITY_GROUP,
+  SUBNET,
+  type Vpc,
+  type VpcPart,
+} from '../../crds/vpc.js';
+import type { KindDescriptor } from '../../crds/kind.js';
+import type { ObjectStore, OwnerReference } from '../runtime/object-store/types.js';
+
+/** Every part carries its VPC's id here, so a VPC's parts are one label selector away. */
+export const VPC_LABEL = 'cloudplane.dev/vpc';
+
+/** The order a VPC's deletion removes its parts: what depends on others goes first. */
+export const DELETION_ORDER: readonly KindDescriptor[] = [
+  NAT_GATEWAY,
+  INTERNET_GATEWAY,
+  SUBNET,
+  ROUTE_TABLE,
+  SECURITY_GROUP,
+  NETWORK_ACL,
+];
+
+export function vpcOwnerReference(vpc: Vpc): OwnerReference {
+  return {
+    apiVersion: vpc.apiVersion,
+    kind: vpc.kind,
+    name: vpc.metadata.name,
+    uid: vpc.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Whether the part already names this VPC as its controlling owner and carries its label. */
+export function isOwnedBy(part: VpcPart, vpc: Vpc): boolean {
+  const owned = part.metadata.ownerReferences?.some(
+    (reference) => reference.controller && reference.uid === vpc.metadata.uid,
+  );
+  return Boolean(owned) && part.metadata.labels?.[VPC_LABEL] === vpc.metadata.name;
+}
+
+/** The part with its VPC set as controlling owner (replacing any other controller) and labelled. */
+export function withOwner<T extends VpcPart>(part: T, vpc: Vpc): T {
+  const others = (part.metadata.ownerReferences ?? []).filter((reference) => !reference.controller);
+  return {
+    ...part,
+    metadata: {
+      ...part.metadata,
+      labels: { ...part.metadata.labels, [VPC_LABEL]: vpc.metadata.name },
+      ownerReferences: [...others, vpcOwnerReference(vpc)],
+    },
+  };
+}
+
+/**
+ * The VPC's parts of one kind, read from the store. Selected by `spec.vpcRef` rather than by label
+ * so parts applied with kubectl count before their controller has labelled them.
+ */
+export async function listParts<T extends VpcPart>(
+  store: ObjectStore,
+  type: KindDescriptor,
+  namespace: string,
+  vpcId: string,
+): Promise<T[]> {
+  const { items } = await store.list<T>(type, { namespace });
+  return items.filter((item) => item.spec?.vpcRef === vpcId);
+}
+
+/** The part's display name: `spec.name` when set, else the object name. */
+export function displayName(object: { metadata: { name: string }; spec?: { name?: string } }): string {
+  return object.spec?.name ?? object.metadata.name;
+}
+
+export { SUBNET, SECURITY_GROUP, NETWORK_ACL, ROUTE_TABLE, INTERNET_GATEWAY, NAT_GATEWAY };

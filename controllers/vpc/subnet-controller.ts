@@ -1,0 +1,152 @@
+/** The Subnet controller: checks the block against the VPC and its siblings, claims it, counts addresses. */
+import {
+  NAT_GATEWAY,
+  SUBNET,
+  type NatGateway,
+  type Subnet,
+  type SubnetStatus,
+  type Vpc,
+} from '../../crds/vpc.js';
+import type { ControllerDefinition, ReconcileContext } from '../runtime/controller.js';
+import { TerminalError } from '../runtime/controller.js';
+import { claimCidr, releaseCidrClaim, vpcScope } from './cidr-claims.js';
+import { availableIpCount, overlaps, parseCidr } from './ipam.js';
+import { partReconciler, type PartBehaviour } from './part-reconciler.js';
+import { displayName, listParts } from './parts.js';
+import {
+  checkAvailabilityZone,
+  checkSubnetBlock,
+  collectProblems,
+  VpcValidationError,
+} from './validation.js';
+import { defaultNetworkAclId, mainRouteTableId } from './vpc-defaults.js';
+
+export const SUBNET_FINALIZER = 'cloudplane.dev/subnet-cidr-claim';
+
+/** The sentence both the REST 409 and the Ready condition use for an overlapping subnet. */
+export function subnetOverlapMessage(
+  field: string,
+  cidr: string,
+  sibling: { name: string; id: string; cidr: string },
+) {
+  return `${field}: ${cidr} overlaps subnet "${sibling.name}" (${sibling.id}) with block ${sibling.cidr}`;
+}
+
+/** Checks that need only the subnet and its VPC; shared with the REST route. */
+export function subnetProblems(
+  fields: { cidrBlock: string; availabilityZone: string },
+  spec: { cidrBlock: string; availabilityZone: string },
+  vpc: Vpc,
+) {
+  return collectProblems([
+    () => checkSubnetBlock(fields.cidrBlock, spec.cidrBlock, parseCidr(vpc.spec!.cidrBlock)),
+    () => checkAvailabilityZone(fields.availabilityZone, spec.availabilityZone, vpc.spec!.region),
+  ]);
+}
+
+/** Addresses held in the subnet: one per NAT gateway living there. */
+export async function assignedAddresses(
+  context: Pick<ReconcileContext, 'store'>,
+  subnet: Subnet,
+): Promise<number> {
+  const gateways = await listParts<NatGateway>(
+    context.store,
+    NAT_GATEWAY,
+    subnet.metadata.namespace!,
+    subnet.spec!.vpcRef,
+  );
+  return gateways.filter((gateway) => gateway.spec?.subnetId === subnet.metadata.name).length;
+}
+
+async function claimBlock(subnet: Subnet, context: ReconcileContext): Promise<void> {
+  const { namespace, name } = subnet.metadata;
+  const spec = subnet.spec!;
+  if (context.database) {
+    const claim = await claimCidr(
+      context.database,
+      {
+        namespace: namespace!,
+        kind: 'Subnet',
+        scope: vpcScope(spec.vpcRef),
+        resourceId: name,
+        resourceName: displayName(subnet),
+        cidr: spec.cidrBlock,
+      },
+      context.clock.now(),
+    );
+    if (claim.outcome === 'overlap') {
+      const { holder } = claim;
+      throw new TerminalError(
+        'CidrConflict',
+        subnetOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
+          name: holder.resource_name,
+          id: holder.resource_id,
+          cidr: holder.cidr_block,
+        }),
+        'failed',
+      );
+    }
+    return;
+  }
+  const block = parseCidr(spec.cidrBlock);
+  const siblings = await listParts<Subnet>(context.store, SUBNET, namespace!, spec.vpcRef);
+  const sibling = siblings.find(
+    (other) => other.metadata.name !== name && overlaps(parseCidr(other.spec!.cidrBlock), block),
+  );
+  if (sibling) {
+    throw new TerminalError(
+      'CidrConflict',
+      subnetOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
+        name: displayName(sibling),
+        id: sibling.metadata.name,
+        cidr: sibling.spec!.cidrBlock,
+      }),
+      'failed',
+    );
+  }
+}
+
+const behaviour: PartBehaviour<Subnet> = {
+  type: SUBNET,
+  finalizer: SUBNET_FINALIZER,
+  async converge(
+    subnet,
+    vpc,
+    context,
+  ): Promise<Omit<SubnetStatus, 'phase' | 'observedGeneration' | 'conditions'>> {
+    const spec = subnet.spec!;
+    const problems = subnetProblems(
+      { cidrBlock: 'spec.cidrBlock', availabilityZone: 'spec.availabilityZone' },
+      spec,
+      vpc,
+    );
+    if (problems.length > 0) throw new VpcValidationError(problems);
+    await claimBlock(subnet, context);
+    const assigned = await assignedAddresses(context, subnet);
+    return {
+      availableIpCount: availableIpCount(parseCidr(spec.cidrBlock), assigned),
+      assignedIpCount: assigned,
+      routeTableId: spec.routeTableId ?? mainRouteTableId(vpc),
+      networkAclId: spec.networkAclId ?? defaultNetworkAclId(vpc),
+    };
+  },
+  async finalize(subnet, context) {
+    if (context.database)
+      await releaseCidrClaim(context.database, subnet.metadata.namespace!, subnet.metadata.name);
+  },
+};
+
+export const subnetController: ControllerDefinition = {
+  name: 'subnet',
+  for: SUBNET,
+  watches: [
+    {
+      type: NAT_GATEWAY,
+      map: (object) => {
+        const subnetId = (object as NatGateway).spec?.subnetId;
+        return subnetId ? [{ namespace: object.metadata.namespace, name: subnetId }] : [];
+      },
+    },
+  ],
+  reconcile: partReconciler(behaviour),
+};

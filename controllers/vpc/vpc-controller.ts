@@ -1,0 +1,294 @@
+/**
+ * The Vpc controller: validates the VPC, claims its block, creates its default parts, counts its
+ * parts, and on deletion removes the parts in dependency order before letting the object go and
+ * leaving a tombstone.
+ */
+import type { VpcConfig } from '../../cli/config.js';
+import { VPC, type Vpc, type VpcPart, type VpcStatus } from '../../crds/vpc.js';
+import { setCondition } from '../runtime/conditions.js';
+import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
+import { TerminalError } from '../runtime/controller.js';
+import { isStoreError, type KubeObject } from '../runtime/object-store/types.js';
+import { writeStatusIfChanged } from '../runtime/status.js';
+import { claimCidr, regionScope, releaseVpcClaims } from './cidr-claims.js';
+import { formatCidr, overlaps, parseCidr } from './ipam.js';
+import {
+  DELETION_ORDER,
+  displayName,
+  INTERNET_GATEWAY,
+  listParts,
+  NAT_GATEWAY,
+  NETWORK_ACL,
+  ROUTE_TABLE,
+  SECURITY_GROUP,
+  SUBNET,
+} from './parts.js';
+import { writeTombstone } from './tombstones.js';
+import { checkBlock, checkRegion, collectProblems } from './validation.js';
+import {
+  defaultNetworkAcl,
+  defaultNetworkAclId,
+  defaultSecurityGroup,
+  defaultSecurityGroupId,
+  mainRouteTable,
+  mainRouteTableId,
+} from './vpc-defaults.js';
+
+/** Held while the VPC has parts or claims to clean up. */
+export const VPC_FINALIZER = 'cloudplane.dev/vpc-cleanup';
+
+/** Ready condition reasons. */
+export const VpcReason = {
+  Provisioning: 'Provisioning',
+  Available: 'Available',
+  InvalidSpec: 'InvalidSpec',
+  CidrConflict: 'CidrConflict',
+  LimitReached: 'VpcLimitReached',
+  Deleting: 'Deleting',
+} as const;
+
+/** The sentence both the REST 409 and the Ready condition use for an overlapping VPC. */
+export function vpcOverlapMessage(
+  field: string,
+  cidr: string,
+  other: { name: string; id: string; cidr: string },
+) {
+  return `${field}: ${cidr} overlaps VPC "${other.name}" (${other.id}) with block ${other.cidr} in the same region`;
+}
+
+export function vpcLimitMessage(limit: number): string {
+  return `the organization already has ${limit} VPCs, the limit (CLOUDPLANE_VPC_LIMIT); delete one first`;
+}
+
+function validate(vpc: Vpc, config: VpcConfig): void {
+  const spec = vpc.spec!;
+  const problems = collectProblems([
+    () => checkBlock('spec.cidrBlock', spec.cidrBlock),
+    () => checkRegion('spec.region', spec.region, config.regions),
+  ]);
+  if (problems.length > 0) {
+    throw new TerminalError(VpcReason.InvalidSpec, problems.map((problem) => problem.message).join('; '));
+  }
+}
+
+/** Without a data plane, other VPCs are read from the store; racing creates are then not excluded. */
+async function claimBlock(vpc: Vpc, config: VpcConfig, context: ReconcileContext): Promise<void> {
+  const { namespace, name } = vpc.metadata;
+  const spec = vpc.spec!;
+  if (context.database) {
+    const claim = await claimCidr(
+      context.database,
+      {
+        namespace: namespace!,
+        kind: 'Vpc',
+        scope: regionScope(spec.region),
+        resourceId: name,
+        resourceName: displayName(vpc),
+        cidr: spec.cidrBlock,
+        limit: config.limitPerOrganization,
+      },
+      context.clock.now(),
+    );
+    if (claim.outcome === 'overlap') {
+      const { holder } = claim;
+      throw new TerminalError(
+        VpcReason.CidrConflict,
+        vpcOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
+          name: holder.resource_name,
+          id: holder.resource_id,
+          cidr: holder.cidr_block,
+        }),
+      );
+    }
+    if (claim.outcome === 'limit')
+      throw new TerminalError(VpcReason.LimitReached, vpcLimitMessage(claim.limit));
+    return;
+  }
+  const block = parseCidr(spec.cidrBlock);
+  const { items } = await context.store.list<Vpc>(VPC, { namespace });
+  const other = items.find(
+    (item) =>
+      item.metadata.name !== name &&
+      item.spec?.region === spec.region &&
+      overlaps(parseCidr(item.spec.cidrBlock), block),
+  );
+  if (other) {
+    throw new TerminalError(
+      VpcReason.CidrConflict,
+      vpcOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
+        name: displayName(other),
+        id: other.metadata.name,
+        cidr: formatCidr(parseCidr(other.spec!.cidrBlock)),
+      }),
+    );
+  }
+}
+
+async function createIfMissing(
+  context: ReconcileContext,
+  object: KubeObject,
+  type: typeof VPC,
+): Promise<void> {
+  try {
+    await context.store.create(type, object);
+  } catch (error) {
+    if (!isStoreError(error, 'AlreadyExists')) throw error;
+  }
+}
+
+async function countParts(context: ReconcileContext, vpc: Vpc) {
+  const count = async (type: typeof VPC) =>
+    (await listParts<VpcPart>(context.store, type, vpc.metadata.namespace!, vpc.metadata.name)).length;
+  return {
+    subnetCount: await count(SUBNET),
+    routeTableCount: await count(ROUTE_TABLE),
+    natGatewayCount: await count(NAT_GATEWAY),
+    internetGatewayCount: await count(INTERNET_GATEWAY),
+    securityGroupCount: await count(SECURITY_GROUP),
+    networkAclCount: await count(NETWORK_ACL),
+  };
+}
+
+/**
+ * One step of the teardown: deletes the parts of the first kind in DELETION_ORDER that still has
+ * any. Answers false while parts remain; their deletion wakes this reconcile again.
+ */
+async function removeParts(context: ReconcileContext, vpc: Vpc): Promise<boolean> {
+  for (const type of DELETION_ORDER) {
+    const parts = await listParts<VpcPart>(context.store, type, vpc.metadata.namespace!, vpc.metadata.name);
+    if (parts.length === 0) continue;
+    for (const part of parts) {
+      if (part.metadata.deletionTimestamp) continue;
+      try {
+        await context.store.delete(type, part.metadata.namespace, part.metadata.name);
+      } catch (error) {
+        if (!isStoreError(error, 'NotFound')) throw error;
+      }
+    }
+    context.logger.info({ parts: type.kind, remaining: parts.length }, 'removing the VPC parts');
+    return false;
+  }
+  return true;
+}
+
+async function finalize(vpc: Vpc, context: ReconcileContext): Promise<void> {
+  if (!vpc.metadata.finalizers?.includes(VPC_FINALIZER)) return;
+  const now = context.clock.now();
+  const deleting = setCondition(
+    vpc.status?.conditions,
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: VpcReason.Deleting,
+      message: 'removing the VPC parts',
+      observedGeneration: vpc.metadata.generation,
+    },
+    now,
+  );
+  const current = await writeStatusIfChanged(context.store, VPC, vpc, {
+    ...vpc.status,
+    phase: 'deleting',
+    conditions: deleting,
+  });
+  if (!(await removeParts(context, current))) return;
+  const spec = current.spec!;
+  if (context.database) {
+    await writeTombstone(context.database, {
+      namespace: current.metadata.namespace!,
+      vpc_id: current.metadata.name,
+      name: displayName(current),
+      cidr_block: spec.cidrBlock,
+      region: spec.region,
+      is_default: spec.isDefault ? 1 : 0,
+      flow_logs_enabled: spec.enableFlowLogs ? 1 : 0,
+      created_at: current.metadata.creationTimestamp ?? now.toISOString(),
+      deleted_at: now.toISOString(),
+    });
+    await releaseVpcClaims(context.database, current.metadata.namespace!, current.metadata.name);
+  }
+  await context.store.update(VPC, {
+    ...current,
+    metadata: {
+      ...current.metadata,
+      finalizers: current.metadata.finalizers!.filter((finalizer) => finalizer !== VPC_FINALIZER),
+    },
+  });
+  context.logger.info('VPC deleted; tombstone written');
+}
+
+/** Shown while the default parts are being made, so `kubectl get vpcs` never shows an empty status. */
+async function markProvisioning(vpc: Vpc, context: ReconcileContext): Promise<Vpc> {
+  const generation = vpc.metadata.generation;
+  return writeStatusIfChanged(context.store, VPC, vpc, {
+    phase: 'provisioning',
+    observedGeneration: generation,
+    conditions: setCondition(
+      vpc.status?.conditions,
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: VpcReason.Provisioning,
+        message: 'creating the main route table, default network ACL and default security group',
+        observedGeneration: generation,
+      },
+      context.clock.now(),
+    ),
+  });
+}
+
+export function vpcReconciler(config: VpcConfig): Reconciler {
+  return async ({ namespace, name }, context) => {
+    let vpc: Vpc;
+    try {
+      vpc = await context.store.get<Vpc>(VPC, namespace, name);
+    } catch (error) {
+      if (isStoreError(error, 'NotFound')) return;
+      throw error;
+    }
+    if (vpc.metadata.deletionTimestamp) return finalize(vpc, context);
+
+    validate(vpc, config);
+    await claimBlock(vpc, config, context);
+    if (!vpc.status?.phase) vpc = await markProvisioning(vpc, context);
+    if (!vpc.metadata.finalizers?.includes(VPC_FINALIZER)) {
+      vpc = await context.store.update(VPC, {
+        ...vpc,
+        metadata: { ...vpc.metadata, finalizers: [...(vpc.metadata.finalizers ?? []), VPC_FINALIZER] },
+      });
+    }
+    await createIfMissing(context, mainRouteTable(vpc), ROUTE_TABLE);
+    await createIfMissing(context, defaultNetworkAcl(vpc), NETWORK_ACL);
+    await createIfMissing(context, defaultSecurityGroup(vpc), SECURITY_GROUP);
+
+    const generation = vpc.metadata.generation;
+    const status: VpcStatus = {
+      phase: 'available',
+      observedGeneration: generation,
+      conditions: setCondition(
+        vpc.status?.conditions,
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: VpcReason.Available,
+          message: 'the VPC and its default parts exist',
+          observedGeneration: generation,
+        },
+        context.clock.now(),
+      ),
+      ...(await countParts(context, vpc)),
+      mainRouteTableId: mainRouteTableId(vpc),
+      defaultNetworkAclId: defaultNetworkAclId(vpc),
+      defaultSecurityGroupId: defaultSecurityGroupId(vpc),
+    };
+    await writeStatusIfChanged(context.store, VPC, vpc, status);
+  };
+}
+
+export function vpcController(config: VpcConfig): ControllerDefinition {
+  return {
+    name: 'vpc',
+    for: VPC,
+    owns: [...DELETION_ORDER],
+    reconcile: vpcReconciler(config),
+  };
+}
