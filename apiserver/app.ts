@@ -24,6 +24,11 @@ export interface AppDependencies {
   database: Database;
   /** The API's route modules, one per area; the operational endpoints are always served. */
   routes?: RouteModule[];
+  /**
+   * Routers that speak a wire format of their own (the Vault-compatible API), mounted before the
+   * declared routes; they do their own authentication.
+   */
+  mounts?: readonly { path: string; router: express.Router }[];
   /** Without one, every request is anonymous and `authenticated` routes answer 401. */
   authenticator?: Authenticator;
   now?: () => Date;
@@ -55,6 +60,7 @@ export function createApp(deps: AppDependencies): express.Express {
   // Answers are `no-store`: an ETag would only cost a hash of every body.
   app.set('etag', false);
   app.use(accessLog(logger), securityHeaders, httpMetrics(metrics));
+  for (const mount of deps.mounts ?? []) app.use(mount.path, mount.router);
   mountRoutes(app, routes, {
     services: { config, metrics, store, database, now },
     admission: admission(deps.authenticator, limiter),

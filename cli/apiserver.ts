@@ -103,6 +103,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
     const api = await platformApi({ config, logger, database, store, services });
     const app = createApp({ config, logger, metrics, store, database, ...api });
     const server = await startServer(app, { host: config.host, port: config.port });
+    if (!config.baseUrlConfigured) config.baseUrl = server.url;
     logger.info(
       { url: server.url, mode: 'cluster', component: 'apiserver' },
       `cloudplane API serving on ${server.url}`,

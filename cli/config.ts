@@ -8,7 +8,10 @@ export interface Config {
   kubeApiPort: number;
   host: string;
   dataDir: string;
+  /** The public URL links and addresses are built from. */
   baseUrl: string;
+  /** False when `baseUrl` is only the default: the process then takes the address it bound. */
+  baseUrlConfigured: boolean;
   /** `postgres://…` for PostgreSQL; absent means the SQLite file in the data dir. */
   databaseUrl: string | undefined;
   kubeconfig: string | undefined;
@@ -344,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     baseUrl,
+    baseUrlConfigured: Boolean(env.CLOUDPLANE_BASE_URL?.trim()),
     databaseUrl,
     kubeconfig,
     logLevel: logLevelRaw as LevelWithSilent,

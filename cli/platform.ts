@@ -1,5 +1,7 @@
 import { createAccounts } from '../accounts/index.js';
+import type { Router } from 'express';
 import { oauthRoutes } from '../apiserver/routes/oauth.js';
+import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import { vaultRoutes } from '../apiserver/routes/vault.js';
 import { vpcRoutes } from '../apiserver/routes/vpcs.js';
 import type { Authenticator, RouteModule } from '../apiserver/routing/route.js';
@@ -28,7 +30,7 @@ export async function platformServices(config: Config, database: Database): Prom
     platformKey,
     // With PostgreSQL several processes serve one cluster: each must see it unsealed.
     vault: new VaultEngine({ database, platformKey, shareUnsealState: config.databaseUrl !== undefined }),
-    vaultApiAddress: (namespace, name) => `${config.baseUrl}/vault/${namespace}/${name}`,
+    vaultApiAddress: (_namespace, name) => vaultApiAddress(config.baseUrl, name),
   };
 }
 
@@ -42,6 +44,7 @@ export function controllersOf(config: Config, services: PlatformServices): Contr
 
 export interface PlatformApi {
   routes: RouteModule[];
+  mounts: { path: string; router: Router }[];
   authenticator: Authenticator;
 }
 
@@ -64,6 +67,12 @@ export async function platformApi(deps: {
       oauthRoutes(accounts.deps),
       vpcRoutes({ store }),
       vaultRoutes({ engine: services.vault, apiAddress: services.vaultApiAddress }),
+    ],
+    mounts: [
+      {
+        path: '/vault/:clusterId',
+        router: vaultApi({ engine: services.vault, store, logger, bodyLimitBytes: config.bodyLimitBytes }),
+      },
     ],
     authenticator: accounts.authenticator,
   };

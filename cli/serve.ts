@@ -71,6 +71,8 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const api = await platformApi({ config, logger, database, store, services });
   const app = createApp({ config, logger, metrics, store, database, ...api });
   const server = await startServer(app, { host: config.host, port: config.port });
+  // Links and vault addresses are built when asked for, so they follow the port actually bound.
+  if (!config.baseUrlConfigured) config.baseUrl = server.url;
 
   const startupToken = generateStartupToken();
   const certificate = loadServingCertificate(config.dataDir, ['127.0.0.1', 'localhost', config.host]);

@@ -31,6 +31,8 @@ export interface DataPlane {
   vault_auth_methods: VaultAuthMethodsTable;
   vault_transit_keys: VaultTransitKeysTable;
   vault_audit_entries: VaultAuditEntriesTable;
+  vault_auth_roles: VaultAuthRolesTable;
+  vault_approle_secret_ids: VaultApproleSecretIdsTable;
   vpc_cidr_claims: VpcCidrClaimsTable;
   vpc_tombstones: VpcTombstonesTable;
   vpc_public_ips: VpcPublicIpsTable;
@@ -327,4 +329,29 @@ export interface VpcPublicIpsTable {
   namespace: string;
   nat_gateway_id: string;
   allocated_at: string;
+}
+
+/** A role of an approle or jwt auth method (migration 0006_vault_auth_roles). */
+export interface VaultAuthRolesTable {
+  cluster_id: string;
+  /** The method's mount path, ending in "/". */
+  mount: string;
+  name: string;
+  /** The approle role id; null for jwt roles. */
+  role_id: string | null;
+  config: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An approle secret id, stored only as its SHA-256. */
+export interface VaultApproleSecretIdsTable {
+  secret_id_hash: string;
+  cluster_id: string;
+  mount: string;
+  role_name: string;
+  accessor: string;
+  created_at: string;
+  /** Null: never expires. */
+  expire_time: string | null;
 }

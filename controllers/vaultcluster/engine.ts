@@ -29,6 +29,8 @@ const VAULT_TABLES = [
   'vault_auth_methods',
   'vault_transit_keys',
   'vault_audit_entries',
+  'vault_auth_roles',
+  'vault_approle_secret_ids',
   'vault_keyrings',
 ] as const;
 

@@ -4,6 +4,7 @@ import * as accounts from './0002_accounts.js';
 import * as oauth from './0003_oauth.js';
 import * as vpc from './0004_vpc.js';
 import * as vault from './0005_vault.js';
+import * as vaultAuthRoles from './0006_vault_auth_roles.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0003_oauth', up: oauth.up },
   { name: '0004_vpc', up: vpc.up },
   { name: '0005_vault', up: vault.up },
+  { name: '0006_vault_auth_roles', up: vaultAuthRoles.up },
 ];

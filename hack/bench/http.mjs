@@ -7,21 +7,25 @@
 // load generator never shares an event loop with the server it measures. Targets run one after
 // another against already-running servers; to add one (an authenticated GET, say), add an entry
 // to TARGETS.
-import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-
-const CONNECTIONS = 50;
-const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
-const WARMUP_SECONDS = Math.min(3, DURATION_SECONDS);
-const CHILD_START_TIMEOUT_MS = 30_000;
-const CHILD_STOP_TIMEOUT_MS = 10_000;
+import {
+  childRss,
+  CONNECTIONS,
+  deadline,
+  dist,
+  DURATION_SECONDS,
+  load,
+  registerBenchUser,
+  serveAsChild,
+  startChild,
+  stopChild,
+  unexpectedStatuses,
+  WARMUP_SECONDS,
+} from './harness.mjs';
 
 /**
  * `server` names the child that serves the target; `status` is the answer expected (200 when
@@ -52,8 +56,6 @@ const TARGETS = [
     status: 404,
   },
 ];
-
-const dist = (relative) => new URL(`../../dist/${relative}`, import.meta.url).href;
 
 async function serveBare() {
   const server = http.createServer((_req, res) => {
@@ -137,7 +139,7 @@ async function serveCloudplane() {
   const server = await startServer(app, { host: '127.0.0.1', port: 0 });
   return {
     port: server.port,
-    bearer: await registerBenchUser(server.url),
+    details: { bearer: await registerBenchUser(server.url) },
     async close() {
       await server.close();
       await database.close();
@@ -147,84 +149,12 @@ async function serveCloudplane() {
   };
 }
 
-/** A real account, registered and signed in through the API; answers its access token. */
-async function registerBenchUser(url) {
-  const account = { email: 'bench@example.com', password: 'benchmark passphrase', name: 'Bench' };
-  const post = (path, body) =>
-    globalThis.fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const registered = await post('/v1/auth/register', account);
-  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
-  const login = await post('/v1/auth/login', { email: account.email, password: account.password });
-  if (login.status !== 200) throw new Error(`login answered ${login.status}`);
-  return (await login.json()).data.token;
-}
-
 async function runChild(kind) {
-  const running = kind === 'bare' ? await serveBare() : await serveCloudplane();
-  const stop = async () => {
-    await running.close();
-    process.exit(0);
-  };
-  process.on('disconnect', () => void stop());
-  process.on('message', (message) => {
-    if (message === 'rss') process.send({ rss: process.memoryUsage().rss });
-    if (message === 'bearer') process.send({ bearer: running.bearer ?? null });
-    if (message === 'stop') void stop();
-  });
-  process.send({ port: running.port });
+  serveAsChild(kind === 'bare' ? await serveBare() : await serveCloudplane());
 }
 
-function nextMessage(child, key, timeoutMs) {
-  return new Promise((resolve, reject) => {
-    const settle = (outcome) => {
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      outcome();
-    };
-    const timer = setTimeout(
-      () => settle(() => reject(new Error(`no ${key} from child within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
-    const onMessage = (message) => {
-      if (message && key in message) settle(() => resolve(message[key]));
-    };
-    const onExit = (code) =>
-      settle(() => reject(new Error(`child exited with ${code} before sending ${key}`)));
-    child.on('message', onMessage);
-    child.on('exit', onExit);
-  });
-}
-
-async function startChild(kind) {
-  const child = fork(fileURLToPath(import.meta.url), ['serve', kind], { stdio: 'inherit' });
-  const port = await nextMessage(child, 'port', CHILD_START_TIMEOUT_MS);
-  child.send('bearer');
-  const bearer = await nextMessage(child, 'bearer', CHILD_START_TIMEOUT_MS);
-  return { kind, child, url: `http://127.0.0.1:${port}`, bearer };
-}
-
-async function stopChild({ child }) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.send('stop');
-  const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
-}
-
-function load(server, target, seconds) {
-  return autocannon({
-    url: `${server.url}${target.path}`,
-    method: target.method,
-    headers: target.auth === 'bearer' ? { authorization: `Bearer ${server.bearer}` } : {},
-    connections: CONNECTIONS,
-    duration: seconds,
-  });
+function headersFor(server, target) {
+  return target.auth === 'bearer' ? { authorization: `Bearer ${server.details.bearer}` } : {};
 }
 
 function row(target, result, baseline, rssBytes) {
@@ -237,9 +167,7 @@ function row(target, result, baseline, rssBytes) {
     'vs node:http': baseline ? `${((rate / baseline) * 100).toFixed(1)}%` : '100.0%',
     'server RSS MB': Math.round(rssBytes / 1024 / 1024),
     'errors+timeouts': result.errors + result.timeouts,
-    'unexpected status': Object.entries(result.statusCodeStats)
-      .filter(([code]) => Number(code) !== (target.status ?? 200))
-      .reduce((sum, [, stats]) => sum + stats.count, 0),
+    'unexpected status': unexpectedStatuses(result, target.status ?? 200),
   };
 }
 
@@ -247,13 +175,9 @@ async function bench() {
   const kinds = [...new Set(TARGETS.map((target) => target.server))];
   const deadlineMs = (TARGETS.length * (WARMUP_SECONDS + DURATION_SECONDS + 10) + kinds.length * 40) * 1000;
   const children = [];
-  const deadline = setTimeout(() => {
-    console.error(`benchmark exceeded ${deadlineMs / 1000} s; stopping`);
-    for (const { child } of children) child.kill('SIGKILL');
-    process.exit(1);
-  }, deadlineMs);
+  const cancelDeadline = deadline(deadlineMs / 1000, children);
   try {
-    for (const kind of kinds) children.push(await startChild(kind));
+    for (const kind of kinds) children.push(await startChild(import.meta.url, kind));
     const byKind = new Map(children.map((running) => [running.kind, running]));
     console.log(
       `${TARGETS.length} targets, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${DURATION_SECONDS} s each`,
@@ -262,11 +186,11 @@ async function bench() {
     let baseline;
     for (const target of TARGETS) {
       const server = byKind.get(target.server);
-      await load(server, target, WARMUP_SECONDS);
+      const request = { method: target.method, path: target.path, headers: headersFor(server, target) };
+      await load(server.url, request, WARMUP_SECONDS);
       await delay(200);
-      const result = await load(server, target, DURATION_SECONDS);
-      server.child.send('rss');
-      const rss = await nextMessage(server.child, 'rss', CHILD_START_TIMEOUT_MS);
+      const result = await load(server.url, request, DURATION_SECONDS);
+      const rss = await childRss(server);
       baseline ??= result.requests.average;
       rows.push(row(target, result, baseline, rss));
       console.log(`  done: ${target.name}`);
@@ -274,7 +198,7 @@ async function bench() {
     console.table(rows);
   } finally {
     await Promise.all(children.map(stopChild));
-    clearTimeout(deadline);
+    cancelDeadline();
   }
 }
 

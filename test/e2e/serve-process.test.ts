@@ -132,6 +132,38 @@ describe('cloudplane serve, as a process', () => {
     expect(other.out).toMatch(/Forbidden|forbidden/);
   });
 
+  it('serves a vault cluster through the REST API and its Vault-compatible address', async () => {
+    const credentials = { email: 'vault@example.com', password: 'a long enough passphrase', name: 'Vault' };
+    await fetch(`${started.url}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
+    const login = (await (
+      await fetch(`${started.url}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: credentials.email, password: credentials.password }),
+      })
+    ).json()) as { data: { token: string } };
+    const created = await fetch(`${started.url}/api/v1/vault`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` },
+      body: JSON.stringify({ name: 'payments', auto_unseal: false }),
+    });
+    expect(created.status).toBe(201);
+    const cluster = (await created.json()) as { id: string; unseal_keys: string[] };
+    expect(cluster.unseal_keys).toHaveLength(5);
+    const detail = (await (
+      await fetch(`${started.url}/api/v1/vault/${cluster.id}`, {
+        headers: { authorization: `Bearer ${login.data.token}` },
+      })
+    ).json()) as { api_address: string };
+    expect(detail.api_address).toBe(`${started.url}/vault/${cluster.id}`);
+    const sealStatus = await fetch(`${detail.api_address}/v1/sys/seal-status`);
+    expect(await sealStatus.json()).toMatchObject({ sealed: true, t: 3, n: 5, progress: 0 });
+  });
+
   it('stops cleanly on SIGTERM', async () => {
     started.child.kill('SIGTERM');
     expect(await started.exited).toBe(0);

@@ -39,13 +39,17 @@ describe('tenancy', () => {
   });
 
   it('creates the namespace before the first resource, labelled with its organization, once', async () => {
-    expect(await ensureTenantNamespace(store, principal('org_firstfirstfirstfirstfirs'))).toBe('org-firstfirstfirstfirstfirs');
-    const created = await store.get(NAMESPACE_KIND, undefined, 'org-firstfirstfirstfirstfirs');
-    expect(created.metadata.labels).toEqual({ 'cloudplane.dev/organization': 'org_firstfirstfirstfirstfirs' });
-    await ensureTenantNamespace(store, principal('org_firstfirstfirstfirstfirs'));
-    expect((await store.get(NAMESPACE_KIND, undefined, 'org-firstfirstfirstfirstfirs')).metadata.resourceVersion).toBe(
-      created.metadata.resourceVersion,
+    expect(await ensureTenantNamespace(store, principal('org_firstfirstfirstfirstfirs'))).toBe(
+      'org-firstfirstfirstfirstfirs',
     );
+    const created = await store.get(NAMESPACE_KIND, undefined, 'org-firstfirstfirstfirstfirs');
+    expect(created.metadata.labels).toEqual({
+      'cloudplane.dev/organization': 'org_firstfirstfirstfirstfirs',
+    });
+    await ensureTenantNamespace(store, principal('org_firstfirstfirstfirstfirs'));
+    expect(
+      (await store.get(NAMESPACE_KIND, undefined, 'org-firstfirstfirstfirstfirs')).metadata.resourceVersion,
+    ).toBe(created.metadata.resourceVersion);
   });
 
   it('accepts a namespace that someone else created first', async () => {
@@ -54,6 +58,8 @@ describe('tenancy', () => {
       kind: 'Namespace',
       metadata: { name: 'org-takentakentakentakentake' },
     });
-    expect(await ensureTenantNamespace(store, principal('org_takentakentakentakentake'))).toBe('org-takentakentakentakentake');
+    expect(await ensureTenantNamespace(store, principal('org_takentakentakentakentake'))).toBe(
+      'org-takentakentakentakentake',
+    );
   });
 });

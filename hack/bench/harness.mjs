@@ -1,0 +1,123 @@
+// What the benchmarks share: servers in child processes (so the load generator never shares an
+// event loop with the server it measures), a registered user, and autocannon runs.
+import { fork } from 'node:child_process';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const CONNECTIONS = 50;
+export const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
+export const WARMUP_SECONDS = Math.min(3, DURATION_SECONDS);
+const CHILD_START_TIMEOUT_MS = 30_000;
+const CHILD_STOP_TIMEOUT_MS = 10_000;
+
+/** The compiled module at `relative` under dist/, for `import()`. */
+export const dist = (relative) => new URL(`../../dist/${relative}`, import.meta.url).href;
+
+/**
+ * Runs in the child: reports `running.port` and answers the parent's messages (`details`: what
+ * the server set up, such as a bearer token; `rss`; `stop`).
+ */
+export function serveAsChild(running) {
+  const stop = async () => {
+    await running.close();
+    process.exit(0);
+  };
+  process.on('disconnect', () => void stop());
+  process.on('message', (message) => {
+    if (message === 'rss') process.send({ rss: process.memoryUsage().rss });
+    if (message === 'details') process.send({ details: running.details ?? {} });
+    if (message === 'stop') void stop();
+  });
+  process.send({ port: running.port });
+}
+
+export function nextMessage(child, key, timeoutMs = CHILD_START_TIMEOUT_MS) {
+  return new Promise((resolve, reject) => {
+    const settle = (outcome) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new Error(`no ${key} from child within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
+    const onMessage = (message) => {
+      if (message && key in message) settle(() => resolve(message[key]));
+    };
+    const onExit = (code) =>
+      settle(() => reject(new Error(`child exited with ${code} before sending ${key}`)));
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** Forks `script` (a file URL) with `serve <kind>` and waits for its port and details. */
+export async function startChild(script, kind) {
+  const child = fork(fileURLToPath(script), ['serve', kind], { stdio: 'inherit' });
+  const port = await nextMessage(child, 'port');
+  child.send('details');
+  const details = await nextMessage(child, 'details');
+  return { kind, child, url: `http://127.0.0.1:${port}`, details };
+}
+
+export async function stopChild({ child }) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function childRss({ child }) {
+  child.send('rss');
+  return nextMessage(child, 'rss');
+}
+
+/** Kills the children and exits when the run takes longer than `seconds`; answers the canceller. */
+export function deadline(seconds, children) {
+  const timer = setTimeout(() => {
+    console.error(`benchmark exceeded ${seconds} s; stopping`);
+    for (const { child } of children) child.kill('SIGKILL');
+    process.exit(1);
+  }, seconds * 1000);
+  return () => clearTimeout(timer);
+}
+
+/** A real account, registered and signed in through the API; answers its access token. */
+export async function registerBenchUser(url) {
+  const account = { email: 'bench@example.com', password: 'benchmark passphrase', name: 'Bench' };
+  const post = (path, body) =>
+    globalThis.fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const registered = await post('/v1/auth/register', account);
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}`);
+  const login = await post('/v1/auth/login', { email: account.email, password: account.password });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}`);
+  return (await login.json()).data.token;
+}
+
+/** One autocannon run of `request` ({method, path, headers?, body?}) against `url`. */
+export function load(url, request, seconds) {
+  return autocannon({
+    url: `${url}${request.path}`,
+    method: request.method,
+    headers: request.headers ?? {},
+    body: request.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+}
+
+/** Answers other than `expected` in an autocannon result. */
+export function unexpectedStatuses(result, expected) {
+  return Object.entries(result.statusCodeStats)
+    .filter(([code]) => Number(code) !== expected)
+    .reduce((sum, [, stats]) => sum + stats.count, 0);
+}
