@@ -5,11 +5,10 @@ import {
   createPlatformCluster,
   platformUser,
   platformVaultToken,
-  startVaultApiApp,
   type PlatformCluster,
 } from '../fixtures/vault-api-app.js';
 import { startOidcIssuer, type OidcIssuer } from '../fixtures/vault-api-oidc.js';
-import type { VaultApp } from '../fixtures/vault-app.js';
+import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
 
 let app: VaultApp;
 let bearer: string;
@@ -34,7 +33,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; err
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 beforeAll(async () => {
-  app = await startVaultApiApp();
+  app = await startVaultApp();
   bearer = await platformUser(app);
   cluster = await createPlatformCluster(app, bearer, { name: 'payments', auto_unseal: true });
   rootToken = await platformVaultToken(app, bearer, cluster.id, ['root']);

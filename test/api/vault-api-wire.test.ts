@@ -3,17 +3,16 @@ import {
   createPlatformCluster,
   platformUser,
   platformVaultToken,
-  startVaultApiApp,
   type PlatformCluster,
 } from '../fixtures/vault-api-app.js';
-import type { VaultApp } from '../fixtures/vault-app.js';
+import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
 
 let app: VaultApp;
 let cluster: PlatformCluster;
 let rootToken: string;
 
 beforeAll(async () => {
-  app = await startVaultApiApp();
+  app = await startVaultApp();
   const bearer = await platformUser(app);
   cluster = await createPlatformCluster(app, bearer, { name: 'wire', auto_unseal: true });
   rootToken = await platformVaultToken(app, bearer, cluster.id, ['root']);
