@@ -83,11 +83,15 @@ export function errorAnswer(error: VaultError): { status: number; body: { errors
  */
 export function tokenCaller(req: Request): VaultCaller {
   const header = req.headers['x-vault-token'];
-  return { ...anonymousCaller(req), token: typeof header === 'string' ? header.trim() : '' };
+  return { ...clientOf(req), token: typeof header === 'string' ? header.trim() : '' };
 }
 
 /** The caller of an endpoint Vault serves without a token (seal status, unseal, logins). */
 export function anonymousCaller(req: Request): VaultCaller {
+  return { ...clientOf(req), anonymous: true };
+}
+
+function clientOf(req: Request): Pick<VaultCaller, 'clientAddress' | 'userAgent'> {
   const userAgent = req.headers['user-agent'];
   return {
     clientAddress: req.ip ?? req.socket.remoteAddress ?? '',

@@ -60,6 +60,11 @@ export interface VaultCaller {
   token?: string;
   /** The platform credential the request carried, recorded (HMAC'd) when there is no vault token. */
   credential?: string;
+  /**
+   * No credential at all (unseal, logins): audited with no policies, and refused anything that
+   * needs a capability, rather than taken for the platform.
+   */
+  anonymous?: boolean;
   clientAddress: string;
   userAgent: string;
 }
@@ -214,7 +219,7 @@ export class VaultClusterEngine {
     const auth: AuditEntry['auth'] = {
       client_token: caller.token ?? caller.credential ?? '',
       accessor: '',
-      policies: caller.token === undefined ? ['root'] : [],
+      policies: caller.token === undefined && !caller.anonymous ? ['root'] : [],
     };
     const entry = (status: number, error: string | null): AuditEntry => {
       const finished = now();
@@ -237,6 +242,9 @@ export class VaultClusterEngine {
         const barrier = seals.barrier(keyring);
         if (request.requiresUnseal !== false && !barrier) throw sealedError();
         const operations = new ClusterOperations(trx, this.clusterId, barrier, now, auditSalt);
+        if (caller.anonymous && request.capability !== undefined) {
+          throw new VaultError('permission_denied', `permission denied: ${request.path} needs a token`);
+        }
         if (caller.token !== undefined) {
           const token = await operations.tokens.lookup(caller.token);
           auth.accessor = token.accessor;

@@ -299,4 +299,12 @@ describe('the audit log', () => {
     );
     expect(text).not.toContain(rootToken);
   });
+
+  it('records the token-less logins with no policies, never as root', async () => {
+    const response = await app.call('GET', `/api/v1/vault/${cluster.id}/audit?limit=1000`, { token: bearer });
+    const entries = (await response.json()) as AuditEntry[];
+    const logins = entries.filter((entry) => entry.request.path === 'auth/approle/login');
+    expect(logins.length).toBeGreaterThan(0);
+    for (const login of logins) expect(login.auth.policies).toEqual([]);
+  });
 });
