@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import type { Config } from '../cli/config.js';
 import type { Database } from '../database/database.js';
 import type { Logger } from '../observability/logger.js';
@@ -7,8 +8,11 @@ import { DecoyPassword, OWASP_SCRYPT_COST, type ScryptCost } from './passwords.j
 
 /** Keys derived from the platform key, one per purpose. */
 export interface AccountKeys {
-  /** Signs and verifies access tokens (HS256). */
-  accessToken: Uint8Array;
+  /**
+   * Signs and verifies access tokens (HS256). Imported once: jose re-imports raw key bytes on
+   * every call, a visible cost on every authenticated request.
+   */
+  accessToken: webcrypto.CryptoKey;
   /** Seals TOTP secrets at rest. */
   totpSecret: Buffer;
   /** Keys the HMAC under which backup codes are stored. */
@@ -42,9 +46,15 @@ export interface AccountsDepsOptions {
   passwordCost?: ScryptCost;
 }
 
-export function accountKeys(platformKey: Buffer): AccountKeys {
+export async function accountKeys(platformKey: Buffer): Promise<AccountKeys> {
   return {
-    accessToken: deriveKey(platformKey, 'cloudplane access token'),
+    accessToken: await webcrypto.subtle.importKey(
+      'raw',
+      deriveKey(platformKey, 'cloudplane access token'),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign', 'verify'],
+    ),
     totpSecret: deriveKey(platformKey, 'cloudplane totp secret'),
     backupCode: deriveKey(platformKey, 'cloudplane backup code'),
   };
@@ -59,7 +69,7 @@ export async function createAccountsDeps(options: AccountsDepsOptions): Promise<
     config: options.config,
     logger: options.logger,
     now: options.now ?? (() => new Date()),
-    keys: accountKeys(platformKey),
+    keys: await accountKeys(platformKey),
     passwordCost,
     decoyPassword: new DecoyPassword(passwordCost),
   };

@@ -10,11 +10,38 @@ import {
   type Dialect,
   type DialectAdapter,
   type Driver,
+  type SqliteDatabase,
   type SqliteDialectConfig,
 } from 'kysely';
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/** Distinct SQL texts kept prepared; the data plane issues a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The connection as Kysely sees it, with prepared statements kept for reuse: Kysely prepares
+ * every query afresh, a measurable share of each request. Kysely's driver runs one query at a
+ * time on its single connection, so a cached statement is never in use twice at once.
+ */
+function withStatementCache(connection: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = connection.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
 
 /**
  * Kysely begins SQLite transactions deferred. A deferred transaction that reads and then writes fails
@@ -69,5 +96,5 @@ export function openSqliteDialect(sqlitePath: string): Dialect {
     connection.close();
     throw error;
   }
-  return new DataPlaneSqliteDialect({ database: connection });
+  return new DataPlaneSqliteDialect({ database: withStatementCache(connection) });
 }
