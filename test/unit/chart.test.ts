@@ -445,7 +445,15 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       },
     );
 
-    it.each(SERVERS)(
+    it('gives the operator only the platform key and the metrics token, which its code uses', () => {
+      const variables = env(find(nonDefault, 'Deployment', 'cp-operator'));
+      expect(SERVER_VARIABLES.filter((name) => name in variables)).toEqual([
+        'CLOUDPLANE_KMS_KEY',
+        'CLOUDPLANE_METRICS_TOKEN',
+      ]);
+    });
+
+    it.each(['apiserver'])(
       'gives the %s every setting of non-default values, secrets from their Secrets',
       (server) => {
         expect(env(find(nonDefault, 'Deployment', `cp-${server}`))).toMatchObject({
@@ -496,9 +504,12 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
         CLOUDPLANE_OAUTH_IDENTITY_CLIENT_SECRET: SECRET_VALUES.identitySecret,
         CLOUDPLANE_OAUTH_CODEHOST_CLIENT_SECRET: SECRET_VALUES.codehostSecret,
       });
+      const operatorKeys = ['CLOUDPLANE_KMS_KEY', 'CLOUDPLANE_METRICS_TOKEN'];
       for (const server of SERVERS) {
         const variables = env(find(allAsValues, 'Deployment', `cloudplane-${server}`));
-        for (const key of Object.keys(stored)) {
+        const keys = server === 'operator' ? operatorKeys : Object.keys(stored);
+        expect(Object.keys(stored).filter((key) => key in variables)).toEqual(keys);
+        for (const key of keys) {
           expect(variables[key]).toEqual({
             name: key,
             valueFrom: { secretKeyRef: { name: 'cloudplane-secrets', key } },

@@ -197,15 +197,19 @@ for messages. `required` is the message when neither is given.
 {{- end }}
 
 {{/*
-Environment of the API server and the operator, after cloudplane.env: the platform key, mail,
-account limits, the metrics token and OAuth. Only settings with a value are set. The jobs get
-none of it: they decrypt nothing, send nothing and serve nothing.
+Environment of the API server and the operator, after cloudplane.env. Both get the platform key
+(the vault engine runs in both) and the metrics token; only the API server (`api` true) gets
+mail, account limits and OAuth, which the operator never uses. Only settings with a value are
+set. The jobs get none of it: they decrypt nothing, send nothing and serve nothing.
+Called with (dict "root" . "api" true|false).
 */}}
 {{- define "cloudplane.serverEnv" -}}
-{{- $root := . }}
-{{- include "cloudplane.checkOauth" . }}
-{{- range include "cloudplane.secretSettings" . | fromJsonArray }}
-{{- if and .value .existingSecret }}
+{{- $root := .root }}
+{{- $api := .api }}
+{{- include "cloudplane.checkOauth" $root }}
+{{- range include "cloudplane.secretSettings" $root | fromJsonArray }}
+{{- if not (or $api (has .env (list "CLOUDPLANE_KMS_KEY" "CLOUDPLANE_METRICS_TOKEN"))) }}
+{{- else if and .value .existingSecret }}
 {{- fail (printf "%s: set either %s.%s or %s.existingSecret, not both" .path .path .valueField .path) }}
 {{- else if or .value .existingSecret }}
 - name: {{ .env }}
@@ -217,11 +221,12 @@ none of it: they decrypt nothing, send nothing and serve nothing.
 {{- fail .required }}
 {{- end }}
 {{- end }}
-{{- with .Values.mail.from }}
+{{- if $api }}
+{{- with $root.Values.mail.from }}
 - name: CLOUDPLANE_MAIL_FROM
   value: {{ . | quote }}
 {{- end }}
-{{- $accounts := .Values.accounts }}
+{{- $accounts := $root.Values.accounts }}
 {{- $numbers := dict
   "CLOUDPLANE_ACCESS_TOKEN_TTL" $accounts.accessTokenTtlSeconds
   "CLOUDPLANE_REFRESH_TOKEN_TTL" $accounts.refreshTokenTtlSeconds
@@ -234,7 +239,7 @@ none of it: they decrypt nothing, send nothing and serve nothing.
   value: {{ $number | int64 | toString | quote }}
 {{- end }}
 {{- end }}
-{{- $oauth := .Values.oauth }}
+{{- $oauth := $root.Values.oauth }}
 {{- $identity := $oauth.identity }}
 {{- $codehost := $oauth.codehost }}
 {{- $plain := list
@@ -251,6 +256,7 @@ none of it: they decrypt nothing, send nothing and serve nothing.
 {{- if index . 1 }}
 - name: {{ index . 0 }}
   value: {{ index . 1 | quote }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
