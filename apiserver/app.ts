@@ -57,6 +57,7 @@ export function createApp(deps: AppDependencies): express.Express {
 
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
   // Answers are `no-store`: an ETag would only cost a hash of every body.
   app.set('etag', false);
   app.use(accessLog(logger), securityHeaders, httpMetrics(metrics));

@@ -17,6 +17,11 @@ export interface Config {
   kubeconfig: string | undefined;
   logLevel: LevelWithSilent;
   bodyLimitBytes: number;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe: `false` (none), a hop count, or addresses and
+   * CIDRs. Without it, every anonymous caller behind an ingress shares the ingress's rate limit.
+   */
+  trustProxy: boolean | number | string[];
   rateLimit: { perMinute: number; perSecond: number };
   garbageCollection: { dryRun: boolean; retentionDays: number };
   oauth: OAuthConfig;
@@ -30,6 +35,27 @@ export interface Config {
   accounts: AccountsConfig;
   mail: MailConfig;
   vpc: VpcConfig;
+  integrations: IntegrationsConfig;
+}
+
+/** The monitoring sites a monitor integration may name. */
+export type MonitorSite = 'datadoghq.com' | 'datadoghq.eu';
+
+/** Third-party providers: where each one answers, and what outbound requests may reach. */
+export interface IntegrationsConfig {
+  /**
+   * Allow outbound requests to private, loopback and link-local addresses, and plain http
+   * (`CLOUDPLANE_EGRESS_ALLOW_PRIVATE`, default false: only public https).
+   */
+  allowPrivateEgress: boolean;
+  codehostUrl: string;
+  edgenetUrl: string;
+  monitorUrls: Record<MonitorSite, string>;
+  pagerUrl: string;
+  /** The platform's codehost app, which codehost integrations are installations of. */
+  codehostApp: { appId: string; privateKey: string } | undefined;
+  /** Deliveries of one event before it is given up as dead. */
+  eventMaxAttempts: number;
 }
 
 /** Networking: where VPCs may live, how many an organization may hold, where NAT addresses come from. */
@@ -134,6 +160,20 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `a URL (${protocols.join(' or ')})`, raw);
   }
   return raw;
+}
+
+/** `false`, `true`, a hop count, or a comma list of addresses and CIDRs (Express's `trust proxy`). */
+function trustProxy(env: Env): boolean | number | string[] {
+  const name = 'CLOUDPLANE_TRUST_PROXY';
+  const raw = env[name]?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const address = /^[0-9a-f:.]+(\/\d{1,3})?$/i;
+  if (entries.every((entry) => address.test(entry) && (entry.includes('.') || entry.includes(':'))))
+    return entries;
+  throw new ConfigError(name, 'false, true, a hop count, or comma-separated addresses and CIDRs', raw);
 }
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2 };
@@ -316,6 +356,51 @@ function vpcConfig(env: Env): VpcConfig {
   };
 }
 
+const MONITOR_SITES: readonly MonitorSite[] = ['datadoghq.com', 'datadoghq.eu'];
+
+function monitorUrls(env: Env): Record<MonitorSite, string> {
+  const name = 'CLOUDPLANE_PROVIDER_MONITOR_URLS';
+  const urls: Record<MonitorSite, string> = {
+    'datadoghq.com': 'https://api.datadoghq.com',
+    'datadoghq.eu': 'https://api.datadoghq.eu',
+  };
+  const raw = env[name]?.trim();
+  if (!raw) return urls;
+  const expected = 'comma-separated <site>=<url> with sites datadoghq.com and datadoghq.eu';
+  for (const entry of raw.split(',').map((item) => item.trim())) {
+    const separator = entry.indexOf('=');
+    const site = entry.slice(0, separator) as MonitorSite;
+    if (separator < 0 || !MONITOR_SITES.includes(site)) throw new ConfigError(name, expected, entry);
+    urls[site] = providerUrl({ [name]: entry.slice(separator + 1) }, name, '');
+  }
+  return urls;
+}
+
+function codehostApp(env: Env): IntegrationsConfig['codehostApp'] {
+  const idName = 'CLOUDPLANE_PROVIDER_CODEHOST_APP_ID';
+  const appId = env[idName]?.trim();
+  if (!appId) return undefined;
+  if (!/^\d+$/.test(appId)) throw new ConfigError(idName, 'a numeric app id', appId);
+  const keyName = 'CLOUDPLANE_PROVIDER_CODEHOST_APP_PRIVATE_KEY';
+  const privateKey = requiredWith(env, keyName, idName).replace(/\\n/g, '\n');
+  if (!privateKey.includes('PRIVATE KEY-----')) {
+    throw new ConfigError(keyName, 'a PEM private key', '(not shown) not PEM');
+  }
+  return { appId, privateKey };
+}
+
+function integrationsConfig(env: Env): IntegrationsConfig {
+  return {
+    allowPrivateEgress: boolean(env, 'CLOUDPLANE_EGRESS_ALLOW_PRIVATE', false),
+    codehostUrl: providerUrl(env, 'CLOUDPLANE_PROVIDER_CODEHOST_URL', 'https://api.github.com'),
+    edgenetUrl: providerUrl(env, 'CLOUDPLANE_PROVIDER_EDGENET_URL', 'https://api.cloudflare.com/client/v4'),
+    monitorUrls: monitorUrls(env),
+    pagerUrl: providerUrl(env, 'CLOUDPLANE_PROVIDER_PAGER_URL', 'https://events.pagerduty.com'),
+    codehostApp: codehostApp(env),
+    eventMaxAttempts: integer(env, 'CLOUDPLANE_EVENT_MAX_ATTEMPTS', 8, 1, 100),
+  };
+}
+
 function accountsConfig(env: Env): AccountsConfig {
   return {
     accessTokenTtlSeconds: integer(env, 'CLOUDPLANE_ACCESS_TOKEN_TTL', 900, 60, 86_400),
@@ -352,6 +437,7 @@ export function loadConfig(env: Env = process.env): Config {
     kubeconfig,
     logLevel: logLevelRaw as LevelWithSilent,
     bodyLimitBytes: byteSize(env, 'CLOUDPLANE_BODY_LIMIT', 1024 ** 2),
+    trustProxy: trustProxy(env),
     rateLimit: {
       perMinute: integer(env, 'CLOUDPLANE_RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
       perSecond: integer(env, 'CLOUDPLANE_RATE_LIMIT_PER_SECOND', 100, 1, 1_000_000),
@@ -366,5 +452,6 @@ export function loadConfig(env: Env = process.env): Config {
     accounts: accountsConfig(env),
     mail: { smtpUrl: smtpUrl(env), from: mailFrom(env) },
     vpc: vpcConfig(env),
+    integrations: integrationsConfig(env),
   };
 }

@@ -16,6 +16,7 @@ async function start(perMinute: number, perSecond = 100, options: TestAppOptions
     authenticator: bearerAuthenticator,
     ...options,
     env: {
+      ...options.env,
       CLOUDPLANE_RATE_LIMIT_PER_MINUTE: String(perMinute),
       CLOUDPLANE_RATE_LIMIT_PER_SECOND: String(perSecond),
     },
@@ -101,6 +102,20 @@ describe('rate limiting', () => {
     });
     expect([anonymous.status, authenticated.status]).toEqual([429, 200]);
     expect(authenticated.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
+  it.each([
+    ['believes X-Forwarded-For from a trusted proxy: one budget per client', 'loopback', [200, 200]],
+    ['ignores X-Forwarded-For by default: every client shares the proxy budget', 'false', [200, 429]],
+  ])('%s', async (_case, trust, statuses) => {
+    const app = await start(1, 100, {
+      env: { CLOUDPLANE_TRUST_PROXY: trust === 'loopback' ? '127.0.0.1' : trust },
+    });
+    const from = (client: string) =>
+      app.request('/api/v1/vpcs/echoes', { headers: { 'x-forwarded-for': client } });
+    const first = await from('198.51.100.7');
+    const second = await from('198.51.100.8');
+    expect([first.status, second.status]).toEqual(statuses);
   });
 
   it('counts requests with bad credentials against the client address', async () => {

@@ -3,6 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../cli/config.js';
 
 describe('loadConfig', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.0/8, 192.168.1.1', ['10.0.0.0/8', '192.168.1.1']],
+    ['fd00::/8', ['fd00::/8']],
+  ])('reads CLOUDPLANE_TRUST_PROXY=%j', (value, expected) => {
+    expect(loadConfig({ CLOUDPLANE_TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
   it('has working defaults for the embedded mode', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -75,6 +86,11 @@ describe('loadConfig', () => {
       'CLOUDPLANE_RATE_LIMIT_PER_MINUTE',
       '0',
       'CLOUDPLANE_RATE_LIMIT_PER_MINUTE: expected an integer from 1 to 10000000, got "0"',
+    ],
+    [
+      'CLOUDPLANE_TRUST_PROXY',
+      'the ingress',
+      'CLOUDPLANE_TRUST_PROXY: expected false, true, a hop count, or comma-separated addresses and CIDRs, got "the ingress"',
     ],
   ])('rejects %s=%s naming the variable and what it expects', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
