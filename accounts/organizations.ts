@@ -24,6 +24,12 @@ export function organizationNamespace(orgId: string): string {
   return `org-${match[1]}`;
 }
 
+/** The organization a namespace belongs to, or undefined for a namespace that is none's. */
+export function organizationOfNamespace(namespace: string | undefined): string | undefined {
+  const match = /^org-([a-z2-7]{1,59})$/.exec(namespace ?? '');
+  return match ? `org_${match[1]}` : undefined;
+}
+
 /** The default name of the organization made with an account. */
 export function personalOrganizationName(userName: string): string {
   return `${userName}'s organization`;

@@ -100,8 +100,17 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
   try {
     await store.synced();
     const services = await platformServices(config, database);
-    const api = await platformApi({ config, logger, database, store, services });
-    const app = createApp({ config, logger, metrics, store, database, ...api });
+    const api = await platformApi({ config, logger, store, services });
+    const app = createApp({
+      config,
+      logger,
+      metrics,
+      store,
+      database,
+      routes: api.routes,
+      mounts: api.mounts,
+      authenticator: api.authenticator,
+    });
     const server = await startServer(app, { host: config.host, port: config.port });
     if (!config.baseUrlConfigured) config.baseUrl = server.url;
     logger.info(
@@ -112,6 +121,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
       url: server.url,
       async stop() {
         await server.close();
+        await api.backgroundRuns.idle();
         await database.close();
         await store.close();
       },

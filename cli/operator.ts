@@ -12,7 +12,8 @@ import { GROUP } from '../crds/kind.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
-import { controllersOf, platformServices } from './platform.js';
+import { startEventBridge, type EventBridge } from '../controllers/integration-events/event-bridge.js';
+import { controllersOf, platformServices, startEventDelivery, type PlatformServices } from './platform.js';
 import { ConfigError, type Config } from './config.js';
 import type { RunningPlatform } from './serve.js';
 
@@ -92,7 +93,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   const { store, database } = await openClusterDependencies(config, logger, metrics, [LEASE_KIND]);
 
   let server;
-  let services;
+  let services: PlatformServices;
   try {
     services = await platformServices(config, database);
     server = await startServer(createApp({ config, logger, metrics, store, database }), {
@@ -105,7 +106,10 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
 
+  // Every replica delivers integration events, leading or not: events are claimed with a lease.
+  const eventDelivery = startEventDelivery(config, services, store, logger);
   let controllers: ControllerRunner | undefined;
+  let eventBridge: EventBridge | undefined;
   const leadership = runWithLeaderElection({
     store,
     leaseType: LEASE_KIND,
@@ -119,12 +123,16 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
       const runner = new ControllerRunner({ store, database, logger, metrics });
       for (const controller of controllersOf(config, services)) runner.register(controller);
       controllers = runner;
+      // Only the leader publishes resource events: each replica would announce every change again.
+      eventBridge = startEventBridge({ database, store, now: () => new Date(), logger });
       runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
     },
     onStoppedLeading: async () => {
       const runner = controllers;
+      const bridge = eventBridge;
       controllers = undefined;
-      await runner?.stop();
+      eventBridge = undefined;
+      await Promise.all([runner?.stop(), bridge?.stop()]);
     },
   });
   logger.info(
@@ -143,6 +151,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
     url: running.url,
     async stop() {
       await leadership.stop();
+      await eventDelivery.stop();
       await running.close();
       await database.close();
       await store.close();

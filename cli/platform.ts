@@ -1,11 +1,22 @@
-import { createAccounts } from '../accounts/index.js';
 import type { Router } from 'express';
+import { createAccounts } from '../accounts/index.js';
+import { CODEHOST_WEBHOOK_PATH, codehostWebhookRouter } from '../apiserver/routes/codehost-webhooks.js';
+import { integrationEventRoutes } from '../apiserver/routes/integration-events.js';
+import { integrationWebhookRoutes } from '../apiserver/routes/integration-webhooks.js';
+import { integrationRoutes } from '../apiserver/routes/integrations.js';
 import { oauthRoutes } from '../apiserver/routes/oauth.js';
-import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import { vaultRoutes } from '../apiserver/routes/vault.js';
 import { vpcRoutes } from '../apiserver/routes/vpcs.js';
 import type { Authenticator, RouteModule } from '../apiserver/routing/route.js';
+import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import { platformControllers } from '../controllers/index.js';
+import {
+  startDeliveryWorker,
+  type DeliveryWorker,
+} from '../controllers/integration-events/delivery-worker.js';
+import { DEFAULT_BACKOFF } from '../controllers/integration-events/retry-schedule.js';
+import { BackgroundRuns } from '../controllers/integration/background-runs.js';
+import { systemClock } from '../controllers/runtime/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
 import { VaultEngine } from '../controllers/vaultcluster/engine.js';
@@ -15,10 +26,11 @@ import { loadPlatformKey } from '../security/platform-key.js';
 import type { Config } from './config.js';
 
 /**
- * What the API and the controllers share in one process: the platform key and the vault engine
- * (one instance, so seal state is one).
+ * What the API and the controllers share in one process: the data plane, the platform key and the
+ * vault engine (one instance, so seal state is one).
  */
 export interface PlatformServices {
+  database: Database;
   platformKey: Buffer;
   vault: VaultEngine;
   vaultApiAddress(namespace: string, name: string): string;
@@ -27,6 +39,7 @@ export interface PlatformServices {
 export async function platformServices(config: Config, database: Database): Promise<PlatformServices> {
   const platformKey = await loadPlatformKey(config);
   return {
+    database,
     platformKey,
     // With PostgreSQL several processes serve one cluster: each must see it unsealed.
     vault: new VaultEngine({ database, platformKey, shareUnsealState: config.databaseUrl !== undefined }),
@@ -39,6 +52,34 @@ export function controllersOf(config: Config, services: PlatformServices): Contr
     vpc: config.vpc,
     vault: services.vault,
     vaultApiAddress: services.vaultApiAddress,
+    integrations: {
+      database: services.database,
+      platformKey: services.platformKey,
+      config: config.integrations,
+      now: () => new Date(),
+    },
+  });
+}
+
+/**
+ * Sends recorded integration events with retries. Every replica may run one: events are claimed
+ * atomically with a lease.
+ */
+export function startEventDelivery(
+  config: Config,
+  services: PlatformServices,
+  store: ObjectStore,
+  logger: Logger,
+): DeliveryWorker {
+  return startDeliveryWorker({
+    database: services.database,
+    store,
+    platformKey: services.platformKey,
+    logger,
+    clock: systemClock,
+    egress: { allowPrivate: config.integrations.allowPrivateEgress },
+    endpoints: { pagerUrl: config.integrations.pagerUrl, monitorSites: config.integrations.monitorUrls },
+    retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
   });
 }
 
@@ -46,6 +87,8 @@ export interface PlatformApi {
   routes: RouteModule[];
   mounts: { path: string; router: Router }[];
   authenticator: Authenticator;
+  /** Integration tests and syncs still running after their 202; awaited on shutdown. */
+  backgroundRuns: BackgroundRuns;
 }
 
 /**
@@ -55,25 +98,40 @@ export interface PlatformApi {
 export async function platformApi(deps: {
   config: Config;
   logger: Logger;
-  database: Database;
   store: ObjectStore;
   services: PlatformServices;
 }): Promise<PlatformApi> {
-  const { config, logger, database, store, services } = deps;
-  const accounts = await createAccounts({ database, config, logger, platformKey: services.platformKey });
+  const { config, logger, store, services } = deps;
+  const { database, platformKey } = services;
+  const accounts = await createAccounts({ database, config, logger, platformKey });
+  const backgroundRuns = new BackgroundRuns(logger);
   return {
     routes: [
       ...accounts.routes,
       oauthRoutes(accounts.deps),
       vpcRoutes({ store }),
       vaultRoutes({ engine: services.vault, apiAddress: services.vaultApiAddress }),
+      integrationRoutes({ store, platformKey, runs: backgroundRuns }),
+      integrationEventRoutes,
+      integrationWebhookRoutes({ platformKey }),
     ],
     mounts: [
       {
         path: '/vault/:clusterId',
         router: vaultApi({ engine: services.vault, store, logger, bodyLimitBytes: config.bodyLimitBytes }),
       },
+      {
+        path: CODEHOST_WEBHOOK_PATH,
+        router: codehostWebhookRouter({
+          store,
+          database,
+          platformKey,
+          now: () => new Date(),
+          bodyLimitBytes: config.bodyLimitBytes,
+        }),
+      },
     ],
     authenticator: accounts.authenticator,
+    backgroundRuns,
   };
 }

@@ -12,6 +12,7 @@ import { generateStartupToken, writeKubeconfig } from '../apiserver/kubernetes/k
 import { kubernetesApiApp } from '../apiserver/kubernetes/kubernetes-app.js';
 import { loadServingCertificate } from '../apiserver/kubernetes/serving-certificate.js';
 import { startServer } from '../apiserver/server.js';
+import { startEventBridge } from '../controllers/integration-events/event-bridge.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { openEmbeddedStore } from '../controllers/runtime/object-store/sqlite-store.js';
 import { loadKinds } from '../crds/registry.js';
@@ -21,7 +22,7 @@ import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Config } from './config.js';
-import { controllersOf, platformApi, platformServices } from './platform.js';
+import { controllersOf, platformApi, platformServices, startEventDelivery } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -67,9 +68,20 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
 
   const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
   scheduler.start();
+  const eventDelivery = startEventDelivery(config, services, store, logger);
+  const eventBridge = startEventBridge({ database, store, now: () => new Date(), logger });
 
-  const api = await platformApi({ config, logger, database, store, services });
-  const app = createApp({ config, logger, metrics, store, database, ...api });
+  const api = await platformApi({ config, logger, store, services });
+  const app = createApp({
+    config,
+    logger,
+    metrics,
+    store,
+    database,
+    routes: api.routes,
+    mounts: api.mounts,
+    authenticator: api.authenticator,
+  });
   const server = await startServer(app, { host: config.host, port: config.port });
   // Links and vault addresses are built when asked for, so they follow the port actually bound.
   if (!config.baseUrlConfigured) config.baseUrl = server.url;
@@ -107,6 +119,9 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
     url: server.url,
     async stop() {
       await Promise.all([server.close(), kubernetesApi.close()]);
+      await api.backgroundRuns.idle();
+      await eventBridge.stop();
+      await eventDelivery.stop();
       await scheduler.stop();
       await controllers.stop();
       await database.close();

@@ -1,4 +1,6 @@
 import type { VpcConfig } from '../cli/config.js';
+import type { IntegrationServices } from './integration/connection.js';
+import { integrationController } from './integration/controller.js';
 import type { ControllerDefinition } from './runtime/controller.js';
 import { vaultClusterController } from './vaultcluster/controller.js';
 import type { VaultEngine } from './vaultcluster/engine.js';
@@ -10,6 +12,8 @@ export interface ControllerServices {
   vault: VaultEngine;
   /** Where a vault cluster's Vault-compatible API answers. */
   vaultApiAddress(namespace: string, name: string): string;
+  /** What the Integration controller checks credentials with. */
+  integrations: IntegrationServices;
 }
 
 /**
@@ -20,5 +24,6 @@ export function platformControllers(services: ControllerServices): ControllerDef
   return [
     ...vpcControllers(services.vpc),
     vaultClusterController({ engine: services.vault, apiAddress: services.vaultApiAddress }),
+    integrationController(services.integrations),
   ];
 }

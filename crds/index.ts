@@ -1,3 +1,4 @@
+import { INTEGRATION } from './integration.js';
 import type { KindDescriptor } from './kind.js';
 import { VAULT_CLUSTER } from './vault-cluster.js';
 import { VPC_KINDS } from './vpc.js';
@@ -6,4 +7,4 @@ import { VPC_KINDS } from './vpc.js';
  * Every kind cloudplane serves. The CRD generator (`npm run gen:crds`) and the runtime registry
  * (crds/registry.ts) both read this list; a kind is added here together with its types file.
  */
-export const KINDS: KindDescriptor[] = [...VPC_KINDS, VAULT_CLUSTER];
+export const KINDS: KindDescriptor[] = [...VPC_KINDS, VAULT_CLUSTER, INTEGRATION];

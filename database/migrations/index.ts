@@ -5,6 +5,8 @@ import * as oauth from './0003_oauth.js';
 import * as vpc from './0004_vpc.js';
 import * as vault from './0005_vault.js';
 import * as vaultAuthRoles from './0006_vault_auth_roles.js';
+import * as integrations from './0007_integrations.js';
+import * as integrationEvents from './0008_integration_events.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -20,4 +22,6 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0004_vpc', up: vpc.up },
   { name: '0005_vault', up: vault.up },
   { name: '0006_vault_auth_roles', up: vaultAuthRoles.up },
+  { name: '0007_integrations', up: integrations.up },
+  { name: '0008_integration_events', up: integrationEvents.up },
 ];

@@ -1,8 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizationNamespace } from '../../accounts/organizations.js';
+import { eventually } from '../fixtures/eventually.js';
 import { KUBECTL } from '../fixtures/kube-kubectl.js';
 
 const CLI = path.resolve('dist/cli/cloudplane.js');
@@ -18,7 +22,14 @@ interface Started {
 /** Starts `cloudplane serve` on free ports and waits for both listeners to be announced. */
 function startServe(dataDir: string): Promise<Started> {
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, CLOUDPLANE_DATA_DIR: dataDir, PORT: '0', CLOUDPLANE_KUBE_API_PORT: '0' },
+    env: {
+      PATH: process.env.PATH,
+      CLOUDPLANE_DATA_DIR: dataDir,
+      PORT: '0',
+      CLOUDPLANE_KUBE_API_PORT: '0',
+      // The chat receiver of the test listens on loopback.
+      CLOUDPLANE_EGRESS_ALLOW_PRIVATE: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
@@ -62,6 +73,24 @@ function kubectl(
 }
 
 describe('cloudplane serve, as a process', () => {
+  /** Registers a user and answers their access token. */
+  async function signIn(email: string): Promise<string> {
+    const credentials = { email, password: 'a long enough passphrase', name: email.split('@')[0]! };
+    const post = (requestPath: string, body: unknown) =>
+      fetch(`${started.url}${requestPath}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await post('/v1/auth/register', credentials);
+    const login = (await (
+      await post('/v1/auth/login', { email, password: credentials.password })
+    ).json()) as {
+      data: { token: string };
+    };
+    return login.data.token;
+  }
+
   let dataDir: string;
   let started: Started;
 
@@ -101,28 +130,15 @@ describe('cloudplane serve, as a process', () => {
   });
 
   it('lets a platform user in with their own token, limited to their organization namespace', async () => {
-    const credentials = { email: 'kube@example.com', password: 'a long enough passphrase', name: 'Kube' };
-    const register = await fetch(`${started.url}/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(credentials),
-    });
-    expect(register.status).toBe(201);
-    const login = (await (
-      await fetch(`${started.url}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: credentials.email, password: credentials.password }),
-      })
-    ).json()) as { data: { token: string } };
+    const token = await signIn('kube@example.com');
     const me = (await (
-      await fetch(`${started.url}/v1/auth/me`, { headers: { authorization: `Bearer ${login.data.token}` } })
+      await fetch(`${started.url}/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as { data: { current_organization_id: string } };
-    const namespace = `org-${me.data.current_organization_id.replace(/^org_/, '')}`;
+    const namespace = organizationNamespace(me.data.current_organization_id);
 
     const admin = path.join(dataDir, 'kubeconfig');
     const userKubeconfig = path.join(dataDir, 'user-kubeconfig');
-    const config = fs.readFileSync(admin, 'utf8').replace(/token: .*/, `token: ${login.data.token}`);
+    const config = fs.readFileSync(admin, 'utf8').replace(/token: .*/, `token: ${token}`);
     fs.writeFileSync(userKubeconfig, config, { mode: 0o600 });
 
     const own = await kubectl(userKubeconfig, dataDir, 'get', 'leases', '-n', namespace);
@@ -133,22 +149,10 @@ describe('cloudplane serve, as a process', () => {
   });
 
   it('serves a vault cluster through the REST API and its Vault-compatible address', async () => {
-    const credentials = { email: 'vault@example.com', password: 'a long enough passphrase', name: 'Vault' };
-    await fetch(`${started.url}/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(credentials),
-    });
-    const login = (await (
-      await fetch(`${started.url}/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: credentials.email, password: credentials.password }),
-      })
-    ).json()) as { data: { token: string } };
+    const token = await signIn('vault@example.com');
     const created = await fetch(`${started.url}/api/v1/vault`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ name: 'payments', auto_unseal: false }),
     });
     expect(created.status).toBe(201);
@@ -156,12 +160,57 @@ describe('cloudplane serve, as a process', () => {
     expect(cluster.unseal_keys).toHaveLength(5);
     const detail = (await (
       await fetch(`${started.url}/api/v1/vault/${cluster.id}`, {
-        headers: { authorization: `Bearer ${login.data.token}` },
+        headers: { authorization: `Bearer ${token}` },
       })
     ).json()) as { api_address: string };
     expect(detail.api_address).toBe(`${started.url}/vault/${cluster.id}`);
     const sealStatus = await fetch(`${detail.api_address}/v1/sys/seal-status`);
     expect(await sealStatus.json()).toMatchObject({ sealed: true, t: 3, n: 5, progress: 0 });
+  });
+
+  it('tells a chat integration about a VPC created through the API', async () => {
+    const messages: { text: string; channel: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        messages.push(JSON.parse(body) as { text: string; channel: string });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    try {
+      const token = await signIn('chat@example.com');
+      const call = (method: string, requestPath: string, body: unknown) =>
+        fetch(`${started.url}${requestPath}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        });
+      const chat = await call('POST', '/api/v1/integrations/chat', {
+        name: 'ops chat',
+        webhook_url: `http://127.0.0.1:${port}/hook`,
+        channels: { deployments: '#deploys', alerts: '#alerts', logs: '#logs' },
+      });
+      expect(chat.status).toBe(201);
+      const vpc = await call('POST', '/api/v1/vpcs', {
+        name: 'shop',
+        cidr_block: '10.20.0.0/16',
+        region: 'us-east-1',
+        enable_dns_hostnames: true,
+        enable_dns_support: true,
+        enable_flow_logs: false,
+      });
+      expect(vpc.status).toBe(201);
+      await eventually(() =>
+        expect(messages).toContainEqual(
+          expect.objectContaining({ channel: '#deploys', text: expect.stringContaining('[vpc.created]') }),
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('stops cleanly on SIGTERM', async () => {
