@@ -101,16 +101,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
     await store.synced();
     const services = await platformServices(config, database);
     const api = await platformApi({ config, logger, store, services });
-    const app = createApp({
-      config,
-      logger,
-      metrics,
-      store,
-      database,
-      routes: api.routes,
-      mounts: api.mounts,
-      authenticator: api.authenticator,
-    });
+    const app = createApp({ config, logger, metrics, store, database, ...api.app });
     const server = await startServer(app, { host: config.host, port: config.port });
     if (!config.baseUrlConfigured) config.baseUrl = server.url;
     logger.info(

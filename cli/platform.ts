@@ -84,9 +84,8 @@ export function startEventDelivery(
 }
 
 export interface PlatformApi {
-  routes: RouteModule[];
-  mounts: { path: string; router: Router }[];
-  authenticator: Authenticator;
+  /** The app's share of the API, as `createApp` takes it. */
+  app: { routes: RouteModule[]; mounts: { path: string; router: Router }[]; authenticator: Authenticator };
   /** Integration tests and syncs still running after their 202; awaited on shutdown. */
   backgroundRuns: BackgroundRuns;
 }
@@ -105,7 +104,7 @@ export async function platformApi(deps: {
   const { database, platformKey } = services;
   const accounts = await createAccounts({ database, config, logger, platformKey });
   const backgroundRuns = new BackgroundRuns(logger);
-  return {
+  const app: PlatformApi['app'] = {
     routes: [
       ...accounts.routes,
       oauthRoutes(accounts.deps),
@@ -132,6 +131,6 @@ export async function platformApi(deps: {
       },
     ],
     authenticator: accounts.authenticator,
-    backgroundRuns,
   };
+  return { app, backgroundRuns };
 }

@@ -72,16 +72,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const eventBridge = startEventBridge({ database, store, now: () => new Date(), logger });
 
   const api = await platformApi({ config, logger, store, services });
-  const app = createApp({
-    config,
-    logger,
-    metrics,
-    store,
-    database,
-    routes: api.routes,
-    mounts: api.mounts,
-    authenticator: api.authenticator,
-  });
+  const app = createApp({ config, logger, metrics, store, database, ...api.app });
   const server = await startServer(app, { host: config.host, port: config.port });
   // Links and vault addresses are built when asked for, so they follow the port actually bound.
   if (!config.baseUrlConfigured) config.baseUrl = server.url;
@@ -94,7 +85,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
       logger,
       authenticate: combineKubeAuthenticators(
         startupTokenAuthenticator(startupToken),
-        platformKubeAuthenticator(api.authenticator, organizationNamespace),
+        platformKubeAuthenticator(api.app.authenticator, organizationNamespace),
       ),
     }),
     { host: config.host, port: config.kubeApiPort, tls: certificate },
