@@ -1,5 +1,13 @@
 import type { Database } from '../database/database.js';
 import type { JobDefinition } from './job.js';
+import {
+  countDeliveryAttemptsBefore,
+  countFinishedRunsBefore,
+  countSettledEventsBefore,
+  purgeDeliveryAttemptsBefore,
+  purgeFinishedRunsBefore,
+  purgeSettledEventsBefore,
+} from '../controllers/integration/retention.js';
 import { countTombstonesDeletedBefore, purgeTombstonesDeletedBefore } from '../controllers/vpc/tombstones.js';
 import { countRunsStartedBefore, deleteRunsStartedBefore } from './job-runs.js';
 
@@ -17,6 +25,13 @@ export interface GarbageCollector {
 const COLLECTORS: readonly GarbageCollector[] = [
   { name: 'job_runs', count: countRunsStartedBefore, purge: deleteRunsStartedBefore },
   { name: 'vpc_tombstones', count: countTombstonesDeletedBefore, purge: purgeTombstonesDeletedBefore },
+  { name: 'integration_runs', count: countFinishedRunsBefore, purge: purgeFinishedRunsBefore },
+  { name: 'integration_events', count: countSettledEventsBefore, purge: purgeSettledEventsBefore },
+  {
+    name: 'webhook_delivery_attempts',
+    count: countDeliveryAttemptsBefore,
+    purge: purgeDeliveryAttemptsBefore,
+  },
 ];
 
 /**

@@ -83,7 +83,13 @@ describe('garbage-collection job', () => {
         dryRun: config.garbageCollection.dryRun,
         retentionDays: config.garbageCollection.retentionDays,
         cutoff: daysAgo(config.garbageCollection.retentionDays),
-        candidates: { job_runs: testCase.candidates, vpc_tombstones: 0 },
+        candidates: {
+          job_runs: testCase.candidates,
+          vpc_tombstones: 0,
+          integration_runs: 0,
+          integration_events: 0,
+          webhook_delivery_attempts: 0,
+        },
         deleted: testCase.deleted,
       });
       expect(await remainingSeededRuns()).toEqual(testCase.remaining);
@@ -95,6 +101,95 @@ describe('garbage-collection job', () => {
       expect(own).toEqual([{ outcome: 'succeeded' }]);
     },
   );
+
+  it('removes old finished integration records and keeps events still in flight', async () => {
+    const { kysely } = test.database;
+    const integrationTest = (id: string, completed: string | null) => ({
+      id,
+      integration_id: 'i-1',
+      namespace: 'org-a',
+      status: completed ? ('passed' as const) : ('in-progress' as const),
+      result: null,
+      errors: '[]',
+      started_at: daysAgo(90),
+      completed_at: completed,
+    });
+    await kysely
+      .insertInto('integration_tests')
+      .values([
+        integrationTest('test-old', daysAgo(60)),
+        integrationTest('test-recent', daysAgo(1)),
+        integrationTest('test-running', null),
+      ])
+      .execute();
+    const event = (id: string, status: 'success' | 'dead' | 'pending' | 'failed', days: number) => ({
+      id,
+      organization_id: 'org_a',
+      integration_id: 'i-1',
+      event_type: 'vpc.created',
+      subject: 'vpc-1',
+      status,
+      payload: '{}',
+      attempts: 1,
+      next_attempt_at: daysAgo(days),
+      lease_owner: null,
+      lease_expires_at: null,
+      created_at: daysAgo(days),
+      sent_at: null,
+      response_status: null,
+      last_error: null,
+    });
+    await kysely
+      .insertInto('integration_events')
+      .values([
+        event('event-old-delivered', 'success', 60),
+        event('event-old-dead', 'dead', 60),
+        event('event-old-pending', 'pending', 60),
+        event('event-old-retrying', 'failed', 60),
+        event('event-recent-delivered', 'success', 1),
+      ])
+      .execute();
+    const attempt = (id: string, days: number) => ({
+      id,
+      webhook_id: 'webhook-1',
+      integration_id: 'i-1',
+      event: 'push',
+      status: 'success' as const,
+      status_code: 200,
+      duration_ms: 5,
+      timestamp: daysAgo(days),
+      delivery_id: id,
+    });
+    await kysely
+      .insertInto('webhook_delivery_attempts')
+      .values([attempt('attempt-old', 60), attempt('attempt-recent', 1)])
+      .execute();
+
+    const run = await runJob(
+      garbageCollection,
+      {
+        database: test.database,
+        config: loadConfig({ CLOUDPLANE_GC_DRY_RUN: 'false' }),
+        logger: createLogger('silent'),
+        now: () => NOW,
+        signal: new AbortController().signal,
+      },
+      'schedule',
+    );
+
+    expect(run?.summary).toMatchObject({
+      candidates: { integration_runs: 1, integration_events: 2, webhook_delivery_attempts: 1 },
+    });
+    const ids = async (table: 'integration_tests' | 'integration_events' | 'webhook_delivery_attempts') =>
+      (await kysely.selectFrom(table).select('id').orderBy('id').execute()).map((row) => row.id);
+    expect(await ids('integration_tests')).toEqual(['test-recent', 'test-running']);
+    expect(await ids('integration_events')).toEqual([
+      'event-old-pending',
+      'event-old-retrying',
+      'event-recent-delivered',
+    ]);
+    expect(await ids('webhook_delivery_attempts')).toEqual(['attempt-recent']);
+  });
 
   it('stops before deleting anything when the process is stopping', async () => {
     const aborted = new AbortController();
