@@ -1,6 +1,9 @@
 // What the benchmarks share: servers in child processes (so the load generator never shares an
 // event loop with the server it measures), a registered user, and autocannon runs.
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -120,4 +123,75 @@ export function unexpectedStatuses(result, expected) {
   return Object.entries(result.statusCodeStats)
     .filter(([code]) => Number(code) !== expected)
     .reduce((sum, [, stats]) => sum + stats.count, 0);
+}
+
+/**
+ * Runs in the child: the platform as `cloudplane serve` assembles it (control and data plane in
+ * two SQLite files, accounts in front, rate limits out of the way), serving `kinds` and the
+ * benchmark's own route modules, on a free port. `prepare(url)` answers the `details` the parent
+ * asks for (a bearer token, a cluster id).
+ */
+export async function servePlatform({ kinds = [], routes = () => [], prepare = async () => ({}) }) {
+  const [
+    { createApp },
+    { startServer },
+    { loadConfig },
+    store,
+    db,
+    log,
+    metrics,
+    { createAccounts },
+    { loadKinds },
+  ] = await Promise.all([
+    import(dist('apiserver/app.js')),
+    import(dist('apiserver/server.js')),
+    import(dist('cli/config.js')),
+    import(dist('controllers/runtime/object-store/sqlite-store.js')),
+    import(dist('database/database.js')),
+    import(dist('observability/logger.js')),
+    import(dist('observability/metrics.js')),
+    import(dist('accounts/index.js')),
+    import(dist('crds/registry.js')),
+  ]);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
+  const config = loadConfig({
+    CLOUDPLANE_DATA_DIR: dataDir,
+    CLOUDPLANE_LOG_LEVEL: 'warn',
+    CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
+    CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
+    CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
+  });
+  const logger = log.createLogger(config.logLevel);
+  const registry = metrics.createMetrics();
+  const objectStore = store.openEmbeddedStore({
+    path: path.join(dataDir, 'control-plane.db'),
+    kinds: loadKinds(kinds),
+    logger,
+  });
+  const database = await db.openDatabase({
+    sqlitePath: path.join(dataDir, 'data-plane.db'),
+    logger,
+    metrics: registry,
+  });
+  const accounts = await createAccounts({ database, config, logger });
+  const app = createApp({
+    config,
+    logger,
+    metrics: registry,
+    store: objectStore,
+    database,
+    routes: [...accounts.routes, ...(await routes({ config, database }))],
+    authenticator: accounts.authenticator,
+  });
+  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
+  return {
+    port: server.port,
+    details: await prepare(server.url),
+    async close() {
+      await server.close();
+      await database.close();
+      await objectStore.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -7,10 +7,7 @@
 // load generator never shares an event loop with the server it measures. Targets run one after
 // another against already-running servers; to add one (an authenticated GET, say), add an entry
 // to TARGETS.
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   childRss,
@@ -21,6 +18,7 @@ import {
   load,
   registerBenchUser,
   serveAsChild,
+  servePlatform,
   startChild,
   stopChild,
   unexpectedStatuses,
@@ -66,87 +64,43 @@ async function serveBare() {
   return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-async function serveCloudplane() {
-  const [
-    { createApp },
-    { startServer },
-    { defineRoute },
-    pagination,
-    { loadConfig },
-    store,
-    db,
-    log,
-    metrics,
-    { createAccounts },
-  ] = await Promise.all([
-    import(dist('apiserver/app.js')),
-    import(dist('apiserver/server.js')),
+/** A route through the whole pipeline: admission, query coercion and validation, style-B answer. */
+async function benchRoutes() {
+  const [{ defineRoute }, pagination] = await Promise.all([
     import(dist('apiserver/routing/route.js')),
     import(dist('apiserver/routing/pagination.js')),
-    import(dist('cli/config.js')),
-    import(dist('controllers/runtime/object-store/sqlite-store.js')),
-    import(dist('database/database.js')),
-    import(dist('observability/logger.js')),
-    import(dist('observability/metrics.js')),
-    import(dist('accounts/index.js')),
   ]);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
-  const config = loadConfig({
-    CLOUDPLANE_DATA_DIR: dataDir,
-    CLOUDPLANE_LOG_LEVEL: 'warn',
-    CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
-    CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
-    CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
-  });
-  const logger = log.createLogger(config.logLevel);
-  const sqlitePath = path.join(dataDir, 'cloudplane.db');
-  const registry = metrics.createMetrics();
-  const objectStore = store.openEmbeddedStore({ path: sqlitePath, kinds: [], logger });
-  const database = await db.openDatabase({ sqlitePath, logger, metrics: registry });
-  // A route through the whole pipeline: admission, query coercion and validation, style-B answer.
-  const benchRoutes = {
-    area: 'usage',
-    routes: [
-      defineRoute({
-        method: 'get',
-        path: '/api/v1/usage/bench',
-        area: 'usage',
-        auth: 'public',
-        summary: 'Benchmark route',
-        request: {
-          query: {
-            type: 'object',
-            properties: pagination.limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+  return [
+    {
+      area: 'usage',
+      routes: [
+        defineRoute({
+          method: 'get',
+          path: '/api/v1/usage/bench',
+          area: 'usage',
+          auth: 'public',
+          summary: 'Benchmark route',
+          request: {
+            query: {
+              type: 'object',
+              properties: pagination.limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+            },
           },
-        },
-        responses: { 200: { description: 'The window asked for', schema: { type: 'object' } } },
-        async handler({ query }) {
-          return { data: { limit: query.limit, offset: query.offset } };
-        },
-      }),
-    ],
-  };
-  const accounts = await createAccounts({ database, config, logger });
-  const app = createApp({
-    config,
-    logger,
-    metrics: registry,
-    store: objectStore,
-    database,
-    routes: [benchRoutes, ...accounts.routes],
-    authenticator: accounts.authenticator,
-  });
-  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
-  return {
-    port: server.port,
-    details: { bearer: await registerBenchUser(server.url) },
-    async close() {
-      await server.close();
-      await database.close();
-      await objectStore.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+          responses: { 200: { description: 'The window asked for', schema: { type: 'object' } } },
+          async handler({ query }) {
+            return { data: { limit: query.limit, offset: query.offset } };
+          },
+        }),
+      ],
     },
-  };
+  ];
+}
+
+function serveCloudplane() {
+  return servePlatform({
+    routes: benchRoutes,
+    prepare: async (url) => ({ bearer: await registerBenchUser(url) }),
+  });
 }
 
 async function runChild(kind) {

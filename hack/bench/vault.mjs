@@ -7,9 +7,6 @@
 // target is a REST call with that user's bearer token and a 1 KiB value. The baseline is
 // node:crypto AES-256-GCM of 1 KiB in a tight loop here, timed per operation with hrtime.
 import { createCipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   childRss,
@@ -20,6 +17,7 @@ import {
   load,
   registerBenchUser,
   serveAsChild,
+  servePlatform,
   startChild,
   stopChild,
   unexpectedStatuses,
@@ -47,80 +45,26 @@ const TARGETS = [
 ];
 
 async function serveCloudplane() {
-  const [
-    { createApp },
-    { startServer },
-    { vaultRoutes },
-    { loadConfig },
-    store,
-    db,
-    log,
-    metrics,
-    { createAccounts },
-    { VaultEngine },
-    { loadKinds },
-    { VAULT_CLUSTER },
-  ] = await Promise.all([
-    import(dist('apiserver/app.js')),
-    import(dist('apiserver/server.js')),
+  const [{ vaultRoutes }, { VaultEngine }, { VAULT_CLUSTER }] = await Promise.all([
     import(dist('apiserver/routes/vault.js')),
-    import(dist('cli/config.js')),
-    import(dist('controllers/runtime/object-store/sqlite-store.js')),
-    import(dist('database/database.js')),
-    import(dist('observability/logger.js')),
-    import(dist('observability/metrics.js')),
-    import(dist('accounts/index.js')),
     import(dist('controllers/vaultcluster/engine.js')),
-    import(dist('crds/registry.js')),
     import(dist('crds/vault-cluster.js')),
   ]);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-vault-'));
-  const config = loadConfig({
-    CLOUDPLANE_DATA_DIR: dataDir,
-    CLOUDPLANE_LOG_LEVEL: 'warn',
-    CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
-    CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
-    CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
-  });
-  const logger = log.createLogger(config.logLevel);
-  const sqlitePath = path.join(dataDir, 'cloudplane.db');
-  const registry = metrics.createMetrics();
-  const objectStore = store.openEmbeddedStore({
-    path: sqlitePath,
-    kinds: loadKinds([VAULT_CLUSTER]),
-    logger,
-  });
-  const database = await db.openDatabase({ sqlitePath, logger, metrics: registry });
-  const accounts = await createAccounts({ database, config, logger });
-  const engine = new VaultEngine({ database, platformKey: randomBytes(32) });
-  const app = createApp({
-    config,
-    logger,
-    metrics: registry,
-    store: objectStore,
-    database,
-    routes: [
-      ...accounts.routes,
-      vaultRoutes({ engine, apiAddress: (_namespace, name) => `${config.baseUrl}/vault/${name}` }),
+  return servePlatform({
+    kinds: [VAULT_CLUSTER],
+    routes: ({ config, database }) => [
+      vaultRoutes({
+        engine: new VaultEngine({ database, platformKey: randomBytes(32) }),
+        apiAddress: (_namespace, name) => `${config.baseUrl}/vault/${name}`,
+      }),
     ],
-    authenticator: accounts.authenticator,
-  });
-  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
-  const bearer = await registerBenchUser(server.url);
-  const cluster = await prepareCluster(server.url, bearer);
-  return {
-    port: server.port,
-    details: { bearer, cluster },
-    async close() {
-      await server.close();
-      await database.close();
-      await objectStore.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    prepare: async (url) => {
+      const bearer = await registerBenchUser(url);
+      return { bearer, cluster: await prepareCluster(url, bearer) };
     },
-  };
+  });
 }
 
-/** An auto-unseal cluster with the secret the read target reads; answers its id. */
 async function prepareCluster(url, bearer) {
   const call = async (method, requestPath, body, expected) => {
     const response = await globalThis.fetch(`${url}${requestPath}`, {
