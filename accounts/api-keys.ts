@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { badRequest, forbidden, notFound, unauthorized } from '../apiserver/errors.js';
-import type { Principal } from '../apiserver/routing/route.js';
-import type { OrganizationRole } from '../database/schema.js';
+import type { Principal } from './principal.js';
+import type { OrganizationRole } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { newId, randomBase32 } from './ids.js';
 import { intersectScopes, isScope, ROLE_SCOPES, SCOPES, scopesBeyond } from './roles.js';
-import { isUniqueViolation } from './unique-violation.js';
+import { isUniqueViolation } from '../data-plane/unique-violation.js';
 
 /** `cpk_<8-character prefix>_<32-character secret>`: the prefix finds the key, the secret proves it. */
 const API_KEY_FORMAT = /^cpk_([a-z2-7]{8})_([a-z2-7]{32})$/;

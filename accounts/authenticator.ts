@@ -1,7 +1,6 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { forbidden, unauthorized } from '../apiserver/errors.js';
-import { requestState } from '../apiserver/routing/request-state.js';
-import type { Authenticator, Principal } from '../apiserver/routing/route.js';
+import type { Authenticator, Principal } from './principal.js';
 import { verifyAccessToken } from './access-tokens.js';
 import { authenticateApiKey } from './api-keys.js';
 import type { AccountsDeps } from './deps.js';
@@ -30,9 +29,9 @@ export function requireUserSession(principal: Principal): UserSession {
 
 type Credential = { kind: 'bearer'; token: string } | { kind: 'api_key'; key: string };
 
-function credentialOf(req: Request): Credential | undefined {
-  const authorization = req.headers.authorization?.trim();
-  const apiKeyHeader = req.header('x-api-key')?.trim();
+function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
+  const authorization = headers.authorization?.trim();
+  const apiKeyHeader = headers['x-api-key']?.toString().trim();
   if (authorization && apiKeyHeader) {
     throw unauthorized('send one credential: either Authorization or X-API-Key', { code: 'invalid_token' });
   }
@@ -69,13 +68,11 @@ async function userPrincipal(deps: AccountsDeps, token: string): Promise<Princip
  * Resolves `Authorization: Bearer <access token>`, `Authorization: ApiKey <key>` or
  * `X-API-Key: <key>`. A bearer token is honoured only while its session is live (one primary-key
  * read per request), so logout and revocation take effect at once; a user's scopes are those of
- * their role in their current organization. Machine endpoints (`/metrics`, `/health`) ignore
- * credentials, which lets a scraper send its own bearer token there.
+ * their role in their current organization.
  */
 export function createAuthenticator(deps: AccountsDeps): Authenticator {
-  return async (req) => {
-    if (requestState(req).route?.operational) return undefined;
-    const credential = credentialOf(req);
+  return async ({ headers }) => {
+    const credential = credentialOf(headers);
     if (!credential) return undefined;
     return credential.kind === 'bearer'
       ? userPrincipal(deps, credential.token)

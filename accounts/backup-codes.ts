@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DataPlane } from '../database/schema.js';
+import type { DataPlaneSchema } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { randomBase32 } from './ids.js';
 
@@ -30,7 +30,7 @@ function backupCodeHash(deps: AccountsDeps, userId: string, code: string): strin
 /** Replaces the user's backup codes with new ones; answers them in clear, the only time they are shown. */
 export async function replaceBackupCodes(
   deps: AccountsDeps,
-  trx: Kysely<DataPlane>,
+  trx: Kysely<DataPlaneSchema>,
   userId: string,
 ): Promise<string[]> {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);

@@ -1,6 +1,6 @@
 import { webcrypto } from 'node:crypto';
-import type { Config } from '../cli/config.js';
-import type { Database } from '../database/database.js';
+import type { Config } from '../config/config.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { deriveKey } from '../security/key-derivation.js';
 import { loadPlatformKey } from '../security/platform-key.js';
@@ -21,7 +21,7 @@ export interface AccountKeys {
 
 /** What the accounts domain works with; built once by `createAccountsDeps`. */
 export interface AccountsDeps {
-  database: Database;
+  database: DataPlane;
   config: Config;
   /** Request handlers swap in the request's logger (see `withLogger`). */
   logger: Logger;
@@ -33,7 +33,7 @@ export interface AccountsDeps {
 }
 
 export interface AccountsDepsOptions {
-  database: Database;
+  database: DataPlane;
   config: Config;
   logger: Logger;
   now?: () => Date;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DataPlane, EmailTokenPurpose } from '../database/schema.js';
+import type { DataPlaneSchema, EmailTokenPurpose } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { newOpaqueToken, tokenHash } from './opaque-tokens.js';
 
@@ -43,7 +43,7 @@ export async function issueEmailToken(
 
 /** Marks the user's unused tokens of `purpose` used, so none of them works any more. */
 export async function voidEmailTokens(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   userId: string,
   purpose: EmailTokenPurpose,
   now: Date,
@@ -62,7 +62,7 @@ export async function voidEmailTokens(
  * expired, and marks it used in the same statement, so two requests cannot both spend it.
  */
 export async function consumeEmailToken(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   token: string,
   purpose: EmailTokenPurpose,
   now: Date,

@@ -1,7 +1,8 @@
-import { accountsRoutes } from '../apiserver/routes/accounts.js';
-import { apiKeysRoutes } from '../apiserver/routes/api-keys.js';
-import { organizationsRoutes } from '../apiserver/routes/organizations.js';
-import type { Authenticator, RouteModule } from '../apiserver/routing/route.js';
+import { accountsRoutes } from '../apiserver/routes/accounts/accounts.js';
+import { apiKeysRoutes } from '../apiserver/routes/accounts/api-keys.js';
+import { organizationsRoutes } from '../apiserver/routes/accounts/organizations.js';
+import type { RouteModule } from '../apiserver/routing/route.js';
+import type { Authenticator } from './principal.js';
 import { createAuthenticator } from './authenticator.js';
 import { createAccountsDeps, type AccountsDeps, type AccountsDepsOptions } from './deps.js';
 import { createMailer, type Mailer } from './mailer.js';

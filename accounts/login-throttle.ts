@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { tooManyRequests, type ApiError } from '../apiserver/errors.js';
-import type { DataPlane } from '../database/schema.js';
+import type { DataPlaneSchema } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { randomBase32 } from './ids.js';
 import { voidTwoFactorChallenges } from './two-factor-challenges.js';
@@ -59,7 +59,7 @@ export async function assertLoginAllowed(deps: AccountsDeps, attempt: LoginAttem
 }
 
 async function countAndLock(
-  trx: Kysely<DataPlane>,
+  trx: Kysely<DataPlaneSchema>,
   subject: Subject,
   now: Date,
   windowMs: number,
@@ -137,7 +137,7 @@ export async function clearAccountFailures(deps: AccountsDeps, email: string): P
 }
 
 /** A password reset proves control of the mailbox: it lifts the account's lock-out too. */
-export async function liftAccountLockout(db: Kysely<DataPlane>, email: string): Promise<void> {
+export async function liftAccountLockout(db: Kysely<DataPlaneSchema>, email: string): Promise<void> {
   const key = `account:${normalizeEmail(email)}`;
   await db.deleteFrom('login_failures').where('subject', '=', key).execute();
   await db.deleteFrom('login_lockouts').where('subject', '=', key).execute();

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Config } from '../cli/config.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../observability/logger.js';
 import { randomBase32 } from './ids.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DataPlane, OrganizationRole } from '../database/schema.js';
+import type { DataPlaneSchema, OrganizationRole } from '../data-plane/schema.js';
 import { newId } from './ids.js';
 
 /** An organization as one of its members sees it. */
@@ -36,7 +36,7 @@ export function personalOrganizationName(userName: string): string {
 }
 
 /** The organizations a user belongs to, oldest first. */
-export async function listMemberships(db: Kysely<DataPlane>, userId: string): Promise<Membership[]> {
+export async function listMemberships(db: Kysely<DataPlaneSchema>, userId: string): Promise<Membership[]> {
   return db
     .selectFrom('organization_members as m')
     .innerJoin('organizations as o', 'o.id', 'm.organization_id')
@@ -48,7 +48,7 @@ export async function listMemberships(db: Kysely<DataPlane>, userId: string): Pr
 }
 
 export async function membershipOf(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   userId: string,
   organizationId: string,
 ): Promise<Membership | undefined> {
@@ -63,7 +63,7 @@ export async function membershipOf(
 
 /** Creates an organization with `ownerId` as its owner; run it inside the caller's transaction. */
 export async function createOrganization(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   input: { name: string; ownerId: string },
   now: Date,
 ): Promise<Membership> {

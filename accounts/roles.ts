@@ -1,4 +1,4 @@
-import type { OrganizationRole } from '../database/schema.js';
+import type { OrganizationRole } from '../data-plane/schema.js';
 
 /** Every scope a credential can hold. `*` grants all of them, including ones added later. */
 export const SCOPES = [

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { notFound, unauthorized } from '../apiserver/errors.js';
-import type { DataPlane, OrganizationRole } from '../database/schema.js';
+import type { DataPlaneSchema, OrganizationRole } from '../data-plane/schema.js';
 import { signAccessToken } from './access-tokens.js';
 import { describeLocation } from './client-location.js';
 import type { AccountsDeps } from './deps.js';
@@ -54,7 +54,7 @@ function invalidRefreshToken(message = 'the refresh token is invalid or expired'
 }
 
 async function issueRefreshToken(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   deps: AccountsDeps,
   sessionId: string,
   now: Date,
@@ -77,7 +77,10 @@ async function issueRefreshToken(
   return { token, expiresAt };
 }
 
-async function currentOrganizationOf(db: Kysely<DataPlane>, userId: string): Promise<string | undefined> {
+async function currentOrganizationOf(
+  db: Kysely<DataPlaneSchema>,
+  userId: string,
+): Promise<string | undefined> {
   const user = await db
     .selectFrom('users')
     .select('current_organization_id')
@@ -124,7 +127,7 @@ export async function startSession(deps: AccountsDeps, input: SessionStart): Pro
 }
 
 /** Ends a session and spends every refresh token of its family. */
-async function revokeFamily(db: Kysely<DataPlane>, sessionId: string, now: string): Promise<void> {
+async function revokeFamily(db: Kysely<DataPlaneSchema>, sessionId: string, now: string): Promise<void> {
   await db
     .updateTable('sessions')
     .set({ revoked_at: now })
@@ -284,7 +287,7 @@ export async function revokeSessions(
   deps: AccountsDeps,
   userId: string,
   options: { exceptSessionId?: string; reason: string },
-  db: Kysely<DataPlane> = deps.database.kysely,
+  db: Kysely<DataPlaneSchema> = deps.database.kysely,
 ): Promise<void> {
   const now = deps.now().toISOString();
   let sessions = db

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { DataPlane } from '../database/schema.js';
+import type { DataPlaneSchema } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { newOpaqueToken, tokenHash } from './opaque-tokens.js';
 
@@ -53,7 +53,7 @@ export async function spendChallenge(deps: AccountsDeps, token: string): Promise
 
 /** Voids every pending challenge of a user (lock-out, two-factor turned off). */
 export async function voidTwoFactorChallenges(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   userId: string,
   now: Date,
 ): Promise<void> {

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { ApiError, badRequest } from '../apiserver/errors.js';
-import type { UsersTable } from '../database/schema.js';
+import type { UsersTable } from '../data-plane/schema.js';
 import { open, seal } from '../security/sealed-box.js';
 import { replaceBackupCodes, spendBackupCode } from './backup-codes.js';
 import type { AccountsDeps } from './deps.js';

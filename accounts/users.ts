@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ApiError } from '../apiserver/errors.js';
-import type { Database } from '../database/database.js';
-import type { DataPlane, UsersTable } from '../database/schema.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
+import type { DataPlaneSchema, UsersTable } from '../data-plane/schema.js';
 import { newId } from './ids.js';
 import { createOrganization, personalOrganizationName } from './organizations.js';
-import { isUniqueViolation } from './unique-violation.js';
+import { isUniqueViolation } from '../data-plane/unique-violation.js';
 
 /** An account as the domain reads it; secrets (password hash, TOTP secret) are not part of it. */
 export interface UserRecord {
@@ -47,7 +47,7 @@ export function toUserRecord(row: Selectable<UsersTable>): UserRecord {
 
 /** The whole row, secrets included, for the flows that check them. */
 export async function findUserRow(
-  db: Kysely<DataPlane>,
+  db: Kysely<DataPlaneSchema>,
   where: { id: string } | { email: string },
 ): Promise<Selectable<UsersTable> | undefined> {
   const query = db.selectFrom('users').selectAll();
@@ -56,12 +56,12 @@ export async function findUserRow(
     : query.where('email', '=', normalizeEmail(where.email)).executeTakeFirst();
 }
 
-export async function findUserByEmail(db: Database, email: string): Promise<UserRecord | undefined> {
+export async function findUserByEmail(db: DataPlane, email: string): Promise<UserRecord | undefined> {
   const row = await findUserRow(db.kysely, { email });
   return row && toUserRecord(row);
 }
 
-export async function findUserById(db: Database, id: string): Promise<UserRecord | undefined> {
+export async function findUserById(db: DataPlane, id: string): Promise<UserRecord | undefined> {
   const row = await findUserRow(db.kysely, { id });
   return row && toUserRecord(row);
 }
@@ -75,7 +75,7 @@ export function emailTaken(): ApiError {
  * user is `owner` and which becomes the current organization. Throws 409 `email_taken` when the
  * e-mail address is in use.
  */
-export async function createUser(db: Database, input: NewUser, now: Date): Promise<UserRecord> {
+export async function createUser(db: DataPlane, input: NewUser, now: Date): Promise<UserRecord> {
   const timestamp = now.toISOString();
   const row: Selectable<UsersTable> = {
     id: newId('usr'),
@@ -113,7 +113,7 @@ export async function createUser(db: Database, input: NewUser, now: Date): Promi
   return toUserRecord(row);
 }
 
-export async function markEmailVerified(db: Database, userId: string, now: Date): Promise<void> {
+export async function markEmailVerified(db: DataPlane, userId: string, now: Date): Promise<void> {
   await db.kysely
     .updateTable('users')
     .set({ email_verified: 1, updated_at: now.toISOString() })

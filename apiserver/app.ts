@@ -1,7 +1,7 @@
 import express from 'express';
-import type { Config } from '../cli/config.js';
-import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
-import type { Database } from '../database/database.js';
+import type { Config } from '../config/config.js';
+import type { ObjectStore } from '../control-plane/types.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './middleware/access-log.js';
@@ -12,16 +12,17 @@ import { RequestRateLimiter } from './middleware/rate-limit.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { collectRoutes } from './routing/route-declarations.js';
-import type { Authenticator, RouteModule } from './routing/route.js';
+import type { RouteModule } from './routing/route.js';
+import type { Authenticator } from '../accounts/principal.js';
 import { mountRoutes } from './routing/router.js';
-import { operationsRoutes } from './routes/operations.js';
+import { operationsRoutes } from './routes/operations/operations.js';
 
 export interface AppDependencies {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   store: ObjectStore;
-  database: Database;
+  database: DataPlane;
   /** The API's route modules, one per area; the operational endpoints are always served. */
   routes?: RouteModule[];
   /**

@@ -1,4 +1,4 @@
-import { StoreError } from '../controllers/runtime/object-store/types.js';
+import { StoreError } from '../control-plane/types.js';
 import type { ErrorStyle } from './routing/areas.js';
 
 export type ErrorDetails = Record<string, unknown>;

@@ -1,20 +1,17 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createApp } from '../apiserver/app.js';
-import { NAMESPACE_KIND } from '../apiserver/kubernetes/built-in-kinds.js';
+import { NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
-import {
-  EVERY_KIND,
-  type ApiPermission,
-} from '../controllers/runtime/object-store/kubernetes-permissions.js';
-import { CachedReadStore } from '../controllers/runtime/object-store/cached-read-store.js';
-import { openKubernetesStore } from '../controllers/runtime/object-store/kubernetes-store.js';
-import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
-import { GROUP, type KindDescriptor } from '../crds/kind.js';
+import { EVERY_KIND, type ApiPermission } from '../control-plane/kubernetes-store/kubernetes-permissions.js';
+import { CachedReadStore } from '../control-plane/cached-read-store.js';
+import { openKubernetesStore } from '../control-plane/kubernetes-store/kubernetes-store.js';
+import type { ObjectStore } from '../control-plane/types.js';
+import { GROUP, type KindDescriptor } from '../control-plane/kind-descriptor.js';
 import { loadKinds } from '../crds/registry.js';
-import { openDatabase, type Database } from '../database/database.js';
+import { openDataPlane, type DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import { platformApi, platformServices } from './platform.js';
 import { dataPlanePath, type RunningPlatform } from './serve.js';
 
@@ -50,7 +47,7 @@ export const APISERVER_PERMISSIONS: readonly ApiPermission[] = [
 /** The control plane and data plane of cluster mode, opened and checked. */
 export interface ClusterDependencies {
   store: ObjectStore;
-  database: Database;
+  database: DataPlane;
 }
 
 /**
@@ -74,7 +71,7 @@ export async function openClusterDependencies(
   try {
     await store.ping();
     logger.info({ server: kubeConfig.getCurrentCluster()?.server }, 'Kubernetes API reachable');
-    const database = await openDatabase({
+    const database = await openDataPlane({
       url: config.databaseUrl,
       sqlitePath: dataPlanePath(config),
       logger,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from '../config/config.js';
 import { createLogger } from '../observability/logger.js';
 import type { RunningPlatform } from './serve.js';
 

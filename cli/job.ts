@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { openDatabase } from '../database/database.js';
+import { openDataPlane } from '../data-plane/data-plane.js';
 import { JOBS } from '../jobs/index.js';
 import { runJobByName } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import type { Config } from './config.js';
+import type { Config } from '../config/config.js';
 import { dataPlanePath } from './serve.js';
 
 /** `cloudplane job <name>`: one run, recorded like a scheduled one; the exit code tells the CronJob. */
@@ -19,7 +19,7 @@ export async function runJobCommand(
   }
   if (!config.databaseUrl) fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const metrics = createMetrics({ processMetrics: false });
-  const database = await openDatabase({
+  const database = await openDataPlane({
     url: config.databaseUrl,
     sqlitePath: dataPlanePath(config),
     logger,

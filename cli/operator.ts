@@ -1,20 +1,17 @@
 import os from 'node:os';
 import { createApp } from '../apiserver/app.js';
-import { LEASE_KIND } from '../apiserver/kubernetes/built-in-kinds.js';
+import { LEASE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
-import {
-  EVERY_KIND,
-  type ApiPermission,
-} from '../controllers/runtime/object-store/kubernetes-permissions.js';
-import { GROUP } from '../crds/kind.js';
+import { EVERY_KIND, type ApiPermission } from '../control-plane/kubernetes-store/kubernetes-permissions.js';
+import { GROUP } from '../control-plane/kind-descriptor.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
-import { startEventBridge, type EventBridge } from '../controllers/integration-events/event-bridge.js';
+import { startEventBridge, type EventBridge } from '../integrations/events/event-bridge.js';
 import { controllersOf, platformServices, startEventDelivery, type PlatformServices } from './platform.js';
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { RunningPlatform } from './serve.js';
 
 /** The Lease the operator replicas compete for, in `CLOUDPLANE_LEADER_ELECTION_NAMESPACE`. */

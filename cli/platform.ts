@@ -1,42 +1,43 @@
 import type { Router } from 'express';
 import { createAccounts } from '../accounts/index.js';
-import { CODEHOST_WEBHOOK_PATH, codehostWebhookRouter } from '../apiserver/routes/codehost-webhooks.js';
-import { integrationEventRoutes } from '../apiserver/routes/integration-events.js';
-import { integrationWebhookRoutes } from '../apiserver/routes/integration-webhooks.js';
-import { integrationRoutes } from '../apiserver/routes/integrations.js';
-import { oauthRoutes } from '../apiserver/routes/oauth.js';
-import { vaultRoutes } from '../apiserver/routes/vault.js';
-import { vpcRoutes } from '../apiserver/routes/vpcs.js';
-import type { Authenticator, RouteModule } from '../apiserver/routing/route.js';
+import {
+  CODEHOST_WEBHOOK_PATH,
+  codehostWebhookRouter,
+} from '../apiserver/routes/integrations/codehost-webhooks.js';
+import { integrationEventRoutes } from '../apiserver/routes/integrations/events.js';
+import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
+import { integrationRoutes } from '../apiserver/routes/integrations/integrations.js';
+import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
+import { vaultRoutes } from '../apiserver/routes/vault/clusters.js';
+import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
+import type { RouteModule } from '../apiserver/routing/route.js';
+import type { Authenticator } from '../accounts/principal.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import { platformControllers } from '../controllers/index.js';
-import {
-  startDeliveryWorker,
-  type DeliveryWorker,
-} from '../controllers/integration-events/delivery-worker.js';
-import { DEFAULT_BACKOFF } from '../controllers/integration-events/retry-schedule.js';
-import { BackgroundRuns } from '../controllers/integration/background-runs.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../integrations/events/delivery-worker.js';
+import { DEFAULT_BACKOFF } from '../integrations/events/retry-schedule.js';
+import { BackgroundRuns } from '../integrations/background-runs.js';
 import { systemClock } from '../controllers/runtime/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
-import type { ObjectStore } from '../controllers/runtime/object-store/types.js';
-import { VaultEngine } from '../controllers/vaultcluster/engine.js';
-import type { Database } from '../database/database.js';
+import type { ObjectStore } from '../control-plane/types.js';
+import { VaultEngine } from '../vault/vault-engine.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { loadPlatformKey } from '../security/platform-key.js';
-import type { Config } from './config.js';
+import type { Config } from '../config/config.js';
 
 /**
  * What the API and the controllers share in one process: the data plane, the platform key and the
  * vault engine (one instance, so seal state is one).
  */
 export interface PlatformServices {
-  database: Database;
+  database: DataPlane;
   platformKey: Buffer;
   vault: VaultEngine;
   vaultApiAddress(namespace: string, name: string): string;
 }
 
-export async function platformServices(config: Config, database: Database): Promise<PlatformServices> {
+export async function platformServices(config: Config, database: DataPlane): Promise<PlatformServices> {
   const platformKey = await loadPlatformKey(config);
   return {
     database,

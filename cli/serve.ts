@@ -6,22 +6,22 @@ import {
   combineKubeAuthenticators,
   platformKubeAuthenticator,
   startupTokenAuthenticator,
-} from '../apiserver/kubernetes/authentication.js';
-import { KUBERNETES_API_KINDS } from '../apiserver/kubernetes/built-in-kinds.js';
-import { generateStartupToken, writeKubeconfig } from '../apiserver/kubernetes/kubeconfig.js';
-import { kubernetesApiApp } from '../apiserver/kubernetes/kubernetes-app.js';
-import { loadServingCertificate } from '../apiserver/kubernetes/serving-certificate.js';
+} from '../control-plane/kubernetes-api/authentication.js';
+import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
+import { generateStartupToken, writeKubeconfig } from '../control-plane/kubernetes-api/kubeconfig.js';
+import { kubernetesApiApp } from '../control-plane/kubernetes-api/kubernetes-app.js';
+import { loadServingCertificate } from '../control-plane/kubernetes-api/serving-certificate.js';
 import { startServer } from '../apiserver/server.js';
-import { startEventBridge } from '../controllers/integration-events/event-bridge.js';
+import { startEventBridge } from '../integrations/events/event-bridge.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
-import { openEmbeddedStore } from '../controllers/runtime/object-store/sqlite-store.js';
+import { openEmbeddedStore } from '../control-plane/embedded-store/sqlite-store.js';
 import { loadKinds } from '../crds/registry.js';
-import { openDatabase } from '../database/database.js';
+import { openDataPlane } from '../data-plane/data-plane.js';
 import { JOBS } from '../jobs/index.js';
 import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import type { Config } from './config.js';
+import type { Config } from '../config/config.js';
 import { controllersOf, platformApi, platformServices, startEventDelivery } from './platform.js';
 
 /**
@@ -53,7 +53,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
     kinds: [...loadKinds(), ...KUBERNETES_API_KINDS],
     logger,
   });
-  const database = await openDatabase({
+  const database = await openDataPlane({
     url: config.databaseUrl,
     sqlitePath: dataPlanePath(config),
     logger,

@@ -1,9 +1,9 @@
-import type { VpcConfig } from '../cli/config.js';
-import type { IntegrationServices } from './integration/connection.js';
-import { integrationController } from './integration/controller.js';
+import type { VpcConfig } from '../config/config.js';
+import type { IntegrationServices } from '../integrations/connection.js';
+import { integrationController } from './integration/integration-controller.js';
 import type { ControllerDefinition } from './runtime/controller.js';
-import { vaultClusterController } from './vaultcluster/controller.js';
-import type { VaultEngine } from './vaultcluster/engine.js';
+import { vaultClusterController } from './vaultcluster/vaultcluster-controller.js';
+import type { VaultEngine } from '../vault/vault-engine.js';
 import { vpcControllers } from './vpc/index.js';
 
 /** What the controllers need from the process that runs them. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createGenerator, type SchemaGenerator } from 'ts-json-schema-generator';
 import { stringify } from 'yaml';
-import type { KindDescriptor, PrinterColumn } from './kind.js';
+import type { KindDescriptor, PrinterColumn } from '../control-plane/kind-descriptor.js';
 import { toStructuralSchema, type JsonSchema } from './structural-schema.js';
 
 /** Where generated CRDs go: the repository's own copy and the folder Helm installs before templates. */

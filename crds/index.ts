@@ -1,5 +1,5 @@
 import { INTEGRATION } from './integration.js';
-import type { KindDescriptor } from './kind.js';
+import type { KindDescriptor } from '../control-plane/kind-descriptor.js';
 import { VAULT_CLUSTER } from './vault-cluster.js';
 import { VPC_KINDS } from './vpc.js';
 

@@ -3,8 +3,8 @@
  * `kubectl get` it and synced to Git: the type, the display name, the non-secret configuration and
  * the id of the credentials row. The credentials themselves live only in the data plane, sealed.
  */
-import type { Condition, KubeObject } from '../controllers/runtime/object-store/types.js';
-import { GROUP, VERSION, type KindDescriptor } from './kind.js';
+import type { Condition, KubeObject } from '../control-plane/types.js';
+import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
 
 export type IntegrationType = 'codehost' | 'edgenet' | 'monitor' | 'pager' | 'chat';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { KINDS } from './index.js';
-import type { KindDescriptor } from './kind.js';
+import type { KindDescriptor } from '../control-plane/kind-descriptor.js';
 
 /**
  * The nearest folder at or above `from` holding a package.json: the repository when running from

@@ -1,5 +1,5 @@
-import type { Condition, KubeObject } from '../controllers/runtime/object-store/types.js';
-import { GROUP, VERSION, type KindDescriptor } from './kind.js';
+import type { Condition, KubeObject } from '../control-plane/types.js';
+import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
 
 /** Lease lifetimes the cluster's token auth method starts with. */
 export interface VaultClusterSettings {

@@ -4,9 +4,9 @@
  * Object names are the REST ids: uuids for VPCs and subnets, `sg-`, `acl-`, `rtb-`, `igw-` and
  * `nat-` followed by 17 hex digits for the rest.
  */
-import type { Condition, KubeObject } from '../controllers/runtime/object-store/types.js';
-import type { KindDescriptor, PrinterColumn } from './kind.js';
-import { GROUP, VERSION } from './kind.js';
+import type { Condition, KubeObject } from '../control-plane/types.js';
+import type { KindDescriptor, PrinterColumn } from '../control-plane/kind-descriptor.js';
+import { GROUP, VERSION } from '../control-plane/kind-descriptor.js';
 
 /** A private IPv4 network in one region. */
 export interface VpcSpec {

@@ -1,4 +1,4 @@
-import type { Database } from '../database/database.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { JobDefinition } from './job.js';
 import {
   countDeliveryAttemptsBefore,
@@ -7,7 +7,7 @@ import {
   purgeDeliveryAttemptsBefore,
   purgeFinishedRunsBefore,
   purgeSettledEventsBefore,
-} from '../controllers/integration/retention.js';
+} from '../integrations/retention.js';
 import { countTombstonesDeletedBefore, purgeTombstonesDeletedBefore } from '../controllers/vpc/tombstones.js';
 import { countRunsStartedBefore, deleteRunsStartedBefore } from './job-runs.js';
 
@@ -17,9 +17,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface GarbageCollector {
   /** The kind's key in the run summary. */
   name: string;
-  count(database: Database, cutoff: string): Promise<number>;
+  count(database: DataPlane, cutoff: string): Promise<number>;
   /** Deletes what `count` counts and returns how many went. */
-  purge(database: Database, cutoff: string): Promise<number>;
+  purge(database: DataPlane, cutoff: string): Promise<number>;
 }
 
 const COLLECTORS: readonly GarbageCollector[] = [

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../database/database.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { JobDefinition, JobDeps, JobRun, JobTrigger } from './job.js';
 import { recordRunFinish, recordRunStart } from './job-runs.js';
 
 /** Jobs with a run in progress in this process, per database: a second run waits for the next firing. */
-const inProgress = new WeakMap<Database, Set<string>>();
+const inProgress = new WeakMap<DataPlane, Set<string>>();
 
 /**
  * Runs a job once and records it in `job_runs`: a `running` row at start, then its outcome, summary

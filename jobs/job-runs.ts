@@ -1,7 +1,7 @@
-import type { Database } from '../database/database.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
 import type { JobRun } from './job.js';
 
-export async function recordRunStart(database: Database, run: JobRun): Promise<void> {
+export async function recordRunStart(database: DataPlane, run: JobRun): Promise<void> {
   await database.kysely
     .insertInto('job_runs')
     .values({
@@ -18,7 +18,7 @@ export async function recordRunStart(database: Database, run: JobRun): Promise<v
 }
 
 /** Writes the outcome; throws when the summary cannot be stored as JSON (a BigInt, a cycle). */
-export async function recordRunFinish(database: Database, run: JobRun): Promise<void> {
+export async function recordRunFinish(database: DataPlane, run: JobRun): Promise<void> {
   const summary = JSON.stringify(run.summary);
   await database.kysely
     .updateTable('job_runs')
@@ -28,7 +28,7 @@ export async function recordRunFinish(database: Database, run: JobRun): Promise<
 }
 
 /** Runs that started before `cutoff` (ISO-8601), whatever their outcome. */
-export async function countRunsStartedBefore(database: Database, cutoff: string): Promise<number> {
+export async function countRunsStartedBefore(database: DataPlane, cutoff: string): Promise<number> {
   const { count } = await database.kysely
     .selectFrom('job_runs')
     .select((eb) => eb.fn.countAll().as('count'))
@@ -37,7 +37,7 @@ export async function countRunsStartedBefore(database: Database, cutoff: string)
   return Number(count);
 }
 
-export async function deleteRunsStartedBefore(database: Database, cutoff: string): Promise<number> {
+export async function deleteRunsStartedBefore(database: DataPlane, cutoff: string): Promise<number> {
   const result = await database.kysely
     .deleteFrom('job_runs')
     .where('started_at', '<', cutoff)

@@ -1,6 +1,6 @@
-import type { Config } from '../cli/config.js';
-import type { Database } from '../database/database.js';
-import type { JobOutcome, JobTrigger } from '../database/schema.js';
+import type { Config } from '../config/config.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
+import type { JobOutcome, JobTrigger } from '../data-plane/schema.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 
@@ -8,7 +8,7 @@ export type { JobOutcome, JobTrigger };
 
 /** What a job body receives. `logger` already carries the job name and run id. */
 export interface JobContext {
-  database: Database;
+  database: DataPlane;
   config: Config;
   logger: Logger;
   now: () => Date;
@@ -26,7 +26,7 @@ export interface JobDefinition {
 
 /** What running a job needs from the process. */
 export interface JobDeps {
-  database: Database;
+  database: DataPlane;
   config: Config;
   logger: Logger;
   metrics?: Metrics | undefined;

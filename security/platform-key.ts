@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, type Config } from '../cli/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 
 export const PLATFORM_KEY_BYTES = 32;
 

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { CodehostProviderConfig } from '../../cli/config.js';
+import type { CodehostProviderConfig } from '../../config/config.js';
 import { asExchangeError } from './exchange-errors.js';
 import {
   normaliseEmail,

@@ -1,4 +1,4 @@
-import type { Database } from '../../database/database.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import { deriveKey } from '../../security/key-derivation.js';
 import { open, seal } from '../../security/sealed-box.js';
 import { tokenHash } from '../opaque-tokens.js';
@@ -34,7 +34,7 @@ function boundTo(stateHash: string): string {
  * `LOGIN_STATE_TTL_MS`. Logins that expired before `now` are removed on the way.
  */
 export async function savePendingLogin(
-  database: Database,
+  database: DataPlane,
   state: string,
   login: PendingLogin,
   now: Date,
@@ -65,7 +65,7 @@ export async function savePendingLogin(
  * expired, it was claimed before, or it was begun with another provider.
  */
 export async function claimPendingLogin(
-  database: Database,
+  database: DataPlane,
   provider: OAuthProviderName,
   state: string,
   now: Date,

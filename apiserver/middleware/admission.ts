@@ -1,13 +1,15 @@
 import type { RequestHandler } from 'express';
 import { tooManyRequests } from '../errors.js';
 import { requestState } from '../routing/request-state.js';
-import type { Authenticator } from '../routing/route.js';
+import type { Authenticator } from '../../accounts/principal.js';
 import { rateLimitHeaders, type RequestRateLimiter } from './rate-limit.js';
 
 /**
  * Establishes who is calling, then counts the request against that caller's budget: per
  * credential when authenticated, per client address otherwise. Requests with bad credentials are
  * counted against the address before their 401, so guessing credentials is throttled too.
+ * Machine endpoints (`/metrics`, `/health`) ignore credentials, which lets a scraper send its
+ * own bearer token there.
  */
 export function admission(
   authenticator: Authenticator | undefined,
@@ -17,7 +19,7 @@ export function admission(
     const state = requestState(req);
     let refusal: unknown;
     try {
-      state.principal = await authenticator?.(req);
+      if (!state.route?.operational) state.principal = await authenticator?.(req);
     } catch (error) {
       refusal = error;
     }

@@ -6,7 +6,7 @@ import {
   RLWrapperTimeouts,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { Config } from '../../cli/config.js';
+import type { Config } from '../../config/config.js';
 import type { Logger } from '../../observability/logger.js';
 
 /** Shared by every replica; both windows live in it under their own key prefix. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal, RouteDefinition } from './route.js';
+import type { RouteDefinition } from './route.js';
+import type { Principal } from '../../accounts/principal.js';
 
 /** What the framework learns about a request as it passes through. */
 export interface RequestState {

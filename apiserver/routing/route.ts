@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Request } from 'express';
-import type { Config } from '../../cli/config.js';
-import type { ObjectStore } from '../../controllers/runtime/object-store/types.js';
-import type { Database } from '../../database/database.js';
+import type { Principal } from '../../accounts/principal.js';
+import type { Config } from '../../config/config.js';
+import type { ObjectStore } from '../../control-plane/types.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { ApiArea } from './areas.js';
@@ -11,29 +11,12 @@ import type { PageInfo } from './pagination.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Who is calling, as the authenticator established it. */
-export interface Principal {
-  kind: 'user' | 'api_key' | 'system';
-  id: string;
-  organizationId?: string;
-  /** Granted scopes such as `vault:read`; `*` grants every scope. */
-  scopes: string[];
-  /** Requests with the same key share one rate-limit budget. */
-  rateLimitKey: string;
-}
-
-/**
- * Resolves the credentials of a request. Answers `undefined` when the request carries none;
- * throws an `ApiError` (401) when it carries credentials that are not valid.
- */
-export type Authenticator = (req: Request) => Promise<Principal | undefined>;
-
 /** The shared services a handler works with. */
 export interface RouteServices {
   config: Config;
   metrics: Metrics;
   store: ObjectStore;
-  database: Database;
+  database: DataPlane;
   now: () => Date;
 }
 

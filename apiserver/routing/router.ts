@@ -5,7 +5,8 @@ import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
 import { writeResult } from './responses.js';
-import type { Principal, RouteDefinition, RouteServices } from './route.js';
+import type { RouteDefinition, RouteServices } from './route.js';
+import type { Principal } from '../../accounts/principal.js';
 import { templateShape } from './route-paths.js';
 
 export interface RouterOptions {

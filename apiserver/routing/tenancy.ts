@@ -1,8 +1,8 @@
 import { organizationNamespace } from '../../accounts/organizations.js';
-import { isStoreError, type ObjectStore } from '../../controllers/runtime/object-store/types.js';
+import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { forbidden } from '../errors.js';
-import { NAMESPACE_KIND } from '../kubernetes/built-in-kinds.js';
-import type { Principal } from './route.js';
+import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
+import type { Principal } from '../../accounts/principal.js';
 
 /**
  * The namespace holding the caller's resources: their current organization's. Another

@@ -1,13 +1,9 @@
 import type { Request, Response, Router } from 'express';
-import { AppRoleMethod, type AppRoleSettings } from '../../controllers/vaultcluster/approle.js';
-import { AuthMethodStore, type AuthMethodType } from '../../controllers/vaultcluster/auth-methods.js';
-import type { ClusterOperations, VaultEngine } from '../../controllers/vaultcluster/engine.js';
-import {
-  JwtMethod,
-  type JwtRoleSettings,
-  type OidcProviders,
-} from '../../controllers/vaultcluster/jwt-login.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import { AppRoleMethod, type AppRoleSettings } from '../../vault/approle.js';
+import { AuthMethodStore, type AuthMethodType } from '../../vault/auth-methods.js';
+import type { ClusterOperations, VaultEngine } from '../../vault/vault-engine.js';
+import { JwtMethod, type JwtRoleSettings, type OidcProviders } from '../../vault/jwt-login.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
 import {
   anonymousCaller,

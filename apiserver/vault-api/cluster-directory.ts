@@ -1,10 +1,6 @@
 import type { Response } from 'express';
-import { isStoreError, type ObjectStore } from '../../controllers/runtime/object-store/types.js';
-import {
-  vaultClusterId,
-  type VaultClusterEngine,
-  type VaultEngine,
-} from '../../controllers/vaultcluster/engine.js';
+import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
+import { vaultClusterId, type VaultClusterEngine, type VaultEngine } from '../../vault/vault-engine.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
 
 /** The cluster a request addresses. */

@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
-import type { ObjectStore } from '../../controllers/runtime/object-store/types.js';
-import type { VaultEngine } from '../../controllers/vaultcluster/engine.js';
-import { OidcProviders } from '../../controllers/vaultcluster/jwt-login.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import type { ObjectStore } from '../../control-plane/types.js';
+import type { VaultEngine } from '../../vault/vault-engine.js';
+import { OidcProviders } from '../../vault/jwt-login.js';
+import { VaultError } from '../../vault/vault-error.js';
 import type { Logger } from '../../observability/logger.js';
 import { authMethodRoutes } from './auth-method-routes.js';
 import { ClusterDirectory } from './cluster-directory.js';

@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
 import { bodyOf, dataResponse, isList, pathParam, send, tokenCaller } from './wire-format.js';
 

@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
-import type { Policy } from '../../controllers/vaultcluster/policy-store.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import type { Policy } from '../../vault/policy-store.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
 import { bodyOf, dataResponse, isList, optionalString, param, send, tokenCaller } from './wire-format.js';
 

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
-import { VAULT_ENGINE_VERSION, type VaultEngine } from '../../controllers/vaultcluster/engine.js';
-import type { SealStatus } from '../../controllers/vaultcluster/seal.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import { VAULT_ENGINE_VERSION, type VaultEngine } from '../../vault/vault-engine.js';
+import type { SealStatus } from '../../vault/seal.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { addressedCluster, type AddressedCluster } from './cluster-directory.js';
 import { anonymousCaller, bodyOf, optionalString, send, tokenCaller } from './wire-format.js';
 

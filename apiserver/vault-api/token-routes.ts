@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
-import type { TokenInfo } from '../../controllers/vaultcluster/tokens.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import type { TokenInfo } from '../../vault/tokens.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
 import {
   authResponse,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { VaultCaller } from '../../controllers/vaultcluster/engine.js';
-import type { CreatedToken } from '../../controllers/vaultcluster/tokens.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import type { VaultCaller } from '../../vault/vault-engine.js';
+import type { CreatedToken } from '../../vault/tokens.js';
+import { VaultError } from '../../vault/vault-error.js';
 
 /** A request body as Vault clients send it: a JSON object, or nothing. */
 export type VaultBody = Record<string, unknown>;

@@ -4,9 +4,9 @@
  * anything is stored.
  */
 import type { IntegrationType } from '../../crds/integration.js';
-import { CHAT_PURPOSES } from './providers/chat.js';
-import { MONITOR_SITES, MONITOR_TAG } from './providers/monitor.js';
-import { PAGER_KEY } from './providers/pager.js';
+import { CHAT_PURPOSES } from '../../integrations/providers/chat.js';
+import { MONITOR_SITES, MONITOR_TAG } from '../../integrations/providers/monitor.js';
+import { PAGER_KEY } from '../../integrations/providers/pager.js';
 
 /** One thing wrong with a request, naming the field. */
 export interface IntegrationProblem {

@@ -1,4 +1,4 @@
-import type { Condition } from './object-store/types.js';
+import type { Condition } from '../../control-plane/types.js';
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Database } from '../../database/database.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Clock, TimerHandle } from './clock.js';
@@ -7,15 +7,15 @@ import { systemClock } from './clock.js';
 import { setCondition } from './conditions.js';
 import type { CacheReader, ControllerDefinition, ReconcileRequest } from './controller.js';
 import { TerminalError } from './controller.js';
-import { Informer } from './informer.js';
-import type { Condition, KubeObject, ObjectStore, ResourceType } from './object-store/types.js';
-import { apiVersionOf, isStoreError } from './object-store/types.js';
+import { Informer } from '../../control-plane/informer.js';
+import type { Condition, KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
+import { apiVersionOf, isStoreError } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from './status.js';
 import { WorkQueue } from './work-queue.js';
 
 export interface ControllerRunnerOptions {
   store: ObjectStore;
-  database?: Database;
+  database?: DataPlane;
   logger: Logger;
   metrics: Metrics;
   clock?: Clock;

@@ -1,8 +1,8 @@
-import type { Database } from '../../database/database.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Clock } from './clock.js';
-import type { Informer } from './informer.js';
-import type { KubeObject, ObjectStore, ResourceType } from './object-store/types.js';
+import type { Informer } from '../../control-plane/informer.js';
+import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 import type { BackoffPolicy } from './work-queue.js';
 
 export interface ReconcileRequest {
@@ -24,7 +24,7 @@ export interface CacheReader {
 export interface ReconcileContext {
   store: ObjectStore;
   cache: CacheReader;
-  database: Database | undefined;
+  database: DataPlane | undefined;
   clock: Clock;
   /** Carries kind, namespace, name, generation and reconcile_id on every line. */
   logger: Logger;

@@ -6,7 +6,7 @@ import {
   type KubeObject,
   type ObjectStore,
   type ResourceType,
-} from './object-store/types.js';
+} from '../../control-plane/types.js';
 
 /** The spec of a `coordination.k8s.io/v1` Lease, as leader election reads and writes it. */
 export interface LeaseSpec {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject, ObjectStore, ResourceType } from './object-store/types.js';
+import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 
 /**
  * Writes `status` through the status subresource only when it differs from what the object

@@ -9,8 +9,8 @@
  * runs.
  */
 import { sql, type Transaction } from 'kysely';
-import type { Database } from '../../database/database.js';
-import type { DataPlane, VpcCidrClaimsTable } from '../../database/schema.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { DataPlaneSchema, VpcCidrClaimsTable } from '../../data-plane/schema.js';
 import { overlaps, parseCidr, type Cidr } from './ipam.js';
 
 /** The first key of the two-key advisory lock: the class "VPC CIDR claims". */
@@ -37,9 +37,9 @@ export const vpcScope = (vpcId: string) => `vpc:${vpcId}`;
 
 /** Runs `work` holding the namespace's claim lock. */
 export async function withClaimLock<T>(
-  database: Database,
+  database: DataPlane,
   namespace: string,
-  work: (trx: Transaction<DataPlane>) => Promise<T>,
+  work: (trx: Transaction<DataPlaneSchema>) => Promise<T>,
 ): Promise<T> {
   return database.kysely.transaction().execute(async (trx) => {
     if (database.dialect === 'postgres') {
@@ -54,7 +54,7 @@ export async function withClaimLock<T>(
  * reached. Idempotent: the resource's own claim is updated, never counted against it.
  */
 export async function claimCidr(
-  database: Database,
+  database: DataPlane,
   request: CidrClaimRequest,
   now: Date,
 ): Promise<ClaimOutcome> {
@@ -101,7 +101,7 @@ export async function claimCidr(
 }
 
 export async function releaseCidrClaim(
-  database: Database,
+  database: DataPlane,
   namespace: string,
   resourceId: string,
 ): Promise<void> {
@@ -113,7 +113,7 @@ export async function releaseCidrClaim(
 }
 
 /** Releases the VPC's own claim and those of its subnets. */
-export async function releaseVpcClaims(database: Database, namespace: string, vpcId: string): Promise<void> {
+export async function releaseVpcClaims(database: DataPlane, namespace: string, vpcId: string): Promise<void> {
   await database.kysely
     .deleteFrom('vpc_cidr_claims')
     .where('namespace', '=', namespace)
@@ -122,7 +122,7 @@ export async function releaseVpcClaims(database: Database, namespace: string, vp
 }
 
 /** The blocks claimed in a scope. */
-export async function claimedBlocks(database: Database, namespace: string, scope: string): Promise<Cidr[]> {
+export async function claimedBlocks(database: DataPlane, namespace: string, scope: string): Promise<Cidr[]> {
   const rows = await database.kysely
     .selectFrom('vpc_cidr_claims')
     .select('cidr_block')

@@ -1,4 +1,4 @@
-import type { VpcConfig } from '../../cli/config.js';
+import type { VpcConfig } from '../../config/config.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { natGatewayController } from './nat-gateway-controller.js';
 import {

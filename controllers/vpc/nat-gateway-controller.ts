@@ -2,11 +2,11 @@
  * The NatGateway controller: a gateway is `pending` until it holds a public address from the pool,
  * then `available`. The address is released when the gateway is deleted.
  */
-import type { VpcConfig } from '../../cli/config.js';
+import type { VpcConfig } from '../../config/config.js';
 import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
-import { isStoreError } from '../runtime/object-store/types.js';
+import { isStoreError } from '../../control-plane/types.js';
 import { partReconciler } from './part-reconciler.js';
 import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePublicIp } from './public-ips.js';
 

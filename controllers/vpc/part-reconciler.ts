@@ -4,12 +4,12 @@
  * A kind plugs in what differs: its validation, what else its status says, and what its finalizer
  * cleans up outside the store.
  */
-import type { KindDescriptor } from '../../crds/kind.js';
+import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { VPC, type PartStatus, type Vpc, type VpcPart } from '../../crds/vpc.js';
 import { setCondition } from '../runtime/conditions.js';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
-import { isStoreError } from '../runtime/object-store/types.js';
+import { isStoreError } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { isOwnedBy, withOwner } from './parts.js';
 import { VpcValidationError } from './validation.js';

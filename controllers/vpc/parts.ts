@@ -9,8 +9,8 @@ import {
   type Vpc,
   type VpcPart,
 } from '../../crds/vpc.js';
-import type { KindDescriptor } from '../../crds/kind.js';
-import type { ObjectStore, OwnerReference } from '../runtime/object-store/types.js';
+import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
+import type { ObjectStore, OwnerReference } from '../../control-plane/types.js';
 
 /** Every part carries its VPC's id here, so a VPC's parts are one label selector away. */
 export const VPC_LABEL = 'cloudplane.dev/vpc';

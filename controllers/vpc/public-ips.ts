@@ -3,9 +3,9 @@
  * the primary key of its row, so two gateways can never hold one address even when allocations
  * race: the loser's insert fails and its reconcile retries with the next free address.
  */
-import type { Database } from '../../database/database.js';
-import type { VpcPublicIpsTable } from '../../database/schema.js';
-import { isUniqueViolation } from '../../accounts/unique-violation.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { VpcPublicIpsTable } from '../../data-plane/schema.js';
+import { isUniqueViolation } from '../../data-plane/unique-violation.js';
 import { newPartId } from './ids.js';
 import { addressToString, parseAddress, parseCidr, poolAddresses } from './ipam.js';
 
@@ -26,7 +26,7 @@ export class AllocationInUseError extends Error {
 }
 
 export async function findAllocationById(
-  database: Database,
+  database: DataPlane,
   allocationId: string,
 ): Promise<PublicIpAllocation | undefined> {
   return database.kysely
@@ -41,7 +41,7 @@ export async function findAllocationById(
  * `allocationId` as the allocation's id when given, else makes an `eipalloc-` id.
  */
 export async function allocatePublicIp(
-  database: Database,
+  database: DataPlane,
   request: { pool: string; namespace: string; natGatewayId: string; allocationId?: string | undefined },
   now: Date,
 ): Promise<PublicIpAllocation> {
@@ -83,7 +83,7 @@ export async function allocatePublicIp(
 }
 
 export async function releasePublicIp(
-  database: Database,
+  database: DataPlane,
   namespace: string,
   natGatewayId: string,
 ): Promise<void> {

@@ -2,13 +2,13 @@
  * What is left of a VPC once its object is gone: enough to list it with `status=deleted` until
  * garbage collection purges it after the retention period.
  */
-import type { Database } from '../../database/database.js';
-import type { VpcTombstonesTable } from '../../database/schema.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { VpcTombstonesTable } from '../../data-plane/schema.js';
 
 export type VpcTombstone = VpcTombstonesTable;
 
 /** Records the tombstone; a second write for the same VPC keeps the first. */
-export async function writeTombstone(database: Database, tombstone: VpcTombstone): Promise<void> {
+export async function writeTombstone(database: DataPlane, tombstone: VpcTombstone): Promise<void> {
   await database.kysely
     .insertInto('vpc_tombstones')
     .values(tombstone)
@@ -16,7 +16,7 @@ export async function writeTombstone(database: Database, tombstone: VpcTombstone
     .execute();
 }
 
-export async function listTombstones(database: Database, namespace: string): Promise<VpcTombstone[]> {
+export async function listTombstones(database: DataPlane, namespace: string): Promise<VpcTombstone[]> {
   return database.kysely
     .selectFrom('vpc_tombstones')
     .selectAll()
@@ -27,7 +27,7 @@ export async function listTombstones(database: Database, namespace: string): Pro
 }
 
 export async function findTombstone(
-  database: Database,
+  database: DataPlane,
   namespace: string,
   vpcId: string,
 ): Promise<VpcTombstone | undefined> {
@@ -39,7 +39,7 @@ export async function findTombstone(
     .executeTakeFirst();
 }
 
-export async function countTombstonesDeletedBefore(database: Database, cutoff: string): Promise<number> {
+export async function countTombstonesDeletedBefore(database: DataPlane, cutoff: string): Promise<number> {
   const row = await database.kysely
     .selectFrom('vpc_tombstones')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
@@ -48,7 +48,7 @@ export async function countTombstonesDeletedBefore(database: Database, cutoff: s
   return Number(row?.count ?? 0);
 }
 
-export async function purgeTombstonesDeletedBefore(database: Database, cutoff: string): Promise<number> {
+export async function purgeTombstonesDeletedBefore(database: DataPlane, cutoff: string): Promise<number> {
   const result = await database.kysely
     .deleteFrom('vpc_tombstones')
     .where('deleted_at', '<', cutoff)

@@ -3,12 +3,12 @@
  * parts, and on deletion removes the parts in dependency order before letting the object go and
  * leaving a tombstone.
  */
-import type { VpcConfig } from '../../cli/config.js';
+import type { VpcConfig } from '../../config/config.js';
 import { VPC, type Vpc, type VpcPart, type VpcStatus } from '../../crds/vpc.js';
 import { setCondition } from '../runtime/conditions.js';
 import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
-import { isStoreError, type KubeObject } from '../runtime/object-store/types.js';
+import { isStoreError, type KubeObject } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { claimCidr, regionScope, releaseVpcClaims } from './cidr-claims.js';
 import { formatCidr, overlaps, parseCidr } from './ipam.js';

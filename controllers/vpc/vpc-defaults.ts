@@ -3,7 +3,7 @@
  * (rule 100 allows everything, the catch-all `*` rule denies the rest, both directions) and the
  * default security group (inbound from members of the group itself, outbound anywhere).
  */
-import { API_VERSION } from '../../crds/kind.js';
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import type { NetworkAcl, NetworkAclRule, RouteTable, SecurityGroup, Vpc } from '../../crds/vpc.js';
 import { defaultPartId } from './ids.js';
 import { withOwner } from './parts.js';

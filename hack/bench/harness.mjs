@@ -145,9 +145,9 @@ export async function servePlatform({ kinds = [], routes = () => [], prepare = a
   ] = await Promise.all([
     import(dist('apiserver/app.js')),
     import(dist('apiserver/server.js')),
-    import(dist('cli/config.js')),
-    import(dist('controllers/runtime/object-store/sqlite-store.js')),
-    import(dist('database/database.js')),
+    import(dist('config/config.js')),
+    import(dist('control-plane/embedded-store/sqlite-store.js')),
+    import(dist('data-plane/database.js')),
     import(dist('observability/logger.js')),
     import(dist('observability/metrics.js')),
     import(dist('accounts/index.js')),
@@ -168,7 +168,7 @@ export async function servePlatform({ kinds = [], routes = () => [], prepare = a
     kinds: loadKinds(kinds),
     logger,
   });
-  const database = await db.openDatabase({
+  const database = await db.openDataPlane({
     sqlitePath: path.join(dataDir, 'data-plane.db'),
     logger,
     metrics: registry,

@@ -46,8 +46,8 @@ const TARGETS = [
 
 async function serveCloudplane() {
   const [{ vaultRoutes }, { VaultEngine }, { VAULT_CLUSTER }] = await Promise.all([
-    import(dist('apiserver/routes/vault.js')),
-    import(dist('controllers/vaultcluster/engine.js')),
+    import(dist('apiserver/routes/vault/clusters.js')),
+    import(dist('vault/vault-engine.js')),
     import(dist('crds/vault-cluster.js')),
   ]);
   return servePlatform({

@@ -1,11 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startDeliveryWorker,
-  type DeliveryWorker,
-} from '../../controllers/integration-events/delivery-worker.js';
-import { publishEvent } from '../../controllers/integration-events/publisher.js';
-import type { PlatformEventType } from '../../controllers/integration-events/catalogue.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../integrations/events/delivery-worker.js';
+import { publishEvent } from '../../integrations/events/publisher.js';
+import type { PlatformEventType } from '../../integrations/events/catalogue.js';
 import { createLogger } from '../../observability/logger.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { startEventReceiver, type EventReceiver } from '../fixtures/event-receiver.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCredentials } from '../../controllers/integration/credentials.js';
+import { readCredentials } from '../../integrations/credentials.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startIntegrationsApp, type IntegrationsApp } from '../fixtures/provider-integrations-app.js';

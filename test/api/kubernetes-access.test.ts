@@ -10,13 +10,13 @@ import {
   combineKubeAuthenticators,
   platformKubeAuthenticator,
   startupTokenAuthenticator,
-} from '../../apiserver/kubernetes/authentication.js';
-import { generateStartupToken, writeKubeconfig } from '../../apiserver/kubernetes/kubeconfig.js';
+} from '../../control-plane/kubernetes-api/authentication.js';
+import { generateStartupToken, writeKubeconfig } from '../../control-plane/kubernetes-api/kubeconfig.js';
 import {
   createServingCertificate,
   loadServingCertificate,
-} from '../../apiserver/kubernetes/serving-certificate.js';
-import type { Authenticator } from '../../apiserver/routing/route.js';
+} from '../../control-plane/kubernetes-api/serving-certificate.js';
+import type { Authenticator } from '../../accounts/principal.js';
 import { aNetwork, type Network } from '../fixtures/kube-kinds.js';
 import { json, sendJson } from '../fixtures/kube-requests.js';
 import { startKubeServer, TENANT_NAMESPACE, TENANT_TOKEN, type KubeServer } from '../fixtures/kube-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEASE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
+import { LEASE_KIND } from '../../control-plane/built-in-kinds.js';
 import { aNetwork, networkKind, type Network } from '../fixtures/kube-kinds.js';
 import { json, NETWORKS, patchWith, sendJson, TABLE_ACCEPT } from '../fixtures/kube-requests.js';
 import { startKubeServer, TENANT_TOKEN, type KubeServer } from '../fixtures/kube-server.js';

@@ -1,6 +1,6 @@
 import nodeVault from 'node-vault';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../controllers/vaultcluster/audit-log.js';
+import type { AuditEntry } from '../../vault/audit-log.js';
 import {
   createPlatformCluster,
   platformUser,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../controllers/vaultcluster/audit-log.js';
+import type { AuditEntry } from '../../vault/audit-log.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { combineShares } from '../../controllers/vaultcluster/shamir.js';
+import { combineShares } from '../../vault/shamir.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
 

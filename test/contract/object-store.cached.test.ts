@@ -2,12 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CachedReadStore } from '../../controllers/runtime/object-store/cached-read-store.js';
-import {
-  openEmbeddedStore,
-  type EmbeddedStore,
-} from '../../controllers/runtime/object-store/sqlite-store.js';
-import { isStoreError, type ObjectStore } from '../../controllers/runtime/object-store/types.js';
+import { CachedReadStore } from '../../control-plane/cached-read-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { createLogger } from '../../observability/logger.js';
 import { eventually } from '../fixtures/eventually.js';
 import { anObject, gadgetKind, plateKind, widgetKind, type Widget } from '../fixtures/store-kinds.js';

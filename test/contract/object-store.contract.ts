@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeObject, ObjectStore, ResourceType } from '../../controllers/runtime/object-store/types.js';
+import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 import { anObject, ownedBy, type Widget, type WidgetShape } from '../fixtures/store-kinds.js';
 import { revisionOf, summarize, WatchReader } from '../fixtures/store-watch.js';
 

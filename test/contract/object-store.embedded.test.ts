@@ -6,8 +6,8 @@ import {
   openEmbeddedStore,
   type EmbeddedStore,
   type EmbeddedStoreOptions,
-} from '../../controllers/runtime/object-store/sqlite-store.js';
-import type { KubeObject } from '../../controllers/runtime/object-store/types.js';
+} from '../../control-plane/embedded-store/sqlite-store.js';
+import type { KubeObject } from '../../control-plane/types.js';
 import {
   anObject,
   gadgetKind,

@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { NAMESPACE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
+import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import {
   openKubernetesStore,
   type KubernetesStoreOptions,
-} from '../../controllers/runtime/object-store/kubernetes-store.js';
-import {
-  isStoreError,
-  type KubeObject,
-  type ObjectStore,
-} from '../../controllers/runtime/object-store/types.js';
-import type { KindDescriptor } from '../../crds/kind.js';
+} from '../../control-plane/kubernetes-store/kubernetes-store.js';
+import { isStoreError, type KubeObject, type ObjectStore } from '../../control-plane/types.js';
+import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { eventually } from '../fixtures/eventually.js';
 import { loadKubeConfig, startEmbeddedKubernetesApi } from '../fixtures/kube-backend-embedded-api.js';

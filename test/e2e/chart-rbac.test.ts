@@ -10,7 +10,7 @@ import {
   rbacRules,
   type ApiPermission,
   type RbacRule,
-} from '../../controllers/runtime/object-store/kubernetes-permissions.js';
+} from '../../control-plane/kubernetes-store/kubernetes-permissions.js';
 import { renderCrdFiles } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';

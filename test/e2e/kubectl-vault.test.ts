@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
-import { vaultClusterController } from '../../controllers/vaultcluster/controller.js';
-import { vaultClusterId } from '../../controllers/vaultcluster/engine.js';
+import { vaultClusterController } from '../../controllers/vaultcluster/vaultcluster-controller.js';
+import { vaultClusterId } from '../../vault/vault-engine.js';
 import { loadKinds } from '../../crds/registry.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
 import { createLogger } from '../../observability/logger.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VpcConfig } from '../../cli/config.js';
+import type { VpcConfig } from '../../config/config.js';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
 import { vpcControllers } from '../../controllers/vpc/index.js';
 import { loadKinds } from '../../crds/registry.js';

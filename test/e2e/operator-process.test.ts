@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LEASE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
+import { LEASE_KIND } from '../../control-plane/built-in-kinds.js';
 import { OPERATOR_LEASE_NAME } from '../../cli/operator.js';
 import type { Lease } from '../../controllers/runtime/leader-election.js';
 import { loadKinds } from '../../crds/registry.js';

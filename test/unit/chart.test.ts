@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../cli/config.js';
+import { loadConfig } from '../../config/config.js';
 import { renderCrdFiles } from '../../crds/generate.js';
-import type { KindDescriptor } from '../../crds/kind.js';
+import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { packageRoot } from '../../crds/registry.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
 

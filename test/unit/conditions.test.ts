@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findCondition, isConditionTrue, setCondition } from '../../controllers/runtime/conditions.js';
-import type { Condition } from '../../controllers/runtime/object-store/types.js';
+import type { Condition } from '../../control-plane/types.js';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const t1 = new Date('2026-01-01T00:05:00Z');

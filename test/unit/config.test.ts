@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../cli/config.js';
+import { ConfigError, loadConfig } from '../../config/config.js';
 
 describe('loadConfig', () => {
   it.each([

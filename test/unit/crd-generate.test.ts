@@ -188,8 +188,8 @@ function scratchRepo(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-crds-'));
   for (const file of [
     'tsconfig.json',
-    'crds/kind.ts',
-    'controllers/runtime/object-store/types.ts',
+    'control-plane/kind-descriptor.ts',
+    'control-plane/types.ts',
     'test/fixtures/crd-widget.ts',
   ]) {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -217,7 +217,7 @@ describe('checkGeneratedCrds and writeGeneratedCrds', () => {
       fs.rmSync(path.join(dir, folder), { recursive: true, force: true });
     }
     fs.mkdirSync(path.join(dir, 'crds'));
-    fs.copyFileSync(path.join(repoRoot, 'crds/kind.ts'), path.join(dir, 'crds/kind.ts'));
+    fs.copyFileSync(path.join(repoRoot, 'control-plane/kind-descriptor.ts'), path.join(dir, 'crds/kind.ts'));
   });
 
   it('reports both copies as stale when nothing was generated', () => {

@@ -29,8 +29,8 @@ describe('loadKinds', () => {
     fs.writeFileSync(path.join(dir, 'package.json'), '{}');
     for (const file of [
       'tsconfig.json',
-      'crds/kind.ts',
-      'controllers/runtime/object-store/types.ts',
+      'control-plane/kind-descriptor.ts',
+      'control-plane/types.ts',
       widgetKind.typesFile,
     ]) {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../cli/config.js';
+import { ConfigError, loadConfig } from '../../config/config.js';
 
 describe('config.integrations', () => {
   it('defaults to the public provider endpoints and public egress only', () => {

@@ -6,7 +6,7 @@ import {
   readCredentials,
   storeCredentials,
   updateCredentials,
-} from '../../controllers/integration/credentials.js';
+} from '../../integrations/credentials.js';
 import { SealedBoxError } from '../../security/sealed-box.js';
 import { openTestSqliteDatabase, type TestSqliteDatabase } from '../fixtures/db-sqlite.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { publishEvent } from '../../controllers/integration-events/publisher.js';
+import { publishEvent } from '../../integrations/events/publisher.js';
 import {
   createTestPostgresDatabase,
   describeWithPostgres,

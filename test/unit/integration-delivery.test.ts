@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimEvent, findEvent, redeliverEvent } from '../../controllers/integration-events/event-records.js';
-import { publishEvent } from '../../controllers/integration-events/publisher.js';
-import { signingSecretOf } from '../../controllers/integration-events/signing-secrets.js';
+import { claimEvent, findEvent, redeliverEvent } from '../../integrations/events/event-records.js';
+import { publishEvent } from '../../integrations/events/publisher.js';
+import { signingSecretOf } from '../../integrations/events/signing-secrets.js';
 import { startEventReceiver, type EventReceiver } from '../fixtures/event-receiver.js';
 import { startEventPlatform, TEST_RETRY, type EventPlatform } from '../fixtures/event-receiver-platform.js';
 import { eventually } from '../fixtures/eventually.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { organizationNamespace } from '../../accounts/organizations.js';
-import { eventsForChange, startEventBridge } from '../../controllers/integration-events/event-bridge.js';
-import type { KubeObject } from '../../controllers/runtime/object-store/types.js';
+import { eventsForChange, startEventBridge } from '../../integrations/events/event-bridge.js';
+import type { KubeObject } from '../../control-plane/types.js';
 import { INTEGRATION, type IntegrationSpec } from '../../crds/integration.js';
 import { createLogger } from '../../observability/logger.js';
 import { eventually } from '../fixtures/eventually.js';

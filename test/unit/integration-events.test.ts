@@ -3,10 +3,10 @@ import {
   EVENT_CATALOGUE,
   filterSelects,
   type PlatformEventType,
-} from '../../controllers/integration-events/catalogue.js';
-import { publishEvent } from '../../controllers/integration-events/publisher.js';
-import { backoffDelayMs, retryAfterMs } from '../../controllers/integration-events/retry-schedule.js';
-import { codehostSignatureValid } from '../../controllers/integration-events/signatures.js';
+} from '../../integrations/events/catalogue.js';
+import { publishEvent } from '../../integrations/events/publisher.js';
+import { backoffDelayMs, retryAfterMs } from '../../integrations/events/retry-schedule.js';
+import { codehostSignatureValid } from '../../integrations/events/signatures.js';
 import type { IntegrationSpec } from '../../crds/integration.js';
 import {
   newOrganizationId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeHealth, type HealthInputs } from '../../controllers/integration/health.js';
+import { computeHealth, type HealthInputs } from '../../integrations/health.js';
 import type { Integration, IntegrationStatus } from '../../crds/integration.js';
 
 function integration(status: IntegrationStatus): Integration {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../cli/config.js';
+import { loadConfig } from '../../config/config.js';
 import { garbageCollection } from '../../jobs/garbage-collection.js';
 import { runJob } from '../../jobs/job-runner.js';
 import { createLogger } from '../../observability/logger.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../cli/config.js';
+import { loadConfig } from '../../config/config.js';
 import type { JobDefinition, JobDeps } from '../../jobs/job.js';
 import { runJob } from '../../jobs/job-runner.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../cli/config.js';
+import { loadConfig } from '../../config/config.js';
 import { JOBS } from '../../jobs/index.js';
 import type { JobDeps } from '../../jobs/job.js';
 import { runJob } from '../../jobs/job-runner.js';

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LEASE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
+import { LEASE_KIND } from '../../control-plane/built-in-kinds.js';
 import {
   runWithLeaderElection,
   type Lease,
   type LeaderElection,
   type LeaderElectionOptions,
 } from '../../controllers/runtime/leader-election.js';
-import type { EmbeddedStore } from '../../controllers/runtime/object-store/sqlite-store.js';
+import type { EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { FakeClock } from '../fixtures/fake-clock.js';
 import {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../cli/config.js';
-import type { Database } from '../../database/database.js';
+import { loadConfig } from '../../config/config.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import { JOBS } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import type { Clock } from '../../controllers/runtime/clock.js';
@@ -17,7 +17,7 @@ async function advanceTo(clock: FakeClock, iso: string): Promise<void> {
 const config = loadConfig({});
 const logger = createLogger('silent');
 
-async function runs(database: Database): Promise<{ job: string; started_at: string; outcome: string }[]> {
+async function runs(database: DataPlane): Promise<{ job: string; started_at: string; outcome: string }[]> {
   return database.kysely
     .selectFrom('job_runs')
     .select(['job', 'started_at', 'outcome'])

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../cli/config.js';
+import { ConfigError } from '../../config/config.js';
 import { metricsScrapeAllowed } from '../../security/metrics-token.js';
 import { loadPlatformKey, platformKeyPath } from '../../security/platform-key.js';
 

@@ -3,13 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../apiserver/errors.js';
-import { NAMESPACE_KIND } from '../../apiserver/kubernetes/built-in-kinds.js';
-import type { Principal } from '../../apiserver/routing/route.js';
+import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
+import type { Principal } from '../../accounts/principal.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../apiserver/routing/tenancy.js';
-import {
-  openEmbeddedStore,
-  type EmbeddedStore,
-} from '../../controllers/runtime/object-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
 
 function principal(organizationId?: string): Principal {
   return { kind: 'user', id: 'usr_test', organizationId, scopes: ['*'], rateLimitKey: 'user:usr_test' };

@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
 import {
-  openEmbeddedStore,
-  type EmbeddedStore,
-} from '../../controllers/runtime/object-store/sqlite-store.js';
-import { VAULT_DATA_FINALIZER, vaultClusterController } from '../../controllers/vaultcluster/controller.js';
-import { vaultClusterId } from '../../controllers/vaultcluster/engine.js';
+  VAULT_DATA_FINALIZER,
+  vaultClusterController,
+} from '../../controllers/vaultcluster/vaultcluster-controller.js';
+import { vaultClusterId } from '../../vault/vault-engine.js';
 import { loadKinds } from '../../crds/registry.js';
 import { VAULT_CLUSTER, type VaultCluster, type VaultClusterSpec } from '../../crds/vault-cluster.js';
 import { createMetrics } from '../../observability/metrics.js';

@@ -1,11 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuditLog } from '../../controllers/vaultcluster/audit-log.js';
-import {
-  VaultEngine,
-  type ClusterOperations,
-  type VaultClusterEngine,
-} from '../../controllers/vaultcluster/engine.js';
-import { VaultError } from '../../controllers/vaultcluster/vault-error.js';
+import { AuditLog } from '../../vault/audit-log.js';
+import { VaultEngine, type ClusterOperations, type VaultClusterEngine } from '../../vault/vault-engine.js';
+import { VaultError } from '../../vault/vault-error.js';
 import { openTestVaultEngine, PLATFORM_CALLER, type TestVaultEngine } from '../fixtures/vault-engine.js';
 
 const CLUSTER = 'org-test/cluster-a';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capabilitiesOn, comparePriority } from '../../controllers/vaultcluster/policy-evaluator.js';
-import { parsePolicy } from '../../controllers/vaultcluster/policy-parser.js';
+import { capabilitiesOn, comparePriority } from '../../vault/policy-evaluator.js';
+import { parsePolicy } from '../../vault/policy-parser.js';
 
 const policy = (rules: string) => parsePolicy(rules);
 const block = (path: string, ...capabilities: string[]) =>

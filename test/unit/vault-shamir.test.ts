@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { combineShares, gfDivide, gfMultiply, splitSecret } from '../../controllers/vaultcluster/shamir.js';
+import { combineShares, gfDivide, gfMultiply, splitSecret } from '../../vault/shamir.js';
 
 /** Every k-element subset of `items`. */
 function subsets<T>(items: T[], k: number): T[][] {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { VpcConfig } from '../../cli/config.js';
-import { API_VERSION } from '../../crds/kind.js';
+import type { VpcConfig } from '../../config/config.js';
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import { loadKinds } from '../../crds/registry.js';
 import {
   INTERNET_GATEWAY,
@@ -23,11 +23,8 @@ import {
   type VpcSpec,
 } from '../../crds/vpc.js';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
-import type { KubeObject, Watch, WatchEvent } from '../../controllers/runtime/object-store/types.js';
-import {
-  openEmbeddedStore,
-  type EmbeddedStore,
-} from '../../controllers/runtime/object-store/sqlite-store.js';
+import type { KubeObject, Watch, WatchEvent } from '../../control-plane/types.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
 import { vpcControllers } from '../../controllers/vpc/index.js';
 import { DELETION_ORDER } from '../../controllers/vpc/parts.js';
 import { findTombstone } from '../../controllers/vpc/tombstones.js';

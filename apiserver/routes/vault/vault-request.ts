@@ -1,0 +1,119 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { organizationNamespace } from '../../../accounts/organizations.js';
+import { isStoreError } from '../../../control-plane/types.js';
+import {
+  vaultClusterId,
+  type VaultCaller,
+  type VaultClusterEngine,
+  type VaultEngine,
+} from '../../../vault/vault-engine.js';
+import { VaultError, type VaultErrorKind } from '../../../vault/vault-error.js';
+import { VAULT_CLUSTER, type VaultCluster } from '../../../crds/vault-cluster.js';
+import { ApiError, forbidden, notFound } from '../../errors.js';
+import type { ObjectSchema } from '../../routing/json-schema.js';
+import type { RouteContext } from '../../routing/route.js';
+import type { Principal } from '../../../accounts/principal.js';
+
+/** What the vault routes need beyond the shared route services. */
+export interface VaultRouteOptions {
+  engine: VaultEngine;
+  /** Where a cluster's Vault-compatible API answers. */
+  apiAddress(namespace: string, name: string): string;
+}
+
+export const READ_SCOPES = ['vault:read'] as const;
+export const WRITE_SCOPES = ['vault:write'] as const;
+
+export const CLUSTER_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 253, description: 'The cluster id' } },
+} as const satisfies ObjectSchema;
+
+const CODES: Record<VaultErrorKind, string> = {
+  invalid: 'invalid_request',
+  unauthorized: 'unauthorized',
+  permission_denied: 'permission_denied',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  sealed: 'sealed',
+  audit_unavailable: 'audit_unavailable',
+};
+
+/** The REST answer for an engine refusal. */
+export function toApiError(error: VaultError): ApiError {
+  return new ApiError(error.status, CODES[error.kind], error.message);
+}
+
+/** Runs engine work, answering its refusals as API errors. */
+export async function answering<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof VaultError) throw toApiError(error);
+    throw error;
+  }
+}
+
+/** The caller's organization namespace; every vault route works inside it only. */
+export function namespaceOf(principal: Principal): string {
+  if (principal.organizationId === undefined)
+    throw forbidden('select an organization before using vault clusters');
+  return organizationNamespace(principal.organizationId);
+}
+
+/** The parts of a route context that address a cluster. */
+export type ClusterRequest = Pick<RouteContext, 'store'> & { principal: Principal; params: { id: string } };
+
+/** The VaultCluster with this id in the caller's organization; another tenant's is a 404. */
+export async function findCluster(ctx: ClusterRequest): Promise<VaultCluster> {
+  try {
+    return await ctx.store.get<VaultCluster>(VAULT_CLUSTER, namespaceOf(ctx.principal), ctx.params.id);
+  } catch (error) {
+    if (
+      isStoreError(error, 'NotFound') ||
+      isStoreError(error, 'Invalid') ||
+      isStoreError(error, 'BadRequest')
+    ) {
+      throw notFound(`vault cluster ${ctx.params.id} not found`);
+    }
+    throw error;
+  }
+}
+
+/** The engine of the cluster named in the path; 404 when the cluster or its keyring is missing. */
+export async function clusterEngine(
+  options: VaultRouteOptions,
+  ctx: ClusterRequest,
+): Promise<VaultClusterEngine> {
+  const cluster = await findCluster(ctx);
+  const id = vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name);
+  if (!(await options.engine.isInitialized(id))) {
+    throw new ApiError(
+      503,
+      'not_initialized',
+      `vault cluster ${ctx.params.id} is not initialised; create clusters through POST /api/v1/vault or set spec.autoUnseal`,
+    );
+  }
+  return options.engine.forCluster(id);
+}
+
+function bearer(headers: IncomingHttpHeaders): string | undefined {
+  const match = /^\s*\S+\s+(\S+)\s*$/.exec(headers.authorization ?? '');
+  const apiKey = headers['x-api-key'];
+  return match?.[1] ?? (typeof apiKey === 'string' ? apiKey : undefined);
+}
+
+/**
+ * Who calls, for the engine: the platform credential (recorded HMAC'd in the audit log) and,
+ * when the request carries `X-Vault-Token`, that token, whose policies then govern the request.
+ */
+export function callerOf(ctx: Pick<RouteContext, 'headers' | 'clientIp'>): VaultCaller {
+  const vaultToken = ctx.headers['x-vault-token'];
+  return {
+    token: typeof vaultToken === 'string' && vaultToken !== '' ? vaultToken : undefined,
+    credential: bearer(ctx.headers),
+    clientAddress: ctx.clientIp,
+    userAgent: typeof ctx.headers['user-agent'] === 'string' ? ctx.headers['user-agent'] : '',
+  };
+}

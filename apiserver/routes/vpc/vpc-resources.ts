@@ -1,0 +1,136 @@
+/**
+ * What the VPC routes share: reading a caller's VPC (another organization's is a 404), mapping
+ * objects to the REST shapes of the specification, and turning validation problems into 400s.
+ */
+import {
+  INTERNET_GATEWAY,
+  NAT_GATEWAY,
+  NETWORK_ACL,
+  ROUTE_TABLE,
+  SECURITY_GROUP,
+  SUBNET,
+  VPC,
+  type NatGateway,
+  type Subnet,
+  type Vpc,
+  type VpcPart,
+} from '../../../crds/vpc.js';
+import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
+import type { ValidationProblem } from '../../../controllers/vpc/validation.js';
+import { VpcValidationError } from '../../../controllers/vpc/validation.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+
+/** Written on every REST write; an object applied with kubectl falls back to its creation time. */
+export const UPDATED_AT_ANNOTATION = 'cloudplane.dev/updated-at';
+
+/** DNS-label names: every id the API hands out is one. */
+export const ID_SCHEMA = {
+  type: 'string',
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  maxLength: 63,
+} as const satisfies JsonSchema;
+
+export const VPC_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: ID_SCHEMA },
+} as const;
+
+export interface VpcParams {
+  id: string;
+}
+
+/** The 400 for problems found by the shared validation, naming each field and rule. */
+export function invalid(problems: readonly ValidationProblem[]) {
+  return badRequest(problems.map((problem) => problem.message).join('; '), {
+    details: {
+      fields: problems.map((problem) => ({
+        in: 'body',
+        field: problem.field,
+        rule: problem.rule,
+        message: problem.message,
+      })),
+    },
+  });
+}
+
+/** Runs a check of the shared validation, answering its problems as a 400. */
+export function checked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof VpcValidationError) throw invalid(error.problems);
+    throw error;
+  }
+}
+
+export async function readVpc(store: ObjectStore, namespace: string, id: string): Promise<Vpc> {
+  try {
+    return await store.get<Vpc>(VPC, namespace, id);
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) throw notFound(`VPC ${id} not found`);
+    throw error;
+  }
+}
+
+/** A VPC that can still take new parts. */
+export async function readLiveVpc(store: ObjectStore, namespace: string, id: string): Promise<Vpc> {
+  const vpc = await readVpc(store, namespace, id);
+  if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${id} is being deleted`);
+  return vpc;
+}
+
+/** A part of the given VPC, or a 404 naming what is missing. */
+export async function readPart<T extends VpcPart>(
+  store: ObjectStore,
+  type: typeof VPC,
+  namespace: string,
+  vpcId: string,
+  id: string,
+  noun: string,
+): Promise<T> {
+  try {
+    const part = await store.get<T>(type, namespace, id);
+    if (part.spec?.vpcRef === vpcId) return part;
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+  }
+  throw notFound(`${noun} ${id} not found in VPC ${vpcId}`);
+}
+
+/** Every part in the namespace, grouped by kind, read once per request. */
+export async function readParts(store: ObjectStore, namespace: string) {
+  const list = async <T extends VpcPart>(type: typeof VPC) =>
+    (await store.list<T>(type, { namespace })).items;
+  return {
+    subnets: await list<Subnet>(SUBNET),
+    routeTables: await list(ROUTE_TABLE),
+    natGateways: await list<NatGateway>(NAT_GATEWAY),
+    internetGateways: await list(INTERNET_GATEWAY),
+    securityGroups: await list(SECURITY_GROUP),
+    networkAcls: await list(NETWORK_ACL),
+  };
+}
+
+export type PartsOfNamespace = Awaited<ReturnType<typeof readParts>>;
+
+export function partsOf<T extends VpcPart>(parts: readonly T[], vpcId: string): T[] {
+  return parts.filter((part) => part.spec?.vpcRef === vpcId);
+}
+
+export function createdAt(object: { metadata: { creationTimestamp?: string } }, now: Date): string {
+  return object.metadata.creationTimestamp ?? now.toISOString();
+}
+
+export function updatedAt(
+  object: { metadata: { creationTimestamp?: string; annotations?: Record<string, string> } },
+  now: Date,
+): string {
+  return object.metadata.annotations?.[UPDATED_AT_ANNOTATION] ?? createdAt(object, now);
+}
+
+/** The part's phase as the API shows it: `pending` until its controller has looked at it. */
+export function partStatus(part: VpcPart, fallback = 'pending'): string {
+  return part.status?.phase ?? fallback;
+}

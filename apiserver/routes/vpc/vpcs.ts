@@ -1,0 +1,529 @@
+/**
+ * `/api/v1/vpcs`: VPCs and the search for free ranges. The routes validate and write the Vpc
+ * object; its controller creates the default parts and drives the lifecycle.
+ */
+import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
+import { VPC, type Vpc } from '../../../crds/vpc.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
+import {
+  claimCidr,
+  claimedBlocks,
+  regionScope,
+  releaseCidrClaim,
+  vpcScope,
+} from '../../../controllers/vpc/cidr-claims.js';
+import { newVpcId } from '../../../controllers/vpc/ids.js';
+import { formatCidr, nextFreeBlocks, parseCidr } from '../../../controllers/vpc/ipam.js';
+import { findTombstone, listTombstones, type VpcTombstone } from '../../../controllers/vpc/tombstones.js';
+import {
+  checkBlock,
+  checkRegion,
+  collectProblems,
+  MAX_BLOCK_PREFIX,
+  MIN_BLOCK_PREFIX,
+} from '../../../controllers/vpc/validation.js';
+import { vpcLimitMessage, vpcOverlapMessage } from '../../../controllers/vpc/vpc-controller.js';
+import { ApiError, badRequest, conflict } from '../../errors.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { gatewayRoutes } from './gateways.js';
+import {
+  createdAt,
+  invalid,
+  partsOf,
+  readParts,
+  readVpc,
+  updatedAt,
+  UPDATED_AT_ANNOTATION,
+  VPC_PARAMS,
+  type PartsOfNamespace,
+  type VpcParams,
+} from './vpc-resources.js';
+import { securityRoutes } from './security.js';
+import { subnetRoutes } from './subnets.js';
+
+const STATUSES = ['provisioning', 'available', 'deleting', 'deleted'] as const;
+type VpcRestStatus = (typeof STATUSES)[number];
+
+const VPC_SUMMARY = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    cidr_block: { type: 'string', examples: ['10.0.0.0/16'] },
+    region: { type: 'string' },
+    status: { type: 'string', enum: STATUSES },
+    is_default: { type: 'boolean' },
+    subnet_count: { type: 'integer' },
+    route_table_count: { type: 'integer' },
+    nat_gateway_count: { type: 'integer' },
+    flow_logs_enabled: { type: 'boolean' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const VPC_DETAIL = {
+  type: 'object',
+  properties: {
+    ...VPC_SUMMARY.properties,
+    internet_gateway_count: { type: 'integer' },
+    security_group_count: { type: 'integer' },
+    network_acl_count: { type: 'integer' },
+    enable_dns_hostnames: { type: 'boolean' },
+    enable_dns_support: { type: 'boolean' },
+    enable_flow_logs: { type: 'boolean' },
+    flow_logs_destination: { type: ['string', 'null'] },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const NAME = { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' } as const satisfies JsonSchema;
+
+const FLAGS = {
+  enable_dns_hostnames: { type: 'boolean' },
+  enable_dns_support: { type: 'boolean' },
+  enable_flow_logs: { type: 'boolean' },
+} as const satisfies Record<string, JsonSchema>;
+
+interface CreateVpcBody {
+  name: string;
+  cidr_block: string;
+  region: string;
+  enable_dns_hostnames?: boolean;
+  enable_dns_support?: boolean;
+  enable_flow_logs?: boolean;
+}
+
+type PatchVpcBody = Partial<
+  Pick<CreateVpcBody, 'name' | 'enable_dns_hostnames' | 'enable_dns_support' | 'enable_flow_logs'>
+>;
+
+function restStatus(vpc: Vpc): VpcRestStatus {
+  if (vpc.metadata.deletionTimestamp) return 'deleting';
+  const phase = vpc.status?.phase;
+  return phase === 'available' || phase === 'deleting' ? phase : 'provisioning';
+}
+
+function counts(parts: PartsOfNamespace, id: string) {
+  return {
+    subnet_count: partsOf(parts.subnets, id).length,
+    route_table_count: partsOf(parts.routeTables, id).length,
+    nat_gateway_count: partsOf(parts.natGateways, id).length,
+    internet_gateway_count: partsOf(parts.internetGateways, id).length,
+    security_group_count: partsOf(parts.securityGroups, id).length,
+    network_acl_count: partsOf(parts.networkAcls, id).length,
+  };
+}
+
+function summary(vpc: Vpc, parts: PartsOfNamespace, now: Date) {
+  const spec = vpc.spec!;
+  const all = counts(parts, vpc.metadata.name);
+  return {
+    id: vpc.metadata.name,
+    name: spec.name ?? vpc.metadata.name,
+    cidr_block: spec.cidrBlock,
+    region: spec.region,
+    status: restStatus(vpc),
+    is_default: spec.isDefault ?? false,
+    subnet_count: all.subnet_count,
+    route_table_count: all.route_table_count,
+    nat_gateway_count: all.nat_gateway_count,
+    flow_logs_enabled: spec.enableFlowLogs ?? false,
+    created_at: createdAt(vpc, now),
+  };
+}
+
+function detail(vpc: Vpc, parts: PartsOfNamespace, now: Date) {
+  const spec = vpc.spec!;
+  const { flow_logs_enabled: _listOnly, ...rest } = summary(vpc, parts, now);
+  return {
+    ...rest,
+    ...counts(parts, vpc.metadata.name),
+    enable_dns_hostnames: spec.enableDnsHostnames ?? false,
+    enable_dns_support: spec.enableDnsSupport ?? true,
+    enable_flow_logs: spec.enableFlowLogs ?? false,
+    flow_logs_destination: spec.flowLogsDestination ?? null,
+    updated_at: updatedAt(vpc, now),
+  };
+}
+
+function tombstoneSummary(tombstone: VpcTombstone) {
+  return {
+    id: tombstone.vpc_id,
+    name: tombstone.name,
+    cidr_block: tombstone.cidr_block,
+    region: tombstone.region,
+    status: 'deleted' as const,
+    is_default: tombstone.is_default === 1,
+    subnet_count: 0,
+    route_table_count: 0,
+    nat_gateway_count: 0,
+    flow_logs_enabled: tombstone.flow_logs_enabled === 1,
+    created_at: tombstone.created_at,
+  };
+}
+
+function tombstoneDetail(tombstone: VpcTombstone) {
+  const { flow_logs_enabled, ...rest } = tombstoneSummary(tombstone);
+  return {
+    ...rest,
+    internet_gateway_count: 0,
+    security_group_count: 0,
+    network_acl_count: 0,
+    enable_dns_hostnames: false,
+    enable_dns_support: false,
+    enable_flow_logs: flow_logs_enabled,
+    flow_logs_destination: null,
+    updated_at: tombstone.deleted_at,
+  };
+}
+
+/** The 429 of the VPC quota. Not the rate limiter: waiting does not help, so no Retry-After. */
+function limitReached(limit: number): ApiError {
+  return new ApiError(429, 'vpc_limit_reached', vpcLimitMessage(limit), { limit });
+}
+
+async function overlappingVpcName(store: ObjectStore, namespace: string, id: string, fallback: string) {
+  try {
+    const other = await store.get<Vpc>(VPC, namespace, id);
+    return other.spec?.name ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+export interface VpcRouteDependencies {
+  /** The object store holding the VPC kinds. */
+  store: ObjectStore;
+}
+
+/** Every `/api/v1/vpcs` route. */
+export function vpcRoutes({ store }: VpcRouteDependencies): RouteModule {
+  const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
+  const read = ['vpc:read'];
+  const write = ['vpc:write'];
+  return {
+    area: 'vpc',
+    routes: [
+      defineRoute<{ query: LimitOffsetQuery & { region?: string; status?: VpcRestStatus } }>({
+        ...base,
+        method: 'get',
+        path: '/api/v1/vpcs',
+        scopes: read,
+        summary: "The organization's VPCs",
+        description: 'Deleted VPCs appear only with status=deleted, until garbage collection purges them.',
+        request: {
+          query: {
+            type: 'object',
+            properties: {
+              region: { type: 'string', maxLength: 64 },
+              status: { type: 'string', enum: STATUSES },
+              ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+            },
+          },
+        },
+        responses: {
+          200: { description: 'VPCs, oldest first', schema: { type: 'array', items: VPC_SUMMARY } },
+        },
+        async handler({ query, principal, database, now }) {
+          const namespace = tenantNamespace(principal);
+          let rows: ReturnType<typeof summary>[];
+          if (query.status === 'deleted') {
+            rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
+          } else {
+            const parts = await readParts(store, namespace);
+            const { items } = await store.list<Vpc>(VPC, { namespace });
+            rows = items
+              .map((vpc) => summary(vpc, parts, now()))
+              .filter((row) => query.status === undefined || row.status === query.status);
+          }
+          const selected = rows
+            .filter((row) => query.region === undefined || row.region === query.region)
+            .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+          return { data: selected.slice(query.offset, query.offset + query.limit) };
+        },
+      }),
+      defineRoute<{ body: CreateVpcBody }>({
+        ...base,
+        method: 'post',
+        path: '/api/v1/vpcs',
+        scopes: write,
+        summary: 'Create a VPC',
+        description:
+          'The block must not overlap another VPC of the organization in the same region. The VPC is ' +
+          'provisioning until its controller has created its main route table, default network ACL and ' +
+          'default security group.',
+        request: {
+          body: {
+            type: 'object',
+            required: ['name', 'cidr_block', 'region'],
+            additionalProperties: false,
+            properties: {
+              name: NAME,
+              cidr_block: { type: 'string', maxLength: 18 },
+              region: { type: 'string', maxLength: 64 },
+              ...FLAGS,
+            },
+          },
+        },
+        responses: {
+          201: {
+            description: 'The new VPC',
+            schema: {
+              type: 'object',
+              properties: {
+                id: VPC_SUMMARY.properties.id,
+                name: VPC_SUMMARY.properties.name,
+                cidr_block: VPC_SUMMARY.properties.cidr_block,
+                region: VPC_SUMMARY.properties.region,
+                status: VPC_SUMMARY.properties.status,
+                is_default: VPC_SUMMARY.properties.is_default,
+                created_at: VPC_SUMMARY.properties.created_at,
+              },
+            },
+          },
+        },
+        async handler({ body, principal, database, config, now, logger }) {
+          const problems = collectProblems([
+            () => checkBlock('cidr_block', body.cidr_block),
+            () => checkRegion('region', body.region, config.vpc.regions),
+          ]);
+          if (problems.length > 0) throw invalid(problems);
+          const namespace = await ensureTenantNamespace(store, principal);
+          const id = newVpcId();
+          const name = body.name.trim();
+          const claim = await claimCidr(
+            database,
+            {
+              namespace,
+              kind: 'Vpc',
+              scope: regionScope(body.region),
+              resourceId: id,
+              resourceName: name,
+              cidr: body.cidr_block,
+              limit: config.vpc.limitPerOrganization,
+            },
+            now(),
+          );
+          if (claim.outcome === 'limit') throw limitReached(claim.limit);
+          if (claim.outcome === 'overlap') {
+            const { holder } = claim;
+            const holderName = await overlappingVpcName(
+              store,
+              namespace,
+              holder.resource_id,
+              holder.resource_name,
+            );
+            throw conflict(
+              vpcOverlapMessage('cidr_block', body.cidr_block, {
+                name: holderName,
+                id: holder.resource_id,
+                cidr: holder.cidr_block,
+              }),
+              {
+                details: {
+                  conflicting_vpc: {
+                    id: holder.resource_id,
+                    name: holderName,
+                    cidr_block: holder.cidr_block,
+                  },
+                },
+              },
+            );
+          }
+          let created: Vpc;
+          try {
+            created = await store.create<Vpc>(VPC, {
+              apiVersion: API_VERSION,
+              kind: 'Vpc',
+              metadata: {
+                name: id,
+                namespace,
+                annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+              },
+              spec: {
+                name,
+                cidrBlock: body.cidr_block,
+                region: body.region,
+                enableDnsHostnames: body.enable_dns_hostnames ?? false,
+                enableDnsSupport: body.enable_dns_support ?? true,
+                enableFlowLogs: body.enable_flow_logs ?? false,
+                isDefault: false,
+              },
+            });
+          } catch (error) {
+            await releaseCidrClaim(database, namespace, id);
+            throw error;
+          }
+          logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
+          return {
+            status: 201,
+            data: {
+              id,
+              name,
+              cidr_block: body.cidr_block,
+              region: body.region,
+              status: 'provisioning',
+              is_default: false,
+              created_at: createdAt(created, now()),
+            },
+          };
+        },
+      }),
+      defineRoute<{ params: VpcParams }>({
+        ...base,
+        method: 'get',
+        path: '/api/v1/vpcs/:id',
+        scopes: read,
+        summary: 'Read a VPC',
+        request: { params: VPC_PARAMS },
+        responses: { 200: { description: 'The VPC', schema: VPC_DETAIL } },
+        async handler({ params, principal, database, now }) {
+          const namespace = tenantNamespace(principal);
+          try {
+            const vpc = await readVpc(store, namespace, params.id);
+            return { data: detail(vpc, await readParts(store, namespace), now()) };
+          } catch (error) {
+            const tombstone = await findTombstone(database, namespace, params.id);
+            if (tombstone) return { data: tombstoneDetail(tombstone) };
+            throw error;
+          }
+        },
+      }),
+      defineRoute<{ params: VpcParams; body: PatchVpcBody }>({
+        ...base,
+        method: 'patch',
+        path: '/api/v1/vpcs/:id',
+        scopes: write,
+        summary: "Change a VPC's name or settings",
+        description: 'Only name and the three flags can change; any other field is refused by name.',
+        request: {
+          params: VPC_PARAMS,
+          body: { type: 'object', additionalProperties: false, properties: { name: NAME, ...FLAGS } },
+        },
+        responses: {
+          200: {
+            description: 'The VPC as changed',
+            schema: {
+              type: 'object',
+              properties: {
+                id: VPC_SUMMARY.properties.id,
+                name: VPC_SUMMARY.properties.name,
+                updated_at: VPC_DETAIL.properties.updated_at,
+              },
+            },
+          },
+        },
+        async handler({ params, body, principal, now }) {
+          const namespace = tenantNamespace(principal);
+          const vpc = await readVpc(store, namespace, params.id);
+          if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${params.id} is being deleted`);
+          const stamp = now().toISOString();
+          const changed = await store.update<Vpc>(VPC, {
+            ...vpc,
+            metadata: {
+              ...vpc.metadata,
+              annotations: { ...vpc.metadata.annotations, [UPDATED_AT_ANNOTATION]: stamp },
+            },
+            spec: {
+              ...vpc.spec!,
+              ...(body.name !== undefined && { name: body.name.trim() }),
+              ...(body.enable_dns_hostnames !== undefined && {
+                enableDnsHostnames: body.enable_dns_hostnames,
+              }),
+              ...(body.enable_dns_support !== undefined && { enableDnsSupport: body.enable_dns_support }),
+              ...(body.enable_flow_logs !== undefined && { enableFlowLogs: body.enable_flow_logs }),
+            },
+          });
+          return { data: { id: params.id, name: changed.spec?.name ?? params.id, updated_at: stamp } };
+        },
+      }),
+      defineRoute<{ params: VpcParams }>({
+        ...base,
+        method: 'delete',
+        path: '/api/v1/vpcs/:id',
+        scopes: write,
+        summary: 'Delete a VPC and everything in it',
+        description:
+          'The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route ' +
+          'tables, security groups and network ACLs in that order, then the VPC, which is then listed ' +
+          'with status=deleted until garbage collection purges it.',
+        request: { params: VPC_PARAMS },
+        responses: { 204: { description: 'Deletion has begun' } },
+        async handler({ params, principal, logger }) {
+          const namespace = tenantNamespace(principal);
+          await readVpc(store, namespace, params.id);
+          await store.delete(VPC, namespace, params.id);
+          logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
+          return { status: 204 };
+        },
+      }),
+      defineRoute<{ params: VpcParams; query: { prefix: number; count: number } }>({
+        ...base,
+        method: 'get',
+        path: '/api/v1/vpcs/:id/available-cidrs',
+        scopes: read,
+        summary: 'Free blocks of a size for a new subnet',
+        description:
+          "The lowest blocks of /prefix inside the VPC's block that overlap no subnet; fewer (or none) when the VPC is full.",
+        request: {
+          params: VPC_PARAMS,
+          query: {
+            type: 'object',
+            required: ['prefix'],
+            properties: {
+              prefix: { type: 'integer', minimum: MIN_BLOCK_PREFIX, maximum: MAX_BLOCK_PREFIX },
+              count: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
+            },
+          },
+        },
+        responses: {
+          200: {
+            description: 'Free blocks, lowest first',
+            schema: {
+              type: 'object',
+              properties: {
+                prefix: { type: 'integer' },
+                cidr_blocks: { type: 'array', items: { type: 'string' } },
+              },
+            },
+          },
+        },
+        async handler({ params, query, principal, database }) {
+          const namespace = tenantNamespace(principal);
+          const vpc = await readVpc(store, namespace, params.id);
+          const block = parseCidr(vpc.spec!.cidrBlock);
+          if (query.prefix < block.prefix) {
+            throw badRequest(
+              `prefix: /${query.prefix} is larger than the VPC's block ${vpc.spec!.cidrBlock}`,
+              {
+                details: {
+                  fields: [
+                    {
+                      in: 'query',
+                      field: 'prefix',
+                      rule: 'within_vpc',
+                      message: `larger than ${vpc.spec!.cidrBlock}`,
+                    },
+                  ],
+                },
+              },
+            );
+          }
+          const subnets = partsOf((await readParts(store, namespace)).subnets, params.id);
+          const taken = [
+            ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
+            ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
+          ];
+          const free = nextFreeBlocks(block, taken, query.prefix, query.count);
+          return { data: { prefix: query.prefix, cidr_blocks: free.map(formatCidr) } };
+        },
+      }),
+      ...subnetRoutes(store),
+      ...securityRoutes(store),
+      ...gatewayRoutes(store),
+    ],
+  };
+}

@@ -1,0 +1,237 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { EmbeddedStore } from '../embedded-store/sqlite-store.js';
+import type { Logger } from '../../observability/logger.js';
+import { isNamespaceResource, type ApiContext, type ResourceCall } from './api-context.js';
+import type { KubeAuthenticator, KubeIdentity } from './authentication.js';
+import { KUBERNETES_API_KINDS } from '../built-in-kinds.js';
+import {
+  aggregatedDiscovery,
+  AGGREGATED_DISCOVERY_TYPE,
+  coreVersions,
+  groupDocument,
+  groupList,
+  resourceList,
+  versionInfo,
+} from './discovery.js';
+import {
+  badRequest,
+  entityTooLarge,
+  methodNotAllowed,
+  notAcceptable,
+  notFoundPath,
+  statusOf,
+  unauthorized,
+} from './kube-status.js';
+import { negotiate, parseMediaRanges, wantsAggregatedDiscovery } from './media-types.js';
+import { createNamespace, deleteNamespace, getNamespace, listNamespaces } from './namespaces.js';
+import { OpenApiDocuments } from './openapi-documents.js';
+import { queryBoolean } from './request-options.js';
+import { getObject, listObjects, watchObjects } from './resource-reads.js';
+import {
+  createObject,
+  deleteCollection,
+  deleteObject,
+  patchObject,
+  updateObject,
+} from './resource-writes.js';
+import { ResourceCatalog } from './served-resources.js';
+
+export interface KubernetesApiDependencies {
+  /** The embedded store; it must serve `KUBERNETES_API_KINDS` besides the custom resources. */
+  store: EmbeddedStore;
+  logger: Logger;
+  authenticate: KubeAuthenticator;
+  now?: () => Date;
+  /** The largest request body accepted; 3 MiB by default, as a kube-apiserver. */
+  bodyLimitBytes?: number;
+}
+
+const DEFAULT_BODY_LIMIT = 3 * 1024 * 1024;
+
+type Handler = (context: ApiContext, call: ResourceCall) => Promise<void>;
+
+interface Routes {
+  collection: Partial<Record<string, Handler>>;
+  item: Partial<Record<string, Handler>>;
+  status: Partial<Record<string, Handler>>;
+}
+
+const RESOURCE_ROUTES: Routes = {
+  collection: { GET: listOrWatch(listObjects), POST: createObject, DELETE: deleteCollection },
+  item: { GET: getObject, PUT: updateObject, PATCH: patchObject, DELETE: deleteObject },
+  status: { GET: getObject, PUT: updateObject, PATCH: patchObject },
+};
+
+const NAMESPACE_ROUTES: Routes = {
+  collection: { GET: listOrWatch(listNamespaces), POST: createNamespace },
+  item: { GET: getNamespace, PUT: updateObject, PATCH: patchObject, DELETE: deleteNamespace },
+  status: {},
+};
+
+function listOrWatch(list: Handler): Handler {
+  return (context, call) =>
+    queryBoolean(call.req, 'watch') ? watchObjects(context, call) : list(context, call);
+}
+
+function segmentsOf(req: Request): string[] {
+  try {
+    return req.path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    throw badRequest('the request path is not valid');
+  }
+}
+
+/**
+ * The embedded control plane over the Kubernetes REST API, mounted by the app at `/k8s`: enough
+ * of discovery, OpenAPI, CRUD, patch, watch and Table output that kubectl and
+ * @kubernetes/client-node work against it. Every error is a `Status`.
+ */
+export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
+  const kinds = deps.store.kinds();
+  const missing = KUBERNETES_API_KINDS.filter(
+    (needed) => !kinds.some((kind) => kind.group === needed.group && kind.plural === needed.plural),
+  );
+  if (missing.length > 0) {
+    throw new Error(
+      `the Kubernetes API needs the store to serve ${missing.map((kind) => kind.kind).join(', ')}: open it with KUBERNETES_API_KINDS among its kinds`,
+    );
+  }
+  const catalog = new ResourceCatalog(kinds);
+  const context: ApiContext = {
+    store: deps.store,
+    catalog,
+    logger: deps.logger,
+    now: deps.now ?? (() => new Date()),
+  };
+  const openApi = new OpenApiDocuments(catalog);
+  const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+
+  const router = express.Router();
+  router.use(express.raw({ type: () => true, limit: bodyLimit }));
+
+  const discovery = (req: Request, res: Response, segments: string[]): boolean => {
+    const [root, second, third] = segments;
+    if (req.method !== 'GET') return false;
+    const aggregated = wantsAggregatedDiscovery(req.headers.accept);
+    if (segments.length === 1 && (root === 'api' || root === 'apis') && aggregated) {
+      res.type(AGGREGATED_DISCOVERY_TYPE).send(JSON.stringify(aggregatedDiscovery(catalog, root === 'api')));
+      return true;
+    }
+    let document: Record<string, unknown> | undefined;
+    if (root === 'api' && segments.length === 1) document = coreVersions(req.hostname);
+    else if (root === 'api' && segments.length === 2 && second === 'v1')
+      document = resourceList(catalog, '', 'v1');
+    else if (root === 'apis' && segments.length === 1) document = groupList(catalog);
+    else if (root === 'apis' && segments.length === 2) document = groupDocument(catalog, second ?? '') ?? {};
+    else if (
+      root === 'apis' &&
+      segments.length === 3 &&
+      catalog.servesGroupVersion(second ?? '', third ?? '')
+    ) {
+      document = resourceList(catalog, second ?? '', third ?? '');
+    }
+    if (document === undefined || Object.keys(document).length === 0) return false;
+    res.json(document);
+    return true;
+  };
+
+  const openApiDocument = (req: Request, res: Response, segments: string[]): boolean => {
+    if (segments[0] !== 'openapi' || req.method !== 'GET') return false;
+    const path = segments.slice(2).join('/');
+    if (segments[1] === 'v2' && segments.length === 2) {
+      const ranges = parseMediaRanges(req.headers.accept);
+      const json =
+        ranges.length === 0 ||
+        ranges.some((range) => ['application/json', '*/*', 'application/*'].includes(range.type));
+      if (!json) throw notAcceptable(['application/json']);
+      res.json(openApi.swagger());
+      return true;
+    }
+    if (segments[1] !== 'v3') return false;
+    const document = segments.length === 2 ? openApi.index() : openApi.groupVersion(path);
+    if (!document) return false;
+    res.json(document);
+    return true;
+  };
+
+  /** The handler and call for a resource path; undefined when the path names no served resource. */
+  const resolve = (
+    req: Request,
+    res: Response,
+    identity: KubeIdentity,
+    segments: string[],
+  ): { handler: Handler; call: ResourceCall } | undefined => {
+    const [root, ...afterRoot] = segments;
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (root === 'api') {
+      group = '';
+      [version = '', ...rest] = afterRoot;
+    } else if (root === 'apis') {
+      [group = '', version = '', ...rest] = afterRoot;
+    } else {
+      return undefined;
+    }
+    let namespace: string | undefined;
+    let parts = rest;
+    if (rest[0] === 'namespaces' && rest.length >= 3) {
+      namespace = rest[1];
+      parts = rest.slice(2);
+    }
+    const [plural = '', name, subresource, ...extra] = parts;
+    const resource = catalog.find(group, version, plural);
+    if (!resource || extra.length > 0) return undefined;
+    const { namespaced } = resource.descriptor;
+    if (namespaced !== (namespace !== undefined) && !(namespaced && name === undefined)) return undefined;
+    if (subresource !== undefined && (subresource !== 'status' || !resource.hasStatus)) return undefined;
+    const routes = isNamespaceResource(resource) ? NAMESPACE_ROUTES : RESOURCE_ROUTES;
+    const table =
+      subresource !== undefined ? routes.status : name !== undefined ? routes.item : routes.collection;
+    const allNamespaces = namespaced && namespace === undefined;
+    const handler = allNamespaces && req.method !== 'GET' ? undefined : table[req.method];
+    if (!handler) throw methodNotAllowed();
+    negotiate(req.headers.accept);
+    const call: ResourceCall = {
+      req,
+      res,
+      identity,
+      resource,
+      namespace,
+      name,
+      subresource: subresource === 'status' ? 'status' : undefined,
+    };
+    return { handler, call };
+  };
+
+  router.use(async (req: Request, res: Response) => {
+    const segments = segmentsOf(req);
+    if (segments.length === 1 && segments[0] === 'version' && req.method === 'GET') {
+      res.json(versionInfo());
+      return;
+    }
+    const identity = await deps.authenticate(req);
+    if (identity === undefined) throw unauthorized();
+    if (discovery(req, res, segments) || openApiDocument(req, res, segments)) return;
+    const resolved = resolve(req, res, identity, segments);
+    if (!resolved) throw notFoundPath();
+    await resolved.handler(context, resolved.call);
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const parserError = error as { type?: string; message?: string };
+    let failure = error;
+    if (parserError.type === 'entity.too.large') failure = entityTooLarge(bodyLimit);
+    else if (typeof parserError.type === 'string')
+      failure = badRequest(parserError.message ?? 'the request body could not be read');
+    const [root, group] = req.path.split('/').filter(Boolean);
+    const status = statusOf(failure, root === 'apis' ? group : undefined);
+    if (status.code >= 500) (req.log ?? deps.logger).error({ err: error }, 'Kubernetes API request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status.code).json(status);
+  });
+  return router;
+}

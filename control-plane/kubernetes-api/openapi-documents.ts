@@ -1,0 +1,342 @@
+import { createHash } from 'node:crypto';
+import { cloneJson, isJsonObject, type JsonObject } from '../json-value.js';
+import type { ResourceCatalog, ServedResource } from './served-resources.js';
+
+/**
+ * The OpenAPI documents kubectl reads: v3 per group version (`kubectl explain`, and whether the
+ * server validates fields itself, found from the PATCH operation's `fieldValidation` parameter)
+ * and v2 for older clients. Kind schemas are the CRDs' openAPIV3Schema.
+ */
+
+type Flavor = 'v2' | 'v3';
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
+const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
+
+const DESCRIPTIONS = {
+  apiVersion:
+    'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
+  kind: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase.',
+  metadata: "Standard object's metadata.",
+  listMetadata: 'Standard list metadata.',
+};
+
+function ref(flavor: Flavor, name: string): JsonObject {
+  return { $ref: flavor === 'v3' ? `#/components/schemas/${name}` : `#/definitions/${name}` };
+}
+
+/** `dev.cloudplane.v1alpha1.Vpc`; built-in groups as Kubernetes names them: `io.k8s.api.coordination.v1.Lease`. */
+export function definitionName(descriptor: { group: string; version: string; kind: string }): string {
+  const { group, version, kind } = descriptor;
+  let prefix: string;
+  if (group === '') prefix = 'io.k8s.api.core';
+  else if (group.endsWith('.k8s.io')) prefix = `io.k8s.api.${group.split('.')[0] ?? group}`;
+  else prefix = group.split('.').reverse().join('.');
+  return `${prefix}.${version}.${kind}`;
+}
+
+function stringMap(description: string): JsonObject {
+  return { type: 'object', description, additionalProperties: { type: 'string' } };
+}
+
+function metaSchemas(): Record<string, JsonObject> {
+  const text = (description: string): JsonObject => ({ type: 'string', description });
+  return {
+    [OBJECT_META]: {
+      description: 'ObjectMeta is metadata that all persisted resources must have.',
+      type: 'object',
+      properties: {
+        name: text('Name must be unique within a namespace.'),
+        generateName: text(
+          'An optional prefix the server uses to generate a unique name when name is not given.',
+        ),
+        namespace: text('The namespace the object belongs to; empty for cluster-scoped objects.'),
+        uid: text('The unique identifier of this object, set by the server.'),
+        resourceVersion: text(
+          'An opaque value that changes with every write; used for optimistic concurrency and watches.',
+        ),
+        generation: {
+          type: 'integer',
+          format: 'int64',
+          description: 'A sequence number of the desired state; it changes with the spec.',
+        },
+        creationTimestamp: text('When the object was created, set by the server.'),
+        deletionTimestamp: text(
+          'When deletion was requested; the object goes once its finalizers are removed.',
+        ),
+        labels: stringMap('Map of string keys and values used to organize and select objects.'),
+        annotations: stringMap('Unstructured key value map stored with the object.'),
+        finalizers: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Must be empty before the object is deleted.',
+        },
+        ownerReferences: {
+          type: 'array',
+          description: 'Objects this object depends on; it is garbage collected when they are all gone.',
+          items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+        managedFields: {
+          type: 'array',
+          description: 'Which field manager owns which fields, as server-side apply records it.',
+          items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    },
+    [LIST_META]: {
+      description: 'ListMeta describes metadata that synthetic resources must have.',
+      type: 'object',
+      properties: {
+        resourceVersion: text('The revision the list was read at; watch from it to miss nothing.'),
+        continue: text('Set when more items follow; pass it back to read the next page.'),
+      },
+    },
+    [STATUS]: {
+      description: 'Status is a return value for calls that do not return other objects.',
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
+  };
+}
+
+/** Copies an OpenAPI v3 schema as OpenAPI v2 (Swagger) has it: without `nullable` and the combinators. */
+function asV2(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(asV2);
+  if (!isJsonObject(schema)) return schema;
+  const copy: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (['nullable', 'anyOf', 'oneOf', 'not', 'allOf', 'x-kubernetes-validations'].includes(key)) continue;
+    copy[key] = key === 'enum' || key === 'default' || key === 'example' ? value : asV2(value);
+  }
+  return copy;
+}
+
+function kindSchema(resource: ServedResource, flavor: Flavor): JsonObject {
+  const { descriptor } = resource;
+  const base = descriptor.schema
+    ? (cloneJson(descriptor.schema) as JsonObject)
+    : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const schema = (flavor === 'v2' ? asV2(base) : base) as JsonObject;
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
+  properties.apiVersion = { type: 'string', description: DESCRIPTIONS.apiVersion };
+  properties.kind = { type: 'string', description: DESCRIPTIONS.kind };
+  properties.metadata =
+    flavor === 'v3'
+      ? { allOf: [ref(flavor, OBJECT_META)], description: DESCRIPTIONS.metadata }
+      : { ...ref(flavor, OBJECT_META), description: DESCRIPTIONS.metadata };
+  schema.properties = properties;
+  schema['x-kubernetes-group-version-kind'] = [
+    { group: descriptor.group, version: descriptor.version, kind: descriptor.kind },
+  ];
+  return schema;
+}
+
+function listSchema(resource: ServedResource, flavor: Flavor): JsonObject {
+  const { descriptor } = resource;
+  return {
+    description: `${descriptor.kind}List is a list of ${descriptor.kind}`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { type: 'string', description: DESCRIPTIONS.apiVersion },
+      items: { type: 'array', items: ref(flavor, definitionName(descriptor)) },
+      kind: { type: 'string', description: DESCRIPTIONS.kind },
+      metadata: { ...ref(flavor, LIST_META), description: DESCRIPTIONS.listMetadata },
+    },
+    'x-kubernetes-group-version-kind': [
+      { group: descriptor.group, version: descriptor.version, kind: `${descriptor.kind}List` },
+    ],
+  };
+}
+
+const WRITE_PARAMETERS = ['dryRun', 'fieldManager', 'fieldValidation'];
+const QUERY_PARAMETERS: Record<string, string[]> = {
+  list: [
+    'allowWatchBookmarks',
+    'continue',
+    'fieldSelector',
+    'labelSelector',
+    'limit',
+    'resourceVersion',
+    'timeoutSeconds',
+    'watch',
+  ],
+  get: [],
+  post: WRITE_PARAMETERS,
+  put: WRITE_PARAMETERS,
+  patch: [...WRITE_PARAMETERS, 'force'],
+  delete: ['dryRun', 'gracePeriodSeconds', 'propagationPolicy'],
+  deletecollection: ['dryRun', 'fieldSelector', 'labelSelector', 'propagationPolicy'],
+};
+function parameter(flavor: Flavor, name: string, where: 'query' | 'path'): JsonObject {
+  const type = ['limit', 'timeoutSeconds', 'gracePeriodSeconds'].includes(name)
+    ? 'integer'
+    : ['watch', 'allowWatchBookmarks', 'force'].includes(name)
+      ? 'boolean'
+      : 'string';
+  const entry: JsonObject = { name, in: where, uniqueItems: true };
+  if (where === 'path') entry.required = true;
+  if (flavor === 'v3') entry.schema = { type };
+  else entry.type = type;
+  return entry;
+}
+
+function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]/)
+    .filter(Boolean)
+    .map((part) => part[0]?.toUpperCase() + part.slice(1))
+    .join('');
+}
+
+function operation(
+  flavor: Flavor,
+  resource: ServedResource,
+  action: string,
+  pathParameters: string[],
+  responseDefinition: string,
+  suffix = '',
+): JsonObject {
+  const { descriptor } = resource;
+  const scope = pathParameters.includes('namespace') ? 'Namespaced' : '';
+  const entry: JsonObject = {
+    operationId: `${action}${pascal(descriptor.group || 'core')}${pascal(descriptor.version)}${scope}${descriptor.kind}${suffix}`,
+    parameters: [
+      ...pathParameters.map((name) => parameter(flavor, name, 'path')),
+      ...(QUERY_PARAMETERS[action] ?? []).map((name) => parameter(flavor, name, 'query')),
+    ],
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': {
+      group: descriptor.group,
+      version: descriptor.version,
+      kind: descriptor.kind,
+    },
+  };
+  const schema = ref(flavor, responseDefinition);
+  entry.responses =
+    flavor === 'v3'
+      ? { '200': { description: 'OK', content: { 'application/json': { schema } } } }
+      : { '200': { description: 'OK', schema } };
+  if (action === 'post' || action === 'put' || action === 'patch') {
+    const body =
+      action === 'patch'
+        ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+        : ref(flavor, definitionName(descriptor));
+    const types =
+      action === 'patch'
+        ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
+        : ['application/json'];
+    if (flavor === 'v3') {
+      entry.requestBody = {
+        required: true,
+        content: Object.fromEntries(types.map((type) => [type, { schema: body }])),
+      };
+    } else {
+      (entry.parameters as JsonObject[]).unshift({ name: 'body', in: 'body', required: true, schema: body });
+      entry.consumes = types;
+    }
+  }
+  return entry;
+}
+
+function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string, JsonObject> {
+  const { descriptor } = resource;
+  const root = descriptor.group
+    ? `/apis/${descriptor.group}/${descriptor.version}`
+    : `/api/${descriptor.version}`;
+  const scope = descriptor.namespaced ? `${root}/namespaces/{namespace}` : root;
+  const scopeParameters = descriptor.namespaced ? ['namespace'] : [];
+  const item = [...scopeParameters, 'name'];
+  const kind = definitionName(descriptor);
+  const list = `${kind}List`;
+  const op = (action: string, parameters: string[], response: string, suffix = '') =>
+    operation(flavor, resource, action, parameters, response, suffix);
+  const paths: Record<string, JsonObject> = {
+    [`${scope}/${descriptor.plural}`]: {
+      get: op('list', scopeParameters, list),
+      post: op('post', scopeParameters, kind),
+      delete: op('deletecollection', scopeParameters, STATUS),
+    },
+    [`${scope}/${descriptor.plural}/{name}`]: {
+      get: op('get', item, kind),
+      put: op('put', item, kind),
+      patch: op('patch', item, kind),
+      delete: op('delete', item, STATUS),
+    },
+  };
+  if (resource.hasStatus) {
+    paths[`${scope}/${descriptor.plural}/{name}/status`] = {
+      get: op('get', item, kind, 'Status'),
+      put: op('put', item, kind, 'Status'),
+      patch: op('patch', item, kind, 'Status'),
+    };
+  }
+  if (descriptor.namespaced) {
+    paths[`${root}/${descriptor.plural}`] = { get: op('list', [], list, 'ForAllNamespaces') };
+  }
+  return paths;
+}
+
+function documentFor(resources: readonly ServedResource[], flavor: Flavor, title: string): JsonObject {
+  const schemas: Record<string, JsonObject> = metaSchemas();
+  const paths: Record<string, JsonObject> = {};
+  for (const resource of resources) {
+    const name = definitionName(resource.descriptor);
+    schemas[name] = kindSchema(resource, flavor);
+    schemas[`${name}List`] = listSchema(resource, flavor);
+    Object.assign(paths, resourcePaths(resource, flavor));
+  }
+  const info = { title, version: 'v0.1.0' };
+  if (flavor === 'v3') return { openapi: '3.0.0', info, paths, components: { schemas } };
+  return { swagger: '2.0', info, paths, definitions: asV2(schemas) as JsonObject };
+}
+
+/** Builds each document once: the served kinds do not change while the process runs. */
+export class OpenApiDocuments {
+  private v2: JsonObject | undefined;
+  private readonly v3 = new Map<string, JsonObject>();
+
+  constructor(private readonly catalog: ResourceCatalog) {}
+
+  swagger(): JsonObject {
+    this.v2 ??= documentFor(this.catalog.all(), 'v2', 'cloudplane Kubernetes API');
+    return this.v2;
+  }
+
+  /** The v3 index: one entry per group version, `api/v1` and `apis/<group>/<version>`. */
+  index(): JsonObject {
+    const paths: Record<string, JsonObject> = {};
+    const entries = [
+      'api/v1',
+      ...this.catalog
+        .groups()
+        .flatMap((group) => group.versions.map((version) => `apis/${group.name}/${version}`)),
+    ];
+    for (const entry of entries) {
+      const document = this.groupVersion(entry);
+      if (!document) continue;
+      const hash = createHash('sha512')
+        .update(JSON.stringify(document))
+        .digest('hex')
+        .slice(0, 64)
+        .toUpperCase();
+      paths[entry] = { serverRelativeURL: `/openapi/v3/${entry}?hash=${hash}` };
+    }
+    return { paths };
+  }
+
+  /** The v3 document of `api/v1` or `apis/<group>/<version>`; undefined for one not served. */
+  groupVersion(path: string): JsonObject | undefined {
+    const cached = this.v3.get(path);
+    if (cached) return cached;
+    const match = /^(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    if (!match) return undefined;
+    const group = match[2] ?? '';
+    const version = match[1] ?? match[3] ?? '';
+    if (!this.catalog.servesGroupVersion(group, version)) return undefined;
+    const document = documentFor(this.catalog.resourcesOf(group, version), 'v3', `cloudplane ${path}`);
+    this.v3.set(path, document);
+    return document;
+  }
+}

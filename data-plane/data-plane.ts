@@ -1,0 +1,136 @@
+import { Kysely, sql, type Dialect } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { DataPlaneOpenError } from './data-plane-open-error.js';
+import { migrateToLatest } from './migrate.js';
+import { describePostgresUrl, openPostgresPool } from './postgres.js';
+import type { DataPlaneSchema } from './schema.js';
+import { openSqliteDialect } from './sqlite.js';
+
+/** The data plane: records that never belong in a CR, on SQLite (embedded) or PostgreSQL (cluster). */
+export interface DataPlane {
+  readonly kysely: Kysely<DataPlaneSchema>;
+  readonly dialect: 'sqlite' | 'postgres';
+  /** The PostgreSQL pool, for components that speak to PostgreSQL directly; undefined on SQLite. */
+  readonly pgPool?: pg.Pool;
+  /** Runs a trivial query; throws when the database is unreachable or closed. */
+  ping(): Promise<void>;
+  /** Connections currently open: the pool's size on PostgreSQL, 1 for an open SQLite file, 0 once closed. */
+  activeConnections(): number;
+  close(): Promise<void>;
+}
+
+export interface OpenDataPlaneOptions {
+  /** A `postgres://` or `postgresql://` URL selects PostgreSQL; anything else means SQLite. */
+  url?: string | undefined;
+  /** The SQLite file, shared with the embedded object store. */
+  sqlitePath: string;
+  logger: Logger;
+  /** When given, `database_connections_active` follows `activeConnections()`. */
+  metrics?: Metrics | undefined;
+}
+
+interface Backend {
+  dialect: Dialect;
+  name: DataPlane['dialect'];
+  /** Where the data lives, without credentials, for logs and errors. */
+  location: string;
+  pgPool?: pg.Pool;
+  openConnections(): number;
+}
+
+function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
+}
+
+function postgresBackend(url: string, logger: Logger, onConnectionsChanged: () => void): Backend {
+  const { pool, dialect } = openPostgresPool(url, logger, onConnectionsChanged);
+  return {
+    dialect,
+    name: 'postgres',
+    location: describePostgresUrl(url),
+    pgPool: pool,
+    openConnections: () => pool.totalCount,
+  };
+}
+
+function sqliteBackend(sqlitePath: string): Backend {
+  try {
+    return {
+      dialect: openSqliteDialect(sqlitePath),
+      name: 'sqlite',
+      location: sqlitePath,
+      openConnections: () => 1,
+    };
+  } catch (error) {
+    throw new DataPlaneOpenError(`cannot open the SQLite database at ${sqlitePath}: ${messageOf(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Connects and checks the connection, without touching the schema. The process uses `openDataPlane`;
+ * this is for tools that must only inspect.
+ */
+export async function connectDataPlane(options: OpenDataPlaneOptions): Promise<DataPlane> {
+  const { url, sqlitePath, logger, metrics } = options;
+  let closed = false;
+  const backend = isPostgresUrl(url)
+    ? postgresBackend(url, logger, () => reportConnections())
+    : sqliteBackend(sqlitePath);
+  const activeConnections = (): number => (closed ? 0 : backend.openConnections());
+  const reportConnections = (): void => metrics?.databaseConnectionsActive.set(activeConnections());
+  const kysely = new Kysely<DataPlaneSchema>({ dialect: backend.dialect });
+  const database: DataPlane = {
+    kysely,
+    dialect: backend.name,
+    pgPool: backend.pgPool,
+    async ping() {
+      if (closed) throw new Error('the data-plane database is closed');
+      await sql`select 1`.execute(kysely);
+    },
+    activeConnections,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy();
+      reportConnections();
+    },
+  };
+  try {
+    await database.ping();
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw new DataPlaneOpenError(
+      `cannot reach the data-plane database at ${backend.location}: ${messageOf(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  reportConnections();
+  logger.info({ database: backend.location, dialect: backend.name }, 'data-plane database connected');
+  return database;
+}
+
+/**
+ * Opens the data-plane database and applies pending migrations before returning. Throws
+ * `DataPlaneOpenError` (and leaves nothing open) when the database cannot be reached or a migration
+ * fails. On SQLite, open one `DataPlane` per file per process.
+ */
+export async function openDataPlane(options: OpenDataPlaneOptions): Promise<DataPlane> {
+  const database = await connectDataPlane(options);
+  try {
+    await migrateToLatest(database.kysely as unknown as Kysely<unknown>, options.logger);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

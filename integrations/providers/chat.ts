@@ -1,0 +1,80 @@
+/**
+ * The chat provider, Slack-style incoming webhooks: a message is a JSON POST of `{text, channel}`
+ * to the webhook URL, answered `ok`. The URL carries its own secret, so it is a credential, and
+ * as a tenant-given URL it must pass the outbound rules.
+ */
+import { createHash } from 'node:crypto';
+import type { SafeResponse } from '../../security/egress.js';
+import type { IntegrationCredentials } from '../credentials.js';
+import {
+  providerRequest,
+  ProviderError,
+  requiredCredential,
+  testByVerifying,
+  type ProviderAdapter,
+  type ProviderContext,
+  type Verified,
+} from './provider.js';
+
+/** What a channel is used for. */
+export const CHAT_PURPOSES = ['deployments', 'alerts', 'logs'] as const;
+export type ChatPurpose = (typeof CHAT_PURPOSES)[number];
+
+/** A chat message as an incoming webhook takes it. */
+export interface ChatMessage {
+  text: string;
+  channel?: string;
+}
+
+/** Posts a message to the integration's webhook; answers the response for the caller to record. */
+export async function postMessage(
+  credentials: IntegrationCredentials,
+  message: ChatMessage,
+  context: ProviderContext,
+): Promise<SafeResponse> {
+  return providerRequest(
+    'chat',
+    requiredCredential(credentials, 'webhook_url'),
+    { method: 'POST', json: message },
+    context,
+  );
+}
+
+function channelsOf(configuration: Record<string, unknown>): string[] {
+  const channels = configuration.channels;
+  if (channels === null || typeof channels !== 'object') return [];
+  return [...new Set(Object.values(channels).filter((value): value is string => typeof value === 'string'))];
+}
+
+async function verify(
+  credentials: IntegrationCredentials,
+  configuration: Record<string, unknown>,
+  context: ProviderContext,
+): Promise<Verified> {
+  const channels = channelsOf(configuration);
+  for (const channel of channels.length > 0 ? channels : [undefined]) {
+    const response = await postMessage(
+      credentials,
+      { text: 'cloudplane is connected to this channel.', ...(channel === undefined ? {} : { channel }) },
+      context,
+    );
+    if (response.ok) continue;
+    const answer = (await response.text()).slice(0, 200);
+    const where = channel === undefined ? 'the webhook' : `channel ${channel}`;
+    if ([400, 401, 403, 404, 410].includes(response.status)) {
+      const field = /channel/.test(answer) ? 'channels' : 'webhook_url';
+      throw new ProviderError('rejected', `chat refused a message to ${where}: ${answer}`, field);
+    }
+    throw new ProviderError('unreachable', `chat answered ${response.status} to a message to ${where}`);
+  }
+  const fingerprint = createHash('sha256')
+    .update(requiredCredential(credentials, 'webhook_url'))
+    .digest('hex');
+  return { accountKey: `webhook:${fingerprint.slice(0, 24)}`, configuration: {} };
+}
+
+export const chatProvider: ProviderAdapter = {
+  verify,
+  test: (credentials, configuration, context) =>
+    testByVerifying(() => verify(credentials, configuration, context)),
+};

@@ -1,0 +1,122 @@
+/**
+ * The monitor provider, Datadog's API on one of its sites: keys are checked with
+ * `/api/v1/validate`; events and metric series are submitted for event forwarding.
+ */
+import { createHash } from 'node:crypto';
+import type { MonitorSite } from '../../config/config.js';
+import type { SafeResponse } from '../../security/egress.js';
+import type { IntegrationCredentials } from '../credentials.js';
+import {
+  jsonBody,
+  providerRequest,
+  ProviderError,
+  requiredCredential,
+  testByVerifying,
+  type ProviderAdapter,
+  type ProviderContext,
+  type Verified,
+} from './provider.js';
+
+export const MONITOR_SITES: readonly MonitorSite[] = ['datadoghq.com', 'datadoghq.eu'];
+
+/** `key:value` with a lowercase key, as the monitor's tags are written. */
+export const MONITOR_TAG = /^[a-z][a-z0-9_.\-/]*:[^\s,]+$/;
+
+function siteOf(configuration: Record<string, unknown>): MonitorSite {
+  const site = configuration.site;
+  if (!MONITOR_SITES.includes(site as MonitorSite)) {
+    throw new ProviderError('invalid', `site must be one of ${MONITOR_SITES.join(', ')}`, 'site');
+  }
+  return site as MonitorSite;
+}
+
+function keyHeaders(credentials: IntegrationCredentials): Record<string, string> {
+  const headers: Record<string, string> = { 'dd-api-key': requiredCredential(credentials, 'api_key') };
+  if (credentials.app_key) headers['dd-application-key'] = credentials.app_key;
+  return headers;
+}
+
+function endpoint(context: ProviderContext, configuration: Record<string, unknown>, path: string): string {
+  return `${context.config.monitorUrls[siteOf(configuration)].replace(/\/+$/, '')}${path}`;
+}
+
+async function refusal(response: SafeResponse, what: string): Promise<never> {
+  const body = (await jsonBody(response)) as { errors?: unknown[] } | undefined;
+  const reason = body?.errors?.map(String).join('; ') || `HTTP ${response.status}`;
+  if (response.status === 401 || response.status === 403) {
+    throw new ProviderError('rejected', `monitor refused ${what}: ${reason}`, 'api_key');
+  }
+  throw new ProviderError('unreachable', `monitor could not accept ${what}: ${reason}`);
+}
+
+async function verify(
+  credentials: IntegrationCredentials,
+  configuration: Record<string, unknown>,
+  context: ProviderContext,
+): Promise<Verified> {
+  const response = await providerRequest(
+    'monitor',
+    endpoint(context, configuration, '/api/v1/validate'),
+    { headers: keyHeaders(credentials) },
+    context,
+  );
+  if (!response.ok) return refusal(response, 'the API key');
+  const valid = ((await jsonBody(response)) as { valid?: unknown } | undefined)?.valid;
+  if (valid !== true) throw new ProviderError('rejected', 'monitor says the API key is not valid', 'api_key');
+  const fingerprint = createHash('sha256').update(requiredCredential(credentials, 'api_key')).digest('hex');
+  return { accountKey: `${siteOf(configuration)}:${fingerprint.slice(0, 24)}`, configuration: {} };
+}
+
+/** An event as the monitor's events API takes it. */
+export interface MonitorEvent {
+  title: string;
+  text: string;
+  tags?: string[];
+  alert_type?: 'error' | 'warning' | 'info' | 'success';
+  aggregation_key?: string;
+}
+
+/** Posts an event (`POST /api/v1/events`); answers the provider's response for the caller to record. */
+export async function submitEvent(
+  credentials: IntegrationCredentials,
+  configuration: Record<string, unknown>,
+  event: MonitorEvent,
+  context: ProviderContext,
+): Promise<SafeResponse> {
+  return providerRequest(
+    'monitor',
+    endpoint(context, configuration, '/api/v1/events'),
+    { method: 'POST', headers: keyHeaders(credentials), json: event },
+    context,
+  );
+}
+
+/** One metric series point set, as `POST /api/v2/series` takes it. */
+export interface MonitorSeries {
+  metric: string;
+  /** 0 unspecified, 1 count, 2 rate, 3 gauge. */
+  type: 0 | 1 | 2 | 3;
+  points: { timestamp: number; value: number }[];
+  tags?: string[];
+}
+
+/** Submits metric series (`POST /api/v2/series`). */
+export async function submitSeries(
+  credentials: IntegrationCredentials,
+  configuration: Record<string, unknown>,
+  series: MonitorSeries[],
+  context: ProviderContext,
+): Promise<SafeResponse> {
+  return providerRequest(
+    'monitor',
+    endpoint(context, configuration, '/api/v2/series'),
+    { method: 'POST', headers: keyHeaders(credentials), json: { series } },
+    context,
+  );
+}
+
+export const monitorProvider: ProviderAdapter = {
+  verify,
+  test: (credentials, configuration, context) =>
+    testByVerifying(() => verify(credentials, configuration, context)),
+};

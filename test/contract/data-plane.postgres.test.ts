@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDataPlane, type DataPlane } from '../../data-plane/data-plane.js';
+import { DataPlaneOpenError } from '../../data-plane/data-plane-open-error.js';
+import { MIGRATION_TABLE } from '../../data-plane/migrate.js';
+import { MIGRATIONS } from '../../data-plane/migrations/index.js';
+import { createLogger } from '../../observability/logger.js';
+import {
+  createTestPostgresDatabase,
+  describeWithPostgres,
+  type TestPostgresDatabase,
+} from '../fixtures/db-postgres.js';
+import { describeDataPlaneContract, type DatabaseTarget } from './data-plane.contract.js';
+
+const logger = createLogger('silent');
+
+async function postgresTarget(): Promise<DatabaseTarget> {
+  const created = await createTestPostgresDatabase();
+  if (created === undefined) throw new Error('CLOUDPLANE_TEST_DATABASE_URL is not set');
+  return { options: { url: created.url, sqlitePath: '/nonexistent/unused.db' }, dispose: created.drop };
+}
+
+describeWithPostgres('DataPlane on PostgreSQL', () => {
+  describeDataPlaneContract('contract', postgresTarget);
+
+  describe('dialect specifics', () => {
+    let created: TestPostgresDatabase | undefined;
+    const opened: DataPlane[] = [];
+
+    afterEach(async () => {
+      for (const database of opened.splice(0)) await database.close();
+      await created?.drop();
+    });
+
+    it('migrates once when several replicas start at the same moment', async () => {
+      created = await createTestPostgresDatabase();
+      const replicas = await Promise.all(
+        Array.from({ length: 4 }, () => openDataPlane({ url: created!.url, sqlitePath: '/unused', logger })),
+      );
+      opened.push(...replicas);
+
+      const applied = await replicas[0]!.kysely
+        .withTables<{ [MIGRATION_TABLE]: { name: string } }>()
+        .selectFrom(MIGRATION_TABLE)
+        .select('name')
+        .orderBy('name')
+        .execute();
+      expect(applied.map((row) => row.name)).toEqual(MIGRATIONS.map((migration) => migration.name));
+      for (const replica of replicas) await expect(replica.ping()).resolves.toBeUndefined();
+    });
+
+    it('offers its pg pool to components that speak PostgreSQL directly', async () => {
+      created = await createTestPostgresDatabase();
+      const database = await openDataPlane({ url: created!.url, sqlitePath: '/unused', logger });
+      opened.push(database);
+
+      expect(database.dialect).toBe('postgres');
+      const result = await database.pgPool!.query<{ answer: number }>('select 42 as answer');
+      expect(result.rows).toEqual([{ answer: 42 }]);
+    });
+  });
+});
+
+describe('DataPlane on an unreachable PostgreSQL server', () => {
+  it('fails with an error naming the server and database but never the password', async () => {
+    const failure = openDataPlane({
+      url: 'postgresql://operator:s3cr3t-pw@127.0.0.1:1/cloudplane',
+      sqlitePath: '/unused',
+      logger,
+    });
+    await expect(failure).rejects.toBeInstanceOf(DataPlaneOpenError);
+    const message = await failure.then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(message).toMatch(
+      /^cannot reach the data-plane database at postgres:\/\/127\.0\.0\.1:1\/cloudplane: /,
+    );
+    expect(message).not.toContain('s3cr3t-pw');
+  });
+});
