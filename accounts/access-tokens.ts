@@ -21,7 +21,7 @@ export interface SignedAccessToken {
 /** A JWT (HS256) with `sub`, `sid`, `org`, `iat`, `exp`, `iss` (the base URL) and `aud` `cloudplane`. */
 export async function signAccessToken(deps: AccountsDeps, claims: AccessClaims): Promise<SignedAccessToken> {
   const issuedAt = Math.floor(deps.now().getTime() / 1000);
-  const expiresAt = issuedAt + deps.config.accounts.accessTokenTtlSeconds;
+  const expiresAt = issuedAt + deps.config.accessTokenTtlSeconds;
   const token = await new SignJWT({
     sid: claims.sessionId,
     ...(claims.organizationId && { org: claims.organizationId }),
@@ -30,7 +30,7 @@ export async function signAccessToken(deps: AccountsDeps, claims: AccessClaims):
     .setSubject(claims.userId)
     .setIssuedAt(issuedAt)
     .setExpirationTime(expiresAt)
-    .setIssuer(deps.config.baseUrl)
+    .setIssuer(deps.publicUrl.href)
     .setAudience(ACCESS_TOKEN_AUDIENCE)
     .sign(deps.keys.accessToken);
   return { token, expiresAt: new Date(expiresAt * 1000) };
@@ -44,7 +44,7 @@ export async function verifyAccessToken(deps: AccountsDeps, token: string): Prom
   try {
     const { payload } = await jwtVerify(token, deps.keys.accessToken, {
       algorithms: [ALGORITHM],
-      issuer: deps.config.baseUrl,
+      issuer: deps.publicUrl.href,
       audience: ACCESS_TOKEN_AUDIENCE,
       currentDate: deps.now(),
       requiredClaims: ['sub', 'sid', 'exp', 'iat'],

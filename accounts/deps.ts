@@ -1,9 +1,9 @@
 import { webcrypto } from 'node:crypto';
-import type { Config } from '../config/config.js';
+import type { AccountsConfig } from '../config/accounts.js';
+import type { PublicUrl } from '../config/http.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { deriveKey } from '../security/key-derivation.js';
-import { loadPlatformKey } from '../security/platform-key.js';
 import { DecoyPassword, OWASP_SCRYPT_COST, type ScryptCost } from './passwords.js';
 
 /** Keys derived from the platform key, one per purpose. */
@@ -22,7 +22,9 @@ export interface AccountKeys {
 /** What the accounts domain works with; built once by `createAccountsDeps`. */
 export interface AccountsDeps {
   database: DataPlane;
-  config: Config;
+  config: AccountsConfig;
+  /** The base of the links in account mail and the issuer of access tokens. */
+  publicUrl: PublicUrl;
   /** Request handlers swap in the request's logger (see `withLogger`). */
   logger: Logger;
   now: () => Date;
@@ -34,11 +36,12 @@ export interface AccountsDeps {
 
 export interface AccountsDepsOptions {
   database: DataPlane;
-  config: Config;
+  config: AccountsConfig;
+  publicUrl: PublicUrl;
   logger: Logger;
   now?: () => Date;
-  /** Defaults to `loadPlatformKey(config)`. */
-  platformKey?: Buffer;
+  /** The key access tokens, TOTP secrets and backup codes are derived from. */
+  platformKey: Buffer;
   /**
    * The scrypt cost of new password hashes; defaults to OWASP's. Hashes of another cost are
    * replaced at their next successful login.
@@ -60,16 +63,16 @@ export async function accountKeys(platformKey: Buffer): Promise<AccountKeys> {
   };
 }
 
-/** Builds the accounts dependencies, loading (or, embedded, creating) the platform key. */
+/** Builds the accounts dependencies, deriving their keys from the platform key. */
 export async function createAccountsDeps(options: AccountsDepsOptions): Promise<AccountsDeps> {
-  const platformKey = options.platformKey ?? (await loadPlatformKey(options.config));
   const passwordCost = options.passwordCost ?? OWASP_SCRYPT_COST;
   return {
     database: options.database,
     config: options.config,
+    publicUrl: options.publicUrl,
     logger: options.logger,
     now: options.now ?? (() => new Date()),
-    keys: await accountKeys(platformKey),
+    keys: await accountKeys(options.platformKey),
     passwordCost,
     decoyPassword: new DecoyPassword(passwordCost),
   };

@@ -5,9 +5,11 @@ import type { RouteModule } from '../apiserver/routing/route.js';
 import type { Authenticator } from './principal.js';
 import { createAuthenticator } from './authenticator.js';
 import { createAccountsDeps, type AccountsDeps, type AccountsDepsOptions } from './deps.js';
+import type { MailConfig } from '../config/mail.js';
 import { createMailer, type Mailer } from './mailer.js';
 
 export interface AccountsOptions extends AccountsDepsOptions {
+  mail: MailConfig;
   /** Defaults to SMTP from the configuration, or the outbox directory without it. */
   mailer?: Mailer;
 }
@@ -21,11 +23,11 @@ export interface Accounts {
   mailer: Mailer;
 }
 
-/** Builds accounts: loads the platform key (see `loadPlatformKey`) and derives the keys it needs. */
+/** Builds accounts: derives the keys it needs from the platform key and opens the mailer. */
 export async function createAccounts(options: AccountsOptions): Promise<Accounts> {
   const deps = await createAccountsDeps(options);
   const mailer =
-    options.mailer ?? createMailer({ config: options.config, logger: options.logger, now: deps.now });
+    options.mailer ?? createMailer({ config: options.mail, logger: options.logger, now: deps.now });
   return {
     routes: [accountsRoutes(deps, mailer), apiKeysRoutes(deps), organizationsRoutes(deps)],
     authenticator: createAuthenticator(deps),

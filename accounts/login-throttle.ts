@@ -23,7 +23,7 @@ interface Subject {
 }
 
 function subjects(deps: AccountsDeps, attempt: LoginAttempt): [Subject, Subject] {
-  const { loginMaxFailures, loginMaxFailuresPerAddress } = deps.config.accounts;
+  const { loginMaxFailures, loginMaxFailuresPerAddress } = deps.config;
   return [
     { key: `account:${normalizeEmail(attempt.email)}`, limit: loginMaxFailures },
     { key: `address:${attempt.ipAddress}`, limit: loginMaxFailuresPerAddress },
@@ -99,7 +99,7 @@ async function countAndLock(
  */
 export async function recordLoginFailure(deps: AccountsDeps, attempt: LoginAttempt): Promise<void> {
   const now = deps.now();
-  const windowMs = deps.config.accounts.loginLockoutSeconds * 1000;
+  const windowMs = deps.config.loginLockoutSeconds * 1000;
   const [account, address] = subjects(deps, attempt);
   const locked = await deps.database.kysely.transaction().execute(async (trx) => {
     const accountLocked = await countAndLock(trx, account, now, windowMs);
@@ -108,7 +108,7 @@ export async function recordLoginFailure(deps: AccountsDeps, attempt: LoginAttem
       await voidTwoFactorChallenges(trx, attempt.userId, now);
     return { accountLocked, addressLocked };
   });
-  const lockoutSeconds = deps.config.accounts.loginLockoutSeconds;
+  const lockoutSeconds = deps.config.loginLockoutSeconds;
   if (locked.accountLocked) {
     deps.logger.warn(
       {

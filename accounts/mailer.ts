@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Config } from '../config/config.js';
+import type { MailConfig } from '../config/mail.js';
 import type { Logger } from '../observability/logger.js';
 import { randomBase32 } from './ids.js';
 
@@ -17,14 +17,9 @@ export interface Mailer {
 }
 
 export interface MailerOptions {
-  config: Pick<Config, 'mail' | 'dataDir'>;
+  config: MailConfig;
   logger: Logger;
   now?: () => Date;
-}
-
-/** Where messages go when no SMTP server is configured. */
-export function outboxDirectory(dataDir: string): string {
-  return path.join(dataDir, 'outbox');
 }
 
 /**
@@ -35,12 +30,12 @@ export function outboxDirectory(dataDir: string): string {
 export function createMailer(options: MailerOptions): Mailer {
   const { config, logger } = options;
   const now = options.now ?? (() => new Date());
-  const from = config.mail.from;
-  if (config.mail.smtpUrl !== undefined) {
+  const from = config.from;
+  if (config.smtpUrl !== undefined) {
     // Registration waits for its mail: a server that drops packets must fail it in seconds, not
     // after nodemailer's two-minute default. The account is made either way; the failure is logged.
     const smtp = nodemailer.createTransport({
-      url: config.mail.smtpUrl,
+      url: config.smtpUrl,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
@@ -52,7 +47,7 @@ export function createMailer(options: MailerOptions): Mailer {
       },
     };
   }
-  const outbox = outboxDirectory(config.dataDir);
+  const outbox = config.outboxDir;
   const render = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   // Names sort in the order messages were written, also within one millisecond.
   let sequence = 0;

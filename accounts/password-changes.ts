@@ -65,7 +65,7 @@ export async function requestPasswordReset(deps: AccountsDeps, mailer: Mailer, e
   if (!user) return;
   const token = await issueEmailToken(deps, user.id, 'reset_password');
   deps.logger.info({ userId: user.id }, 'password reset requested');
-  void sendAccountMail(deps, mailer, passwordResetMail(deps.config.baseUrl, user.email, token));
+  void sendAccountMail(deps, mailer, passwordResetMail(deps.publicUrl.href, user.email, token));
 }
 
 /**

@@ -36,7 +36,7 @@ export async function register(
   );
   deps.logger.info({ userId: user.id }, 'account registered');
   const token = await issueEmailToken(deps, user.id, 'verify_email');
-  await sendAccountMail(deps, mailer, verificationMail(deps.config.baseUrl, user.email, token));
+  await sendAccountMail(deps, mailer, verificationMail(deps.publicUrl.href, user.email, token));
   return user;
 }
 

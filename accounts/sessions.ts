@@ -60,9 +60,7 @@ async function issueRefreshToken(
   now: Date,
 ): Promise<{ token: string; expiresAt: string }> {
   const token = newOpaqueToken(REFRESH_TOKEN_PREFIX);
-  const expiresAt = new Date(
-    now.getTime() + deps.config.accounts.refreshTokenTtlSeconds * 1000,
-  ).toISOString();
+  const expiresAt = new Date(now.getTime() + deps.config.refreshTokenTtlSeconds * 1000).toISOString();
   await db
     .insertInto('refresh_tokens')
     .values({

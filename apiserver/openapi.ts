@@ -1,7 +1,7 @@
 import { API_AREAS } from './routing/areas.js';
 import { RouteDeclarationError } from './routing/route-declarations.js';
 import type { JsonSchema } from './routing/json-schema.js';
-import type { ResponseDeclaration, RouteDefinition } from './routing/route.js';
+import type { ResponseDeclaration, AnyRouteDefinition } from './routing/route.js';
 import { isWildcardParameter, openApiPath } from './routing/route-paths.js';
 
 type JsonObject = Record<string, unknown>;
@@ -99,7 +99,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Internal error',
 };
 
-function operationId(route: RouteDefinition): string {
+function operationId(route: AnyRouteDefinition): string {
   const words = route.path
     .split('/')
     .filter(Boolean)
@@ -111,7 +111,7 @@ function operationId(route: RouteDefinition): string {
   return [route.method, ...words.map((word) => word[0]!.toUpperCase() + word.slice(1))].join('');
 }
 
-function parameters(route: RouteDefinition): JsonObject[] {
+function parameters(route: AnyRouteDefinition): JsonObject[] {
   const path = Object.entries(route.request?.params?.properties ?? {}).map(([name, schema]) => ({
     name,
     in: 'path',
@@ -132,7 +132,7 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return [...path, ...queryParameters];
 }
 
-function successContent(route: RouteDefinition, response: ResponseDeclaration): JsonObject | undefined {
+function successContent(route: AnyRouteDefinition, response: ResponseDeclaration): JsonObject | undefined {
   if (response.contentType) return { [response.contentType]: { schema: { type: 'string' } } };
   if (!response.schema) return undefined;
   const schema: JsonSchema | JsonObject =
@@ -149,7 +149,7 @@ function successContent(route: RouteDefinition, response: ResponseDeclaration): 
   return { 'application/json': { schema } };
 }
 
-function responses(route: RouteDefinition): JsonObject {
+function responses(route: AnyRouteDefinition): JsonObject {
   const errorBody = ref('schemas', API_AREAS[route.area].errors === 'flat' ? 'FlatErrorBody' : 'ErrorBody');
   const implied: Record<number, string> = {};
   if (route.request) implied[400] = ERROR_DESCRIPTIONS[400]!;
@@ -181,7 +181,7 @@ function responses(route: RouteDefinition): JsonObject {
   return answers;
 }
 
-function operation(route: RouteDefinition): JsonObject {
+function operation(route: AnyRouteDefinition): JsonObject {
   const scopes = [...(route.scopes ?? [])];
   const body = route.request?.body;
   return {
@@ -205,7 +205,7 @@ function operation(route: RouteDefinition): JsonObject {
 
 /** The OpenAPI 3.1 description of the declared routes, with the envelopes of their areas applied. */
 export function buildOpenApiDocument(
-  routes: readonly RouteDefinition[],
+  routes: readonly AnyRouteDefinition[],
   info: { title: string; version: string; serverUrl: string },
 ): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};

@@ -1,18 +1,18 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { createApp } from '../apiserver/app.js';
 import { NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
-import { EVERY_KIND, type ApiPermission } from '../control-plane/kubernetes-store/kubernetes-permissions.js';
+import { EVERY_KIND, type ApiPermission } from '../control-plane/api-permissions.js';
 import { CachedReadStore } from '../control-plane/cached-read-store.js';
-import { openKubernetesStore } from '../control-plane/kubernetes-store/kubernetes-store.js';
+import { openKubernetesStore } from '../control-plane/kubernetes-store/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import { GROUP, type KindDescriptor } from '../control-plane/kind-descriptor.js';
 import { loadKinds } from '../crds/registry.js';
 import { openDataPlane, type DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { ConfigError, type Config } from '../config/config.js';
-import { platformApi, platformServices } from './platform.js';
+import { ConfigError } from '../config/env.js';
+import type { Config } from '../config/index.js';
+import { assemblePlatform } from './platform.js';
 import { dataPlanePath, type RunningPlatform } from './serve.js';
 
 /**
@@ -62,7 +62,8 @@ export async function openClusterDependencies(
   metrics: Metrics,
   extraKinds: KindDescriptor[] = [],
 ): Promise<ClusterDependencies> {
-  if (!config.databaseUrl) {
+  const { databaseUrl } = config.process;
+  if (!databaseUrl) {
     throw new ConfigError('DATABASE_URL', 'a postgres:// URL in cluster mode', '');
   }
   const kubeConfig = new KubeConfig();
@@ -72,8 +73,8 @@ export async function openClusterDependencies(
     await store.ping();
     logger.info({ server: kubeConfig.getCurrentCluster()?.server }, 'Kubernetes API reachable');
     const database = await openDataPlane({
-      url: config.databaseUrl,
-      sqlitePath: dataPlanePath(config),
+      url: databaseUrl,
+      sqlitePath: dataPlanePath(config.process),
       logger,
       metrics,
     });
@@ -96,11 +97,10 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
   const store = new CachedReadStore(cluster.store, { kinds: loadKinds(), logger });
   try {
     await store.synced();
-    const services = await platformServices(config, database);
-    const api = await platformApi({ config, logger, store, services });
-    const app = createApp({ config, logger, metrics, store, database, ...api.app });
-    const server = await startServer(app, { host: config.host, port: config.port });
-    if (!config.baseUrlConfigured) config.baseUrl = server.url;
+    const platform = await assemblePlatform({ config, logger, metrics, store, database });
+    const { http } = config;
+    const server = await startServer(platform.restApi(), { host: http.host, port: http.port });
+    http.publicUrl.follow(server.url);
     logger.info(
       { url: server.url, mode: 'cluster', component: 'apiserver' },
       `cloudplane API serving on ${server.url}`,
@@ -109,7 +109,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
       url: server.url,
       async stop() {
         await server.close();
-        await api.backgroundRuns.idle();
+        await platform.idle();
         await database.close();
         await store.close();
       },

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError } from '../config/env.js';
+import { loadConfig } from '../config/index.js';
 import { createLogger } from '../observability/logger.js';
 import type { RunningPlatform } from './serve.js';
 
@@ -31,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.process.logLevel);
 
   try {
     switch (command) {

@@ -1,17 +1,17 @@
-import os from 'node:os';
 import { createApp } from '../apiserver/app.js';
 import { LEASE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
-import { EVERY_KIND, type ApiPermission } from '../control-plane/kubernetes-store/kubernetes-permissions.js';
+import { EVERY_KIND, type ApiPermission } from '../control-plane/api-permissions.js';
 import { GROUP } from '../control-plane/kind-descriptor.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
-import { startEventBridge, type EventBridge } from '../integrations/events/event-bridge.js';
-import { controllersOf, platformServices, startEventDelivery, type PlatformServices } from './platform.js';
-import { ConfigError, type Config } from '../config/config.js';
+import type { EventBridge } from '../integrations/events/event-bridge.js';
+import { assemblePlatform, type Platform } from './platform.js';
+import { leaderElectionConfig } from '../config/leader-election.js';
+import type { Config } from '../config/index.js';
 import type { RunningPlatform } from './serve.js';
 
 /** The Lease the operator replicas compete for, in `CLOUDPLANE_LEADER_ELECTION_NAMESPACE`. */
@@ -66,36 +66,24 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
   },
 ];
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
-/** Where the Lease lives and who this replica is: the pod's namespace and name, from the downward API. */
-export function leaderElectionSettings(env: Record<string, string | undefined> = process.env): {
-  namespace: string;
-  identity: string;
-} {
-  const variable = 'CLOUDPLANE_LEADER_ELECTION_NAMESPACE';
-  const namespace = env[variable]?.trim() || 'default';
-  if (!DNS_LABEL.test(namespace)) throw new ConfigError(variable, 'a namespace name', namespace);
-  return { namespace, identity: env.POD_NAME?.trim() || os.hostname() };
-}
-
 /**
  * `cloudplane operator`: serves `/health` and `/metrics`, and runs the controllers only while
  * this replica holds the Lease, so of N replicas exactly one reconciles. Stopping stops the
  * controllers, then releases the Lease for a standby to take at once.
  */
 export async function runOperator(config: Config, logger: Logger): Promise<RunningPlatform> {
-  const { namespace, identity } = leaderElectionSettings();
+  const { namespace, identity } = leaderElectionConfig(process.env);
   const metrics = createMetrics();
   const { store, database } = await openClusterDependencies(config, logger, metrics, [LEASE_KIND]);
 
   let server;
-  let services: PlatformServices;
+  let platform: Platform;
   try {
-    services = await platformServices(config, database);
-    server = await startServer(createApp({ config, logger, metrics, store, database }), {
-      host: config.host,
-      port: config.port,
+    platform = await assemblePlatform({ config, logger, metrics, store, database });
+    // The operator serves only /health and /metrics: the REST API is the apiserver's.
+    server = await startServer(createApp({ http: config.http, logger, metrics, store, database }), {
+      host: config.http.host,
+      port: config.http.port,
     });
   } catch (error) {
     await database.close();
@@ -104,7 +92,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   }
 
   // Every replica delivers integration events, leading or not: events are claimed with a lease.
-  const eventDelivery = startEventDelivery(config, services, store, logger);
+  const eventDelivery = platform.startEventDelivery();
   let controllers: ControllerRunner | undefined;
   let eventBridge: EventBridge | undefined;
   const leadership = runWithLeaderElection({
@@ -117,11 +105,11 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
     // Returns once the informers are started, not synced: a cache that cannot fill (an API
     // refusing a list) must not keep this replica from stepping down or stopping.
     onStartedLeading: async () => {
-      const runner = new ControllerRunner({ store, database, logger, metrics });
-      for (const controller of controllersOf(config, services)) runner.register(controller);
+      const runner = new ControllerRunner({ store, logger, metrics });
+      for (const controller of platform.controllers) runner.register(controller);
       controllers = runner;
       // Only the leader publishes resource events: each replica would announce every change again.
-      eventBridge = startEventBridge({ database, store, now: () => new Date(), logger });
+      eventBridge = platform.startEventBridge();
       runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
     },
     onStoppedLeading: async () => {

@@ -1,137 +1,206 @@
-import type { Router } from 'express';
-import { createAccounts } from '../accounts/index.js';
+/**
+ * The platform assembled from its parts: the one place that says which services, route modules,
+ * mounts and controllers exist. `serve`, `apiserver` and `operator` build on it, and so do the
+ * tests, so what a test exercises is what a process runs.
+ */
+import type express from 'express';
+import { createAccounts, type Accounts } from '../accounts/index.js';
+import type { Mailer } from '../accounts/mailer.js';
+import { createOAuthProviders } from '../accounts/oauth/providers.js';
+import type { ScryptCost } from '../accounts/passwords.js';
+import type { Authenticator } from '../accounts/principal.js';
+import { createApp } from '../apiserver/app.js';
+import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
 import {
   CODEHOST_WEBHOOK_PATH,
   codehostWebhookRouter,
+  type CodehostDelivery,
 } from '../apiserver/routes/integrations/codehost-webhooks.js';
 import { integrationEventRoutes } from '../apiserver/routes/integrations/events.js';
-import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
 import { integrationRoutes } from '../apiserver/routes/integrations/integrations.js';
-import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
+import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
 import { vaultRoutes } from '../apiserver/routes/vault/clusters.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
-import type { RouteModule } from '../apiserver/routing/route.js';
-import type { Authenticator } from '../accounts/principal.js';
+import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
-import { platformControllers } from '../controllers/index.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../integrations/events/delivery-worker.js';
-import { DEFAULT_BACKOFF } from '../integrations/events/retry-schedule.js';
-import { BackgroundRuns } from '../integrations/background-runs.js';
-import { systemClock } from '../controllers/runtime/clock.js';
-import type { ControllerDefinition } from '../controllers/runtime/controller.js';
+import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
-import { VaultEngine } from '../vault/vault-engine.js';
+import { platformControllers } from '../controllers/index.js';
+import { systemClock, type Clock } from '../controllers/runtime/clock.js';
+import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
+import { BackgroundRuns } from '../integrations/background-runs.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../integrations/events/delivery-worker.js';
+import { startEventBridge, type EventBridge } from '../integrations/events/event-bridge.js';
+import { DEFAULT_BACKOFF } from '../integrations/events/retry-schedule.js';
 import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import { loadPlatformKey } from '../security/platform-key.js';
-import type { Config } from '../config/config.js';
+import { VaultEngine } from '../vault/vault-engine.js';
 
-/**
- * What the API and the controllers share in one process: the data plane, the platform key and the
- * vault engine (one instance, so seal state is one).
- */
-export interface PlatformServices {
-  database: DataPlane;
-  platformKey: Buffer;
-  vault: VaultEngine;
-  vaultApiAddress(namespace: string, name: string): string;
-}
-
-export async function platformServices(config: Config, database: DataPlane): Promise<PlatformServices> {
-  const platformKey = await loadPlatformKey(config);
-  return {
-    database,
-    platformKey,
-    // With PostgreSQL several processes serve one cluster: each must see it unsealed.
-    vault: new VaultEngine({ database, platformKey, shareUnsealState: config.databaseUrl !== undefined }),
-    vaultApiAddress: (_namespace, name) => vaultApiAddress(config.baseUrl, name),
-  };
-}
-
-export function controllersOf(config: Config, services: PlatformServices): ControllerDefinition[] {
-  return platformControllers({
-    vpc: config.vpc,
-    vault: services.vault,
-    vaultApiAddress: services.vaultApiAddress,
-    integrations: {
-      database: services.database,
-      platformKey: services.platformKey,
-      config: config.integrations,
-      now: () => new Date(),
-    },
-  });
-}
-
-/**
- * Sends recorded integration events with retries. Every replica may run one: events are claimed
- * atomically with a lease.
- */
-export function startEventDelivery(
-  config: Config,
-  services: PlatformServices,
-  store: ObjectStore,
-  logger: Logger,
-): DeliveryWorker {
-  return startDeliveryWorker({
-    database: services.database,
-    store,
-    platformKey: services.platformKey,
-    logger,
-    clock: systemClock,
-    egress: { allowPrivate: config.integrations.allowPrivateEgress },
-    endpoints: { pagerUrl: config.integrations.pagerUrl, monitorSites: config.integrations.monitorUrls },
-    retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
-  });
-}
-
-export interface PlatformApi {
-  /** The app's share of the API, as `createApp` takes it. */
-  app: { routes: RouteModule[]; mounts: { path: string; router: Router }[]; authenticator: Authenticator };
-  /** Integration tests and syncs still running after their 202; awaited on shutdown. */
-  backgroundRuns: BackgroundRuns;
-}
-
-/**
- * Every route module of the REST API and the authenticator they share: the one list both the
- * embedded `serve` and the cluster `apiserver` serve, so the two modes cannot drift apart.
- */
-export async function platformApi(deps: {
+export interface PlatformDependencies {
   config: Config;
   logger: Logger;
+  metrics: Metrics;
   store: ObjectStore;
-  services: PlatformServices;
-}): Promise<PlatformApi> {
-  const { config, logger, store, services } = deps;
-  const { database, platformKey } = services;
-  const accounts = await createAccounts({ database, config, logger, platformKey });
-  const backgroundRuns = new BackgroundRuns(logger);
-  const app: PlatformApi['app'] = {
-    routes: [
-      ...accounts.routes,
-      oauthRoutes(accounts.deps),
-      vpcRoutes({ store }),
-      vaultRoutes({ engine: services.vault, apiAddress: services.vaultApiAddress }),
-      integrationRoutes({ store, platformKey, runs: backgroundRuns }),
-      integrationEventRoutes,
-      integrationWebhookRoutes({ platformKey }),
-    ],
-    mounts: [
-      {
-        path: '/vault/:clusterId',
-        router: vaultApi({ engine: services.vault, store, logger, bodyLimitBytes: config.bodyLimitBytes }),
-      },
-      {
-        path: CODEHOST_WEBHOOK_PATH,
-        router: codehostWebhookRouter({
-          store,
-          database,
+  database: DataPlane;
+  /** Defaults to the system clock; tests move a fake one. */
+  clock?: Clock;
+  /** Defaults to the key `config.platformKey` names (generated into the data dir when embedded). */
+  platformKey?: Buffer;
+  /** The scrypt cost of new password hashes; defaults to OWASP's (tests lower it). */
+  passwordCost?: ScryptCost;
+  /** Defaults to SMTP or the outbox directory, as configured. */
+  mailer?: Mailer;
+  /** The moment `/health` counts uptime from; defaults to the app's creation. */
+  startedAt?: Date;
+  /** Route modules served beside the platform's, for tests of the framework itself. */
+  extraRoutes?: readonly RouteModule[];
+  /** What an accepted code-host delivery does beyond its recording; a throw makes the code host retry. */
+  onCodehostDelivery?: (delivery: CodehostDelivery) => Promise<void>;
+}
+
+export interface Platform {
+  /**
+   * The REST facade with every area, the Vault-compatible API and the inbound webhooks, on
+   * `options.store` when given (the store the API process reads and writes) or the platform's.
+   */
+  restApi(options?: { store?: ObjectStore }): express.Express;
+  /** Every controller the platform runs, for a `ControllerRunner`. */
+  controllers: ControllerDefinition[];
+  /** The authenticator of the REST API, which the embedded Kubernetes API also accepts. */
+  authenticator: Authenticator;
+  accounts: Accounts;
+  vault: VaultEngine;
+  platformKey: Buffer;
+  /** Sends recorded integration events with retries; every replica may run one (events are leased). */
+  startEventDelivery(): DeliveryWorker;
+  /** Publishes resource changes as integration events; only one process (the leader) may. */
+  startEventBridge(): EventBridge;
+  /** Waits for the work the API started and answered 202 for (integration tests and syncs). */
+  idle(): Promise<void>;
+}
+
+/** Builds every service, route module and controller of the platform on a store and a data plane. */
+export async function assemblePlatform(deps: PlatformDependencies): Promise<Platform> {
+  const { config, logger, metrics, store, database } = deps;
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const platformKey = deps.platformKey ?? (await loadPlatformKey(config.platformKey));
+  const publicUrl = config.http.publicUrl;
+
+  const accounts = await createAccounts({
+    database,
+    config: config.accounts,
+    mail: config.mail,
+    publicUrl,
+    logger,
+    now,
+    platformKey,
+    passwordCost: deps.passwordCost,
+    mailer: deps.mailer,
+  });
+  // With PostgreSQL several processes serve one cluster: each must see it unsealed.
+  const vault = new VaultEngine({
+    database,
+    platformKey,
+    now,
+    shareUnsealState: config.process.databaseUrl !== undefined,
+  });
+  const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
+  const integrationRuns = new BackgroundRuns(logger);
+
+  const services = {
+    accounts: accounts.deps,
+    mailer: accounts.mailer,
+    oauth: { providers: createOAuthProviders(config.oauth), redirectUris: config.oauth.redirectUris },
+    vault,
+    vaultApiAddress: (name: string) => vaultApiAddress(publicUrl.href, name),
+    vpc: config.vpc,
+    integrations: config.integrations,
+    integrationRuns,
+    platformKey,
+    publicUrl,
+  } satisfies AreaServices;
+
+  const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
+    createApp({
+      http: config.http,
+      logger,
+      metrics,
+      store: apiStore,
+      database,
+      now,
+      startedAt: deps.startedAt,
+      services,
+      routes: [
+        ...accounts.routes,
+        oauthRoutes(accounts.deps, config.oauth),
+        vpcRoutes({ store: apiStore, config: config.vpc }),
+        vaultRoutes({ engine: vault, apiAddress }),
+        integrationRoutes({
+          store: apiStore,
           platformKey,
-          now: () => new Date(),
-          bodyLimitBytes: config.bodyLimitBytes,
+          runs: integrationRuns,
+          config: config.integrations,
+          publicUrl,
         }),
-      },
-    ],
+        integrationEventRoutes,
+        integrationWebhookRoutes({ platformKey, publicUrl }),
+        ...(deps.extraRoutes ?? []),
+      ],
+      mounts: [
+        {
+          path: '/vault/:clusterId',
+          router: vaultApi({
+            engine: vault,
+            store: apiStore,
+            logger,
+            bodyLimitBytes: config.http.bodyLimitBytes,
+          }),
+        },
+        {
+          path: CODEHOST_WEBHOOK_PATH,
+          router: codehostWebhookRouter({
+            store: apiStore,
+            database,
+            platformKey,
+            now,
+            bodyLimitBytes: config.http.bodyLimitBytes,
+            onDelivery: deps.onCodehostDelivery,
+          }),
+        },
+      ],
+      authenticator: accounts.authenticator,
+    });
+
+  const controllers = platformControllers({
+    database,
+    vpc: config.vpc,
+    vault,
+    vaultApiAddress: apiAddress,
+    integrations: { database, platformKey, config: config.integrations, now },
+  });
+
+  return {
+    restApi,
+    controllers,
     authenticator: accounts.authenticator,
+    accounts,
+    vault,
+    platformKey,
+    startEventDelivery: () =>
+      startDeliveryWorker({
+        database,
+        store,
+        platformKey,
+        logger,
+        clock,
+        egress: { allowPrivate: config.integrations.allowPrivateEgress },
+        endpoints: { pagerUrl: config.integrations.pagerUrl, monitorSites: config.integrations.monitorUrls },
+        retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
+      }),
+    startEventBridge: () => startEventBridge({ database, store, now, logger }),
+    idle: () => integrationRuns.idle(),
   };
-  return { app, backgroundRuns };
 }

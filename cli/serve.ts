@@ -1,28 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { organizationNamespace } from '../accounts/organizations.js';
-import { createApp } from '../apiserver/app.js';
+import { startServer } from '../apiserver/server.js';
+import type { Config } from '../config/index.js';
+import type { ProcessConfig } from '../config/process.js';
+import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
+import { openEmbeddedStore } from '../control-plane/embedded-store/index.js';
 import {
   combineKubeAuthenticators,
   platformKubeAuthenticator,
   startupTokenAuthenticator,
 } from '../control-plane/kubernetes-api/authentication.js';
-import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
 import { generateStartupToken, writeKubeconfig } from '../control-plane/kubernetes-api/kubeconfig.js';
 import { kubernetesApiApp } from '../control-plane/kubernetes-api/kubernetes-app.js';
 import { loadServingCertificate } from '../control-plane/kubernetes-api/serving-certificate.js';
-import { startServer } from '../apiserver/server.js';
-import { startEventBridge } from '../integrations/events/event-bridge.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
-import { openEmbeddedStore } from '../control-plane/embedded-store/sqlite-store.js';
 import { loadKinds } from '../crds/registry.js';
 import { openDataPlane } from '../data-plane/data-plane.js';
 import { JOBS } from '../jobs/index.js';
 import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import type { Config } from '../config/config.js';
-import { controllersOf, platformApi, platformServices, startEventDelivery } from './platform.js';
+import { assemblePlatform } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -30,9 +29,9 @@ import { controllersOf, platformApi, platformServices, startEventDelivery } from
  * it, and a synchronous store write waiting on it would block the very event loop that has to
  * finish the transaction.
  */
-export const controlPlanePath = (config: Config) => path.join(config.dataDir, 'control-plane.db');
-export const dataPlanePath = (config: Config) => path.join(config.dataDir, 'data-plane.db');
-export const kubeconfigPath = (config: Config) => path.join(config.dataDir, 'kubeconfig');
+export const controlPlanePath = (config: ProcessConfig) => path.join(config.dataDir, 'control-plane.db');
+export const dataPlanePath = (config: ProcessConfig) => path.join(config.dataDir, 'data-plane.db');
+export const kubeconfigPath = (config: ProcessConfig) => path.join(config.dataDir, 'kubeconfig');
 
 export interface RunningPlatform {
   url: string;
@@ -44,63 +43,62 @@ export interface RunningPlatform {
  * facade and the Kubernetes API in this process.
  */
 export async function serveEmbedded(config: Config, logger: Logger): Promise<RunningPlatform> {
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const { dataDir } = config.process;
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createMetrics();
 
-  logger.info({ dataDir: config.dataDir }, 'opening the embedded store');
+  logger.info({ dataDir }, 'opening the embedded store');
   const store = openEmbeddedStore({
-    path: controlPlanePath(config),
+    path: controlPlanePath(config.process),
     kinds: [...loadKinds(), ...KUBERNETES_API_KINDS],
     logger,
   });
   const database = await openDataPlane({
-    url: config.databaseUrl,
-    sqlitePath: dataPlanePath(config),
+    url: config.process.databaseUrl,
+    sqlitePath: dataPlanePath(config.process),
     logger,
     metrics,
   });
   logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
 
-  const controllers = new ControllerRunner({ store, database, logger, metrics });
-  const services = await platformServices(config, database);
-  for (const controller of controllersOf(config, services)) controllers.register(controller);
+  const platform = await assemblePlatform({ config, logger, metrics, store, database });
+  const controllers = new ControllerRunner({ store, logger, metrics });
+  for (const controller of platform.controllers) controllers.register(controller);
   await controllers.start();
 
-  const scheduler = createScheduler({ jobs: JOBS, deps: { database, config, logger, metrics } });
+  const scheduler = createScheduler({
+    jobs: JOBS,
+    deps: { database, config: config.jobs, logger, metrics },
+  });
   scheduler.start();
-  const eventDelivery = startEventDelivery(config, services, store, logger);
-  const eventBridge = startEventBridge({ database, store, now: () => new Date(), logger });
+  const eventDelivery = platform.startEventDelivery();
+  const eventBridge = platform.startEventBridge();
 
-  const api = await platformApi({ config, logger, store, services });
-  const app = createApp({ config, logger, metrics, store, database, ...api.app });
-  const server = await startServer(app, { host: config.host, port: config.port });
-  // Links and vault addresses are built when asked for, so they follow the port actually bound.
-  if (!config.baseUrlConfigured) config.baseUrl = server.url;
+  const { http } = config;
+  const server = await startServer(platform.restApi(), { host: http.host, port: http.port });
+  http.publicUrl.follow(server.url);
 
   const startupToken = generateStartupToken();
-  const certificate = loadServingCertificate(config.dataDir, ['127.0.0.1', 'localhost', config.host]);
+  const certificate = loadServingCertificate(dataDir, ['127.0.0.1', 'localhost', http.host]);
   const kubernetesApi = await startServer(
     kubernetesApiApp({
       store,
       logger,
       authenticate: combineKubeAuthenticators(
         startupTokenAuthenticator(startupToken),
-        platformKubeAuthenticator(api.app.authenticator, organizationNamespace),
+        platformKubeAuthenticator(platform.authenticator, organizationNamespace),
       ),
     }),
-    { host: config.host, port: config.kubeApiPort, tls: certificate },
+    { host: http.host, port: config.process.kubeApiPort, tls: certificate },
   );
-  const kubeconfig = kubeconfigPath(config);
+  const kubeconfig = kubeconfigPath(config.process);
   writeKubeconfig(kubeconfig, {
     server: kubernetesApi.url,
     token: startupToken,
     certificateAuthority: certificate.cert,
   });
 
-  logger.info(
-    { url: server.url, mode: 'embedded', dataDir: config.dataDir },
-    `cloudplane serving on ${server.url}`,
-  );
+  logger.info({ url: server.url, mode: 'embedded', dataDir }, `cloudplane serving on ${server.url}`);
   logger.info(
     { url: kubernetesApi.url, kubeconfig },
     `Kubernetes API on ${kubernetesApi.url}: KUBECONFIG=${kubeconfig} kubectl api-resources`,
@@ -110,7 +108,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
     url: server.url,
     async stop() {
       await Promise.all([server.close(), kubernetesApi.close()]);
-      await api.backgroundRuns.idle();
+      await platform.idle();
       await eventBridge.stop();
       await eventDelivery.stop();
       await scheduler.stop();

@@ -31,8 +31,15 @@ export function objectKey(object: Pick<KubeObject, 'metadata'>): string {
  * difference into events, so handlers never miss a change; on other failures it reconnects
  * with capped exponential backoff. Every object it hands out is a copy.
  */
+interface Index<T> {
+  keys(object: T): string[];
+  /** Index value to the keys (namespace/name) of the objects found under it. */
+  entries: Map<string, Set<string>>;
+}
+
 export class Informer<T extends KubeObject = KubeObject> {
   private readonly cache = new Map<string, T>();
+  private readonly indexes = new Map<string, Index<T>>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private resourceVersion: string | undefined;
   private currentWatch: Watch<T> | undefined;
@@ -85,6 +92,29 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   keys(): string[] {
     return [...this.cache.keys()];
+  }
+
+  /**
+   * Keeps the objects findable by `keys(object)` under `name` (client-go's indexer). Adding an
+   * index of a name already present keeps the first: indexes are shared by every reader.
+   */
+  addIndex(name: string, keys: (object: T) => string[]): void {
+    if (this.indexes.has(name)) return;
+    const index: Index<T> = { keys, entries: new Map() };
+    this.indexes.set(name, index);
+    for (const [key, object] of this.cache) this.indexAdd(index, key, object);
+  }
+
+  /** Copies of the objects the index `name` finds under `value`. */
+  byIndex(name: string, value: string): T[] {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`${this.type.kind} has no cache index ${JSON.stringify(name)}`);
+    const found: T[] = [];
+    for (const key of index.entries.get(value) ?? []) {
+      const object = this.cache.get(key);
+      if (object) found.push(structuredClone(object));
+    }
+    return found;
   }
 
   /** The store revision the cache reflects. */
@@ -167,7 +197,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     } while (continueToken);
     for (const [key, object] of this.cache) {
       if (!seen.has(key)) {
-        this.cache.delete(key);
+        this.remove(key, object);
         this.emit((handlers) => handlers.onDelete?.(structuredClone(object)));
       }
     }
@@ -198,7 +228,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       const key = objectKey(event.object);
       if (event.type === 'DELETED') {
         const previous = this.cache.get(key);
-        this.cache.delete(key);
+        if (previous) this.remove(key, previous);
         if (previous) this.emit((handlers) => handlers.onDelete?.(structuredClone(event.object)));
       } else {
         this.apply(key, event.object);
@@ -223,11 +253,34 @@ export class Informer<T extends KubeObject = KubeObject> {
   private apply(key: string, object: T): void {
     const previous = this.cache.get(key);
     if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) return;
+    if (previous) for (const index of this.indexes.values()) this.indexRemove(index, key, previous);
     this.cache.set(key, object);
+    for (const index of this.indexes.values()) this.indexAdd(index, key, object);
     if (previous) {
       this.emit((handlers) => handlers.onUpdate?.(structuredClone(previous), structuredClone(object)));
     } else {
       this.emit((handlers) => handlers.onAdd?.(structuredClone(object)));
+    }
+  }
+
+  private remove(key: string, object: T): void {
+    this.cache.delete(key);
+    for (const index of this.indexes.values()) this.indexRemove(index, key, object);
+  }
+
+  private indexAdd(index: Index<T>, key: string, object: T): void {
+    for (const value of index.keys(object)) {
+      let keys = index.entries.get(value);
+      if (!keys) index.entries.set(value, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private indexRemove(index: Index<T>, key: string, object: T): void {
+    for (const value of index.keys(object)) {
+      const keys = index.entries.get(value);
+      keys?.delete(key);
+      if (keys?.size === 0) index.entries.delete(value);
     }
   }
 

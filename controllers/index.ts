@@ -1,4 +1,5 @@
-import type { VpcConfig } from '../config/config.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
+import type { VpcConfig } from '../config/vpc.js';
 import type { IntegrationServices } from '../integrations/connection.js';
 import { integrationController } from './integration/integration-controller.js';
 import type { ControllerDefinition } from './runtime/controller.js';
@@ -8,6 +9,8 @@ import { vpcControllers } from './vpc/index.js';
 
 /** What the controllers need from the process that runs them. */
 export interface ControllerServices {
+  /** The data plane: CIDR claims, tombstones and public addresses of the VPC family. */
+  database: DataPlane;
   vpc: VpcConfig;
   vault: VaultEngine;
   /** Where a vault cluster's Vault-compatible API answers. */
@@ -22,7 +25,7 @@ export interface ControllerServices {
  */
 export function platformControllers(services: ControllerServices): ControllerDefinition[] {
   return [
-    ...vpcControllers(services.vpc),
+    ...vpcControllers(services.vpc, services.database),
     vaultClusterController({ engine: services.vault, apiAddress: services.vaultApiAddress }),
     integrationController(services.integrations),
   ];

@@ -3,7 +3,7 @@
  * re-enabling, configuration changes) and the facade (type-specific creates answer `connected`
  * synchronously).
  */
-import type { IntegrationsConfig } from '../config/config.js';
+import type { IntegrationsConfig } from '../config/integrations.js';
 import type { Integration, IntegrationPhase } from '../crds/integration.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import { DuplicateAccountError, readCredentials, updateCredentials } from './credentials.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { JobsConfig } from '../config/jobs.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { JobOutcome, JobTrigger } from '../data-plane/schema.js';
 import type { Logger } from '../observability/logger.js';
@@ -9,7 +9,7 @@ export type { JobOutcome, JobTrigger };
 /** What a job body receives. `logger` already carries the job name and run id. */
 export interface JobContext {
   database: DataPlane;
-  config: Config;
+  config: JobsConfig;
   logger: Logger;
   now: () => Date;
   /** Aborted when the process is stopping; a long body checks it between steps. */
@@ -27,7 +27,7 @@ export interface JobDefinition {
 /** What running a job needs from the process. */
 export interface JobDeps {
   database: DataPlane;
-  config: Config;
+  config: JobsConfig;
   logger: Logger;
   metrics?: Metrics | undefined;
   now?: (() => Date) | undefined;

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, type Config } from '../config/config.js';
-
-export const PLATFORM_KEY_BYTES = 32;
-
-/** Where the embedded mode keeps its generated platform key. */
-export function platformKeyPath(dataDir: string): string {
-  return path.join(dataDir, 'platform.key');
-}
+import { ConfigError } from '../config/env.js';
+import { PLATFORM_KEY_BYTES, type PlatformKeyConfig } from '../config/platform-key.js';
 
 async function readKeyFile(file: string): Promise<Buffer> {
   const key = Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'base64');
@@ -26,24 +20,22 @@ async function readKeyFile(file: string): Promise<Buffer> {
  * with `DATABASE_URL` (replicas sharing one database) the variable is required, since every
  * replica must open what another sealed.
  */
-export async function loadPlatformKey(
-  config: Pick<Config, 'kmsKey' | 'dataDir' | 'databaseUrl'>,
-): Promise<Buffer> {
+export async function loadPlatformKey(config: PlatformKeyConfig): Promise<Buffer> {
   if (config.kmsKey) return config.kmsKey;
-  if (config.databaseUrl !== undefined) {
+  if (config.required) {
     throw new ConfigError(
       'CLOUDPLANE_KMS_KEY',
       `${PLATFORM_KEY_BYTES} bytes in base64 when DATABASE_URL is set (every replica needs the same key)`,
       '',
     );
   }
-  const file = platformKeyPath(config.dataDir);
+  const file = config.keyFile;
   try {
     return await readKeyFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     // `wx`: when two processes start together, one creates the key and the other reads it.
     await fs.writeFile(file, `${randomBytes(PLATFORM_KEY_BYTES).toString('base64')}\n`, {

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { OidcProviderConfig } from '../../config/config.js';
+import type { OidcProviderConfig } from '../../config/oauth.js';
 import { asExchangeError } from './exchange-errors.js';
 import {
   normaliseEmail,

@@ -17,6 +17,8 @@ import type { OAuthProviders } from './providers.js';
 export interface OAuthLoginDeps {
   accounts: AccountsDeps;
   providers: OAuthProviders;
+  /** `CLOUDPLANE_OAUTH_REDIRECT_URIS`: where a login may send the browser back to. */
+  redirectUris: readonly string[];
 }
 
 export interface LoginStart {
@@ -58,7 +60,7 @@ const PROVIDER_ERRORS = new Set([
 ]);
 
 function callbackUrl(deps: OAuthLoginDeps, provider: string): string {
-  return `${deps.accounts.config.baseUrl}/v1/auth/oauth/${provider}/callback`;
+  return `${deps.accounts.publicUrl.href}/v1/auth/oauth/${provider}/callback`;
 }
 
 function configuredProvider(deps: OAuthLoginDeps, name: string): OAuthProvider {
@@ -89,7 +91,7 @@ function clientRedirect(redirectUri: string, result: Record<string, string>): st
  */
 export async function beginOAuthLogin(deps: OAuthLoginDeps, start: LoginStart): Promise<string> {
   const provider = configuredProvider(deps, start.provider);
-  if (!deps.accounts.config.oauth.redirectUris.includes(start.redirectUri)) {
+  if (!deps.redirectUris.includes(start.redirectUri)) {
     throw badRequest('redirect_uri is not one of the redirect URIs this server allows', {
       code: 'invalid_redirect_uri',
     });

@@ -1,4 +1,4 @@
-import type { OAuthConfig } from '../../config/config.js';
+import type { OAuthConfig } from '../../config/oauth.js';
 import { createCodehostProvider } from './codehost-provider.js';
 import { createIdentityProvider } from './identity-provider.js';
 import type { OAuthProvider, OAuthProviderName } from './provider.js';

@@ -6,7 +6,7 @@ import {
   RLWrapperTimeouts,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import type { Config } from '../../config/config.js';
+import type { HttpConfig } from '../../config/http.js';
 import type { Logger } from '../../observability/logger.js';
 
 /** Shared by every replica; both windows live in it under their own key prefix. */
@@ -46,7 +46,7 @@ interface WindowReading {
 }
 
 export interface RateLimiterOptions {
-  limits: Config['rateLimit'];
+  limits: HttpConfig['rateLimit'];
   /** When present, counts live in PostgreSQL and replicas share them. */
   pgPool?: pg.Pool | undefined;
   logger: Logger;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RouteDefinition } from './route.js';
+import type { AnyRouteDefinition } from './route.js';
 import type { Principal } from '../../accounts/principal.js';
 
 /** What the framework learns about a request as it passes through. */
@@ -7,7 +7,7 @@ export interface RequestState {
   /** The matched route template (`/api/v1/vpcs/:id`); unset while no route matched. */
   template?: string;
   /** The declared route, when the method matched too. */
-  route?: RouteDefinition;
+  route?: AnyRouteDefinition;
   principal?: Principal;
 }
 

@@ -1,5 +1,5 @@
 import { areaOfPath } from './areas.js';
-import type { RouteDefinition, RouteModule } from './route.js';
+import type { AreaServices, RouteDefinition, RouteModule } from './route.js';
 import { compareSpecificity, pathParameterNames, templateProblem, templateShape } from './route-paths.js';
 
 /** Route modules that contradict themselves or each other; raised at start-up, listing every problem. */
@@ -10,7 +10,7 @@ export class RouteDeclarationError extends Error {
   }
 }
 
-function problemsOf(module: RouteModule, route: RouteDefinition): string[] {
+function problemsOf(module: RouteModule<never>, route: RouteDefinition<never>): string[] {
   const name = `${route.method.toUpperCase()} ${route.path}`;
   const problems: string[] = [];
   const syntax = templateProblem(route.path);
@@ -38,10 +38,12 @@ function problemsOf(module: RouteModule, route: RouteDefinition): string[] {
  * Checks every module and answers their routes in matching order (most specific template
  * first). Throws `RouteDeclarationError` on the first start-up that would serve a broken API.
  */
-export function collectRoutes(modules: readonly RouteModule[]): RouteDefinition[] {
+export function collectRoutes<A extends AreaServices>(
+  modules: readonly RouteModule<A>[],
+): RouteDefinition<A>[] {
   const problems: string[] = [];
   const seen = new Set<string>();
-  const routes: RouteDefinition[] = [];
+  const routes: RouteDefinition<A>[] = [];
   for (const module of modules) {
     for (const route of module.routes) {
       problems.push(...problemsOf(module, route));

@@ -43,6 +43,16 @@ function segmentRank(segment: string): number {
 }
 
 /**
+ * The rank of a template's i-th segment, its end ranking between a literal and a parameter. A
+ * total order, so sorting never depends on the order modules were listed in; templates of
+ * different lengths match different paths (wildcards aside), so where the end falls only has to
+ * be consistent.
+ */
+function rankAt(segments: readonly string[], i: number): number {
+  return i < segments.length ? segmentRank(segments[i]!) : 0.5;
+}
+
+/**
  * Orders templates so that, at the first segment where they differ in kind, a literal comes
  * before a parameter and a parameter before a wildcard: `/integrations/codehost` is tried before
  * `/integrations/:id` whatever order the modules declared them in.
@@ -50,9 +60,9 @@ function segmentRank(segment: string): number {
 export function compareSpecificity(a: string, b: string): number {
   const left = a.split('/');
   const right = b.split('/');
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const difference = segmentRank(left[i]!) - segmentRank(right[i]!);
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const difference = rankAt(left, i) - rankAt(right, i);
     if (difference !== 0) return difference;
   }
-  return 0;
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../../accounts/principal.js';
-import type { Config } from '../../config/config.js';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
@@ -11,14 +10,23 @@ import type { PageInfo } from './pagination.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The shared services a handler works with. */
-export interface RouteServices {
-  config: Config;
+/**
+ * What every handler works with, whatever its area: the control plane (custom resources), the
+ * data plane (records), metrics and the clock. The store reaches handlers only this way.
+ */
+export interface CoreServices {
   metrics: Metrics;
   store: ObjectStore;
   database: DataPlane;
   now: () => Date;
 }
+
+/**
+ * What an area's handlers need beyond the core (the vault engine, a configuration slice), as a
+ * record of named services. A module declares its own; the composition root hands `createApp`
+ * one object that satisfies every module's.
+ */
+export type AreaServices = object;
 
 /**
  * The TypeScript shapes of a route's validated input. They are declared next to the JSON Schemas
@@ -30,15 +38,20 @@ export interface RequestShape {
   body?: unknown;
 }
 
-type Empty = Record<never, never>;
+/** A request with no params, query or body to declare. */
+export type Empty = Record<never, never>;
 type Part<S, K extends keyof RequestShape, Fallback> = K extends keyof S
   ? Exclude<S[K], undefined>
   : Fallback;
 
-export interface RouteContext<
+export type RouteContext<
   S extends RequestShape = RequestShape,
   P extends Principal | undefined = Principal | undefined,
-> extends RouteServices {
+  A extends AreaServices = AreaServices,
+> = CoreServices & A & RequestContext<S, P>;
+
+/** The request itself, validated, as a handler sees it. */
+export interface RequestContext<S extends RequestShape, P extends Principal | undefined> {
   params: Part<S, 'params', Empty>;
   /** Query parameters after coercion and defaults; undeclared parameters are dropped. */
   query: Part<S, 'query', Empty>;
@@ -109,36 +122,52 @@ interface RouteDeclarationBase {
   operational?: boolean;
 }
 
-export interface PublicRoute<S extends RequestShape = Empty> extends RouteDeclarationBase {
+export interface PublicRoute<
+  S extends RequestShape = Empty,
+  A extends AreaServices = AreaServices,
+> extends RouteDeclarationBase {
   auth: 'public';
-  handler(ctx: RouteContext<S, Principal | undefined>): Promise<RouteResult>;
+  handler: (ctx: RouteContext<S, Principal | undefined, A>) => Promise<RouteResult>;
 }
 
-export interface AuthenticatedRoute<S extends RequestShape = Empty> extends RouteDeclarationBase {
+export interface AuthenticatedRoute<
+  S extends RequestShape = Empty,
+  A extends AreaServices = AreaServices,
+> extends RouteDeclarationBase {
   auth: 'authenticated';
-  handler(ctx: RouteContext<S, Principal>): Promise<RouteResult>;
+  handler: (ctx: RouteContext<S, Principal, A>) => Promise<RouteResult>;
 }
 
 export type RouteDeclaration = RouteDeclarationBase & { auth: 'public' | 'authenticated' };
 
-/** A declared route with its input types erased: what modules hand to the framework. */
-export interface RouteDefinition extends RouteDeclaration {
-  handler(ctx: RouteContext): Promise<RouteResult>;
+/**
+ * A declared route with its input types erased: what modules hand to the framework. The handler
+ * is a property, not a method, so a route needing services `A` is only accepted where they are
+ * given.
+ */
+export interface RouteDefinition<A extends AreaServices = AreaServices> extends RouteDeclaration {
+  handler: (ctx: RouteContext<RequestShape, Principal | undefined, A>) => Promise<RouteResult>;
 }
 
-export interface RouteModule {
+/** A route whatever services it needs: for code that reads declarations and never calls handlers. */
+export type AnyRouteDefinition = RouteDefinition<never>;
+
+/** An area's routes and the services they need beyond the core. */
+export interface RouteModule<A extends AreaServices = AreaServices> {
   area: ApiArea;
-  routes: readonly RouteDefinition[];
+  routes: readonly RouteDefinition<A>[];
 }
 
 /**
- * Declares a route. `S` names the TypeScript shapes of the validated params, query and body;
- * `auth: 'authenticated'` makes `ctx.principal` always present.
+ * Declares a route. `S` names the TypeScript shapes of the validated params, query and body; `A`
+ * the area services its handler uses; `auth: 'authenticated'` makes `ctx.principal` always present.
  */
-export function defineRoute<S extends RequestShape = Empty>(route: PublicRoute<S>): RouteDefinition;
-export function defineRoute<S extends RequestShape = Empty>(route: AuthenticatedRoute<S>): RouteDefinition;
-export function defineRoute(
-  route: RouteDeclaration & { handler(ctx: never): Promise<RouteResult> },
-): RouteDefinition {
+export function defineRoute<S extends RequestShape = Empty, A extends AreaServices = AreaServices>(
+  route: PublicRoute<S, A>,
+): RouteDefinition<A>;
+export function defineRoute<S extends RequestShape = Empty, A extends AreaServices = AreaServices>(
+  route: AuthenticatedRoute<S, A>,
+): RouteDefinition<A>;
+export function defineRoute(route: RouteDeclaration & { handler: (ctx: never) => Promise<RouteResult> }) {
   return route as RouteDefinition;
 }

@@ -5,12 +5,13 @@ import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
 import { writeResult } from './responses.js';
-import type { RouteDefinition, RouteServices } from './route.js';
+import type { AnyRouteDefinition, AreaServices, CoreServices, RouteDefinition } from './route.js';
 import type { Principal } from '../../accounts/principal.js';
 import { templateShape } from './route-paths.js';
 
-export interface RouterOptions {
-  services: RouteServices;
+export interface RouterOptions<A extends AreaServices> {
+  /** Spread into every handler's context. */
+  services: CoreServices & A;
   /** Authentication and rate limiting; runs once for every request, matched or not. */
   admission: RequestHandler;
   bodyLimitBytes: number;
@@ -20,7 +21,7 @@ function hasScope(principal: Principal, scope: string): boolean {
   return principal.scopes.includes('*') || principal.scopes.includes(scope);
 }
 
-function authorization(route: RouteDefinition): RequestHandler {
+function authorization(route: AnyRouteDefinition): RequestHandler {
   const scopes = route.scopes ?? [];
   return (req, _res, next) => {
     if (route.auth === 'public') return next();
@@ -45,9 +46,9 @@ function pathParams(req: Request): Record<string, string> {
   return params;
 }
 
-function dispatch(
-  route: RouteDefinition,
-  options: RouterOptions,
+function dispatch<A extends AreaServices>(
+  route: RouteDefinition<A>,
+  options: RouterOptions<A>,
   validation: RequestValidation,
 ): RequestHandler {
   const validate = validation.compile(route.request);
@@ -83,7 +84,11 @@ function allowedMethods(methods: ReadonlySet<string>): string[] {
  * Registers the routes (already in matching order), then for each known path a handler answering
  * other methods with 405 and `Allow` (204 to OPTIONS), then the 404 for everything else.
  */
-export function mountRoutes(app: Express, routes: readonly RouteDefinition[], options: RouterOptions): void {
+export function mountRoutes<A extends AreaServices>(
+  app: Express,
+  routes: readonly RouteDefinition<A>[],
+  options: RouterOptions<A>,
+): void {
   const validation = new RequestValidation();
   const methodsByShape = new Map<string, { template: string; methods: Set<string> }>();
   for (const route of routes) {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { EmbeddedStore } from '../embedded-store/sqlite-store.js';
+import type { EmbeddedStore } from '../embedded-store/index.js';
 import type { KubeObject } from '../types.js';
 import type { Logger } from '../../observability/logger.js';
 import { mayUse, type KubeIdentity } from './authentication.js';

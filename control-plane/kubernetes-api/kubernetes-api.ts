@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { EmbeddedStore } from '../embedded-store/sqlite-store.js';
+import type { EmbeddedStore } from '../embedded-store/index.js';
 import type { Logger } from '../../observability/logger.js';
 import { isNamespaceResource, type ApiContext, type ResourceCall } from './api-context.js';
 import type { KubeAuthenticator, KubeIdentity } from './authentication.js';

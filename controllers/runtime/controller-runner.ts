@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Clock, TimerHandle } from './clock.js';
@@ -15,7 +14,6 @@ import { WorkQueue } from './work-queue.js';
 
 export interface ControllerRunnerOptions {
   store: ObjectStore;
-  database?: DataPlane;
   logger: Logger;
   metrics: Metrics;
   clock?: Clock;
@@ -68,9 +66,11 @@ export class ControllerRunner {
 
   readonly cache: CacheReader = {
     get: <T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string) =>
-      this.informer(type).get(namespace, name) as T | undefined,
+      this.declaredInformer(type).get(namespace, name) as T | undefined,
     list: <T extends KubeObject>(type: ResourceType, namespace?: string) =>
-      this.informer(type).list(namespace) as T[],
+      this.declaredInformer(type).list(namespace) as T[],
+    byIndex: <T extends KubeObject>(type: ResourceType, index: string, value: string) =>
+      this.declaredInformer(type).byIndex(index, value) as T[],
   };
 
   register(definition: ControllerDefinition): void {
@@ -108,6 +108,8 @@ export class ControllerRunner {
         onDelete: enqueueOwner,
       });
     }
+    for (const read of definition.reads ?? []) this.informer(read);
+    for (const index of definition.indexes ?? []) this.informer(index.type).addIndex(index.name, index.keys);
     for (const watched of definition.watches ?? []) {
       const enqueueMapped = (object: KubeObject) => {
         for (const request of watched.map(object)) queue.add(requestKey(request));
@@ -145,6 +147,15 @@ export class ControllerRunner {
     }
     await Promise.all(this.controllers.flatMap((controller) => controller.workers));
     await Promise.all([...this.informers.values()].map((informer) => informer.stop()));
+  }
+
+  /** The informer of a kind some controller declared; reading any other kind is a programming error. */
+  private declaredInformer(type: ResourceType): Informer {
+    const informer = this.informers.get(typeKey(type));
+    if (!informer) {
+      throw new Error(`${type.kind} is not cached: declare it in a controller's for, owns, watches or reads`);
+    }
+    return informer;
   }
 
   private informer(type: ResourceType): Informer {
@@ -200,7 +211,6 @@ export class ControllerRunner {
       const outcome = await definition.reconcile(request, {
         store: this.options.store,
         cache: this.cache,
-        database: this.options.database,
         clock: this.clock,
         logger,
         reconcileId,

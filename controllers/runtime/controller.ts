@@ -1,7 +1,5 @@
-import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Clock } from './clock.js';
-import type { Informer } from '../../control-plane/informer.js';
 import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 import type { BackoffPolicy } from './work-queue.js';
 
@@ -15,16 +13,33 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-/** Reads served from the shared informer caches; each object returned is a copy. */
+/**
+ * Reads served from the shared informer caches; each object returned is a copy. Only kinds a
+ * controller declares (`for`, `owns`, `watches`, `reads`) are cached: reading another throws,
+ * since an informer started late would answer from an empty cache.
+ */
 export interface CacheReader {
   get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): T | undefined;
   list<T extends KubeObject>(type: ResourceType, namespace?: string): T[];
+  /** The objects whose index `index` holds `value` (see `ControllerDefinition.indexes`). */
+  byIndex<T extends KubeObject>(type: ResourceType, index: string, value: string): T[];
+}
+
+/**
+ * A secondary key of a kind's cached objects, as client-go's indexers and controller-runtime's
+ * field indexes: `keys` answers the values an object is found under.
+ */
+export interface CacheIndex {
+  type: ResourceType;
+  name: string;
+  keys(object: KubeObject): string[];
 }
 
 export interface ReconcileContext {
+  /** Writes, and reads that must see this reconcile's own writes. */
   store: ObjectStore;
+  /** Reads: what the informers hold, current as of the event that woke this reconcile or later. */
   cache: CacheReader;
-  database: DataPlane | undefined;
   clock: Clock;
   /** Carries kind, namespace, name, generation and reconcile_id on every line. */
   logger: Logger;
@@ -68,6 +83,10 @@ export interface ControllerDefinition {
   /** Kinds whose objects carry a controller ownerReference to ours. */
   owns?: ResourceType[];
   watches?: WatchedKind[];
+  /** Kinds read from the cache without their changes waking this controller. */
+  reads?: ResourceType[];
+  /** Secondary keys the cache keeps for lookups by something other than namespace and name. */
+  indexes?: CacheIndex[];
   reconcile: Reconciler;
   /** Reconciles of different objects running at once. Default 2. */
   concurrency?: number;
@@ -75,5 +94,3 @@ export interface ControllerDefinition {
   resyncPeriodMs?: number;
   backoff?: BackoffPolicy;
 }
-
-export type InformerProvider = (type: ResourceType) => Informer;

@@ -2,7 +2,8 @@
  * The NatGateway controller: a gateway is `pending` until it holds a public address from the pool,
  * then `available`. The address is released when the gateway is deleted.
  */
-import type { VpcConfig } from '../../config/config.js';
+import type { VpcConfig } from '../../config/vpc.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
@@ -12,7 +13,7 @@ import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePubl
 
 export const NAT_GATEWAY_FINALIZER = 'cloudplane.dev/nat-public-ip';
 
-export function natGatewayController(config: VpcConfig): ControllerDefinition {
+export function natGatewayController(config: VpcConfig, database: DataPlane): ControllerDefinition {
   return {
     name: 'nat-gateway',
     for: NAT_GATEWAY,
@@ -35,16 +36,9 @@ export function natGatewayController(config: VpcConfig): ControllerDefinition {
             'failed',
           );
         }
-        if (!context.database) {
-          throw new TerminalError(
-            'NoAddressPool',
-            'public addresses need the data plane, which is not configured',
-            'failed',
-          );
-        }
         try {
           const allocation = await allocatePublicIp(
-            context.database,
+            database,
             {
               pool: config.natPublicIpPool,
               namespace: namespace!,
@@ -63,9 +57,8 @@ export function natGatewayController(config: VpcConfig): ControllerDefinition {
           throw error;
         }
       },
-      async finalize(gateway, context) {
-        if (context.database)
-          await releasePublicIp(context.database, gateway.metadata.namespace!, gateway.metadata.name);
+      async finalize(gateway) {
+        await releasePublicIp(database, gateway.metadata.namespace!, gateway.metadata.name);
       },
     }),
   };

@@ -7,10 +7,11 @@ import {
   type SubnetStatus,
   type Vpc,
 } from '../../crds/vpc.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { ControllerDefinition, ReconcileContext } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
 import { claimCidr, releaseCidrClaim, vpcScope } from './cidr-claims.js';
-import { availableIpCount, overlaps, parseCidr } from './ipam.js';
+import { availableIpCount, parseCidr } from './ipam.js';
 import { partReconciler, type PartBehaviour } from './part-reconciler.js';
 import { displayName, listParts } from './parts.js';
 import {
@@ -58,55 +59,36 @@ export async function assignedAddresses(
   return gateways.filter((gateway) => gateway.spec?.subnetId === subnet.metadata.name).length;
 }
 
-async function claimBlock(subnet: Subnet, context: ReconcileContext): Promise<void> {
+async function claimBlock(subnet: Subnet, database: DataPlane, context: ReconcileContext): Promise<void> {
   const { namespace, name } = subnet.metadata;
   const spec = subnet.spec!;
-  if (context.database) {
-    const claim = await claimCidr(
-      context.database,
-      {
-        namespace: namespace!,
-        kind: 'Subnet',
-        scope: vpcScope(spec.vpcRef),
-        resourceId: name,
-        resourceName: displayName(subnet),
-        cidr: spec.cidrBlock,
-      },
-      context.clock.now(),
-    );
-    if (claim.outcome === 'overlap') {
-      const { holder } = claim;
-      throw new TerminalError(
-        'CidrConflict',
-        subnetOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
-          name: holder.resource_name,
-          id: holder.resource_id,
-          cidr: holder.cidr_block,
-        }),
-        'failed',
-      );
-    }
-    return;
-  }
-  const block = parseCidr(spec.cidrBlock);
-  const siblings = await listParts<Subnet>(context.store, SUBNET, namespace!, spec.vpcRef);
-  const sibling = siblings.find(
-    (other) => other.metadata.name !== name && overlaps(parseCidr(other.spec!.cidrBlock), block),
+  const claim = await claimCidr(
+    database,
+    {
+      namespace: namespace!,
+      kind: 'Subnet',
+      scope: vpcScope(spec.vpcRef),
+      resourceId: name,
+      resourceName: displayName(subnet),
+      cidr: spec.cidrBlock,
+    },
+    context.clock.now(),
   );
-  if (sibling) {
+  if (claim.outcome === 'overlap') {
+    const { holder } = claim;
     throw new TerminalError(
       'CidrConflict',
       subnetOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
-        name: displayName(sibling),
-        id: sibling.metadata.name,
-        cidr: sibling.spec!.cidrBlock,
+        name: holder.resource_name,
+        id: holder.resource_id,
+        cidr: holder.cidr_block,
       }),
       'failed',
     );
   }
 }
 
-const behaviour: PartBehaviour<Subnet> = {
+const behaviour = (database: DataPlane): PartBehaviour<Subnet> => ({
   type: SUBNET,
   finalizer: SUBNET_FINALIZER,
   async converge(
@@ -121,7 +103,7 @@ const behaviour: PartBehaviour<Subnet> = {
       vpc,
     );
     if (problems.length > 0) throw new VpcValidationError(problems);
-    await claimBlock(subnet, context);
+    await claimBlock(subnet, database, context);
     const assigned = await assignedAddresses(context, subnet);
     return {
       availableIpCount: availableIpCount(parseCidr(spec.cidrBlock), assigned),
@@ -130,13 +112,12 @@ const behaviour: PartBehaviour<Subnet> = {
       networkAclId: spec.networkAclId ?? defaultNetworkAclId(vpc),
     };
   },
-  async finalize(subnet, context) {
-    if (context.database)
-      await releaseCidrClaim(context.database, subnet.metadata.namespace!, subnet.metadata.name);
+  async finalize(subnet) {
+    await releaseCidrClaim(database, subnet.metadata.namespace!, subnet.metadata.name);
   },
-};
+});
 
-export const subnetController: ControllerDefinition = {
+export const subnetController = (database: DataPlane): ControllerDefinition => ({
   name: 'subnet',
   for: SUBNET,
   watches: [
@@ -148,5 +129,5 @@ export const subnetController: ControllerDefinition = {
       },
     },
   ],
-  reconcile: partReconciler(behaviour),
-};
+  reconcile: partReconciler(behaviour(database)),
+});

@@ -3,7 +3,8 @@
  * parts, and on deletion removes the parts in dependency order before letting the object go and
  * leaving a tombstone.
  */
-import type { VpcConfig } from '../../config/config.js';
+import type { VpcConfig } from '../../config/vpc.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import { VPC, type Vpc, type VpcPart, type VpcStatus } from '../../crds/vpc.js';
 import { setCondition } from '../runtime/conditions.js';
 import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
@@ -11,7 +12,6 @@ import { TerminalError } from '../runtime/controller.js';
 import { isStoreError, type KubeObject } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { claimCidr, regionScope, releaseVpcClaims } from './cidr-claims.js';
-import { formatCidr, overlaps, parseCidr } from './ipam.js';
 import {
   DELETION_ORDER,
   displayName,
@@ -71,57 +71,40 @@ function validate(vpc: Vpc, config: VpcConfig): void {
   }
 }
 
-/** Without a data plane, other VPCs are read from the store; racing creates are then not excluded. */
-async function claimBlock(vpc: Vpc, config: VpcConfig, context: ReconcileContext): Promise<void> {
+async function claimBlock(
+  vpc: Vpc,
+  config: VpcConfig,
+  database: DataPlane,
+  context: ReconcileContext,
+): Promise<void> {
   const { namespace, name } = vpc.metadata;
   const spec = vpc.spec!;
-  if (context.database) {
-    const claim = await claimCidr(
-      context.database,
-      {
-        namespace: namespace!,
-        kind: 'Vpc',
-        scope: regionScope(spec.region),
-        resourceId: name,
-        resourceName: displayName(vpc),
-        cidr: spec.cidrBlock,
-        limit: config.limitPerOrganization,
-      },
-      context.clock.now(),
-    );
-    if (claim.outcome === 'overlap') {
-      const { holder } = claim;
-      throw new TerminalError(
-        VpcReason.CidrConflict,
-        vpcOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
-          name: holder.resource_name,
-          id: holder.resource_id,
-          cidr: holder.cidr_block,
-        }),
-      );
-    }
-    if (claim.outcome === 'limit')
-      throw new TerminalError(VpcReason.LimitReached, vpcLimitMessage(claim.limit));
-    return;
-  }
-  const block = parseCidr(spec.cidrBlock);
-  const { items } = await context.store.list<Vpc>(VPC, { namespace });
-  const other = items.find(
-    (item) =>
-      item.metadata.name !== name &&
-      item.spec?.region === spec.region &&
-      overlaps(parseCidr(item.spec.cidrBlock), block),
+  const claim = await claimCidr(
+    database,
+    {
+      namespace: namespace!,
+      kind: 'Vpc',
+      scope: regionScope(spec.region),
+      resourceId: name,
+      resourceName: displayName(vpc),
+      cidr: spec.cidrBlock,
+      limit: config.limitPerOrganization,
+    },
+    context.clock.now(),
   );
-  if (other) {
+  if (claim.outcome === 'overlap') {
+    const { holder } = claim;
     throw new TerminalError(
       VpcReason.CidrConflict,
       vpcOverlapMessage('spec.cidrBlock', spec.cidrBlock, {
-        name: displayName(other),
-        id: other.metadata.name,
-        cidr: formatCidr(parseCidr(other.spec!.cidrBlock)),
+        name: holder.resource_name,
+        id: holder.resource_id,
+        cidr: holder.cidr_block,
       }),
     );
   }
+  if (claim.outcome === 'limit')
+    throw new TerminalError(VpcReason.LimitReached, vpcLimitMessage(claim.limit));
 }
 
 async function createIfMissing(
@@ -171,7 +154,7 @@ async function removeParts(context: ReconcileContext, vpc: Vpc): Promise<boolean
   return true;
 }
 
-async function finalize(vpc: Vpc, context: ReconcileContext): Promise<void> {
+async function finalize(vpc: Vpc, database: DataPlane, context: ReconcileContext): Promise<void> {
   if (!vpc.metadata.finalizers?.includes(VPC_FINALIZER)) return;
   const now = context.clock.now();
   const deleting = setCondition(
@@ -192,20 +175,18 @@ async function finalize(vpc: Vpc, context: ReconcileContext): Promise<void> {
   });
   if (!(await removeParts(context, current))) return;
   const spec = current.spec!;
-  if (context.database) {
-    await writeTombstone(context.database, {
-      namespace: current.metadata.namespace!,
-      vpc_id: current.metadata.name,
-      name: displayName(current),
-      cidr_block: spec.cidrBlock,
-      region: spec.region,
-      is_default: spec.isDefault ? 1 : 0,
-      flow_logs_enabled: spec.enableFlowLogs ? 1 : 0,
-      created_at: current.metadata.creationTimestamp ?? now.toISOString(),
-      deleted_at: now.toISOString(),
-    });
-    await releaseVpcClaims(context.database, current.metadata.namespace!, current.metadata.name);
-  }
+  await writeTombstone(database, {
+    namespace: current.metadata.namespace!,
+    vpc_id: current.metadata.name,
+    name: displayName(current),
+    cidr_block: spec.cidrBlock,
+    region: spec.region,
+    is_default: spec.isDefault ? 1 : 0,
+    flow_logs_enabled: spec.enableFlowLogs ? 1 : 0,
+    created_at: current.metadata.creationTimestamp ?? now.toISOString(),
+    deleted_at: now.toISOString(),
+  });
+  await releaseVpcClaims(database, current.metadata.namespace!, current.metadata.name);
   await context.store.update(VPC, {
     ...current,
     metadata: {
@@ -236,7 +217,7 @@ async function markProvisioning(vpc: Vpc, context: ReconcileContext): Promise<Vp
   });
 }
 
-export function vpcReconciler(config: VpcConfig): Reconciler {
+export function vpcReconciler(config: VpcConfig, database: DataPlane): Reconciler {
   return async ({ namespace, name }, context) => {
     let vpc: Vpc;
     try {
@@ -245,10 +226,10 @@ export function vpcReconciler(config: VpcConfig): Reconciler {
       if (isStoreError(error, 'NotFound')) return;
       throw error;
     }
-    if (vpc.metadata.deletionTimestamp) return finalize(vpc, context);
+    if (vpc.metadata.deletionTimestamp) return finalize(vpc, database, context);
 
     validate(vpc, config);
-    await claimBlock(vpc, config, context);
+    await claimBlock(vpc, config, database, context);
     if (!vpc.status?.phase) vpc = await markProvisioning(vpc, context);
     if (!vpc.metadata.finalizers?.includes(VPC_FINALIZER)) {
       vpc = await context.store.update(VPC, {
@@ -284,11 +265,11 @@ export function vpcReconciler(config: VpcConfig): Reconciler {
   };
 }
 
-export function vpcController(config: VpcConfig): ControllerDefinition {
+export function vpcController(config: VpcConfig, database: DataPlane): ControllerDefinition {
   return {
     name: 'vpc',
     for: VPC,
     owns: [...DELETION_ORDER],
-    reconcile: vpcReconciler(config),
+    reconcile: vpcReconciler(config, database),
   };
 }

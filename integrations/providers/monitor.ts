@@ -3,7 +3,7 @@
  * `/api/v1/validate`; events and metric series are submitted for event forwarding.
  */
 import { createHash } from 'node:crypto';
-import type { MonitorSite } from '../../config/config.js';
+import type { MonitorSite } from '../../config/integrations.js';
 import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
 import {

@@ -3,7 +3,7 @@
  * provider's own HTTP protocol through `safeFetch`, so every request is subject to the outbound
  * rules whatever base URL the operator configured.
  */
-import type { IntegrationsConfig } from '../../config/config.js';
+import type { IntegrationsConfig } from '../../config/integrations.js';
 import { EgressError, safeFetch, type EgressPolicy, type SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
 

@@ -1,18 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  registerAndSignIn,
-  startAccountsApp,
-  type AccountsApp,
-  type TestAccount,
-} from '../fixtures/accounts-app.js';
+import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { SCOPE_PROBE_ROUTES } from '../fixtures/accounts-probe-routes.js';
 import { enveloped, flatError, generalError } from '../fixtures/api-bodies.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 let owner: TestAccount;
 
 beforeAll(async () => {
-  app = await startAccountsApp({ routes: [SCOPE_PROBE_ROUTES] });
+  app = await startPlatform({ extraRoutes: [SCOPE_PROBE_ROUTES] });
   owner = await registerAndSignIn(app);
 });
 afterAll(async () => {
@@ -157,7 +153,9 @@ describe('using an API key', () => {
   it('counts requests per key for rate limiting', async () => {
     const created = await createKey({ name: 'k', scopes: ['vault:read'] });
     const response = await app.call('GET', '/api/v1/vault/probe', { headers: { 'x-api-key': created.key } });
-    expect(response.headers.get('x-ratelimit-remaining')).toBe(String(app.config.rateLimit.perMinute - 1));
+    expect(response.headers.get('x-ratelimit-remaining')).toBe(
+      String(app.config.http.rateLimit.perMinute - 1),
+    );
   });
 });
 

@@ -7,16 +7,15 @@ import {
   readOutbox,
   registerAndSignIn,
   signIn,
-  startAccountsApp,
-  type AccountsApp,
 } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 import { eventually } from '../fixtures/eventually.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
-  app = await startAccountsApp();
+  app = await startPlatform();
 });
 afterAll(async () => {
   await app.close();

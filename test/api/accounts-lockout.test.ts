@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  PASSWORD,
-  registerAndSignIn,
-  startAccountsApp,
-  totpCode,
-  type AccountsApp,
-} from '../fixtures/accounts-app.js';
+import { PASSWORD, registerAndSignIn, totpCode } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
   // The address limit is tested on its own below; here it must not interfere.
-  app = await startAccountsApp({ env: { CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS: '1000' } });
+  app = await startPlatform({ env: { CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS: '1000' } });
 });
 afterAll(async () => {
   await app.close();
@@ -122,7 +117,7 @@ describe('account lock-out', () => {
 
 describe('client address lock-out', () => {
   it('locks an address after its failures across many accounts', async () => {
-    const limited = await startAccountsApp({
+    const limited = await startPlatform({
       env: { CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS: '3', CLOUDPLANE_LOGIN_LOCKOUT_SECONDS: '600' },
     });
     try {

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  registerAndSignIn,
-  startAccountsApp,
-  type AccountsApp,
-  type TestAccount,
-} from '../fixtures/accounts-app.js';
+import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { SCOPE_PROBE_ROUTES } from '../fixtures/accounts-probe-routes.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
-  app = await startAccountsApp({ routes: [SCOPE_PROBE_ROUTES] });
+  app = await startPlatform({ extraRoutes: [SCOPE_PROBE_ROUTES] });
 });
 afterAll(async () => {
   await app.close();

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  mailedToken,
-  PASSWORD,
-  registerAndSignIn,
-  startAccountsApp,
-  totpCode,
-  type AccountsApp,
-} from '../fixtures/accounts-app.js';
+import { mailedToken, PASSWORD, registerAndSignIn, totpCode } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { SCOPE_PROBE_ROUTES } from '../fixtures/accounts-probe-routes.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 import {
@@ -18,13 +12,13 @@ import {
 
 describeWithPostgres('accounts on PostgreSQL', () => {
   let postgres: TestPostgresDatabase;
-  let app: AccountsApp;
+  let app: TestPlatform;
 
   beforeAll(async () => {
     postgres = (await createTestPostgresDatabase())!;
-    app = await startAccountsApp({
+    app = await startPlatform({
       databaseUrl: postgres.url,
-      routes: [SCOPE_PROBE_ROUTES],
+      extraRoutes: [SCOPE_PROBE_ROUTES],
       env: { CLOUDPLANE_KMS_KEY: randomBytes(32).toString('base64'), DATABASE_URL: postgres.url },
     });
   });

@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWASP_SCRYPT_COST, hashPassword } from '../../accounts/passwords.js';
 import { createUser } from '../../accounts/users.js';
-import {
-  mailedToken,
-  PASSWORD,
-  readOutbox,
-  startAccountsApp,
-  TEST_PASSWORD_COST,
-  totpCode,
-  type AccountsApp,
-} from '../fixtures/accounts-app.js';
+import { mailedToken, PASSWORD, readOutbox, totpCode } from '../fixtures/accounts-app.js';
+import { startPlatform, TEST_PASSWORD_COST, type TestPlatform } from '../fixtures/platform.js';
 import { SCOPE_PROBE_ROUTES } from '../fixtures/accounts-probe-routes.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 import { eventually } from '../fixtures/eventually.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
-  app = await startAccountsApp({ routes: [SCOPE_PROBE_ROUTES], passwordCost: OWASP_SCRYPT_COST });
+  app = await startPlatform({ extraRoutes: [SCOPE_PROBE_ROUTES], passwordCost: OWASP_SCRYPT_COST });
 });
 afterAll(async () => {
   await app.close();

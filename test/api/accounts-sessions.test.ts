@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import {
-  PASSWORD,
-  readOutbox,
-  registerAndSignIn,
-  signIn,
-  startAccountsApp,
-  type AccountsApp,
-} from '../fixtures/accounts-app.js';
+import { PASSWORD, readOutbox, registerAndSignIn, signIn } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
-  app = await startAccountsApp();
+  app = await startPlatform();
 });
 afterAll(async () => {
   await app.close();
@@ -36,7 +30,7 @@ describe('register', () => {
     expect(meta.request_id).toEqual(expect.any(String));
     const mails = readOutbox(app).filter((mail) => mail.to === 'grace.hopper@example.com');
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.text).toContain(`${app.config.baseUrl}/verify-email?token=`);
+    expect(mails[0]!.text).toContain(`${app.config.http.publicUrl.href}/verify-email?token=`);
   });
 
   it('answers 409 email_taken for an address in use, whatever its case', async () => {
@@ -103,7 +97,7 @@ describe('login', () => {
       sub: (data.user as { id: string }).id,
       sid: expect.stringMatching(/^sess_[a-z2-7]{24}$/),
       org: expect.stringMatching(/^org_[a-z2-7]{24}$/),
-      iss: app.config.baseUrl,
+      iss: app.config.http.publicUrl.href,
       aud: 'cloudplane',
       iat: Date.parse('2026-03-01T09:00:00Z') / 1000,
       exp: Date.parse('2026-03-01T09:15:00Z') / 1000,

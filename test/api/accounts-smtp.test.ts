@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxDirectory } from '../../accounts/mailer.js';
-import { PASSWORD, signIn, startAccountsApp, type AccountsApp } from '../fixtures/accounts-app.js';
+import { PASSWORD, signIn } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { startSmtpServer, type ReceivedMail, type SmtpTestServer } from '../fixtures/accounts-smtp-server.js';
 import { enveloped } from '../fixtures/api-bodies.js';
 import { eventually } from '../fixtures/eventually.js';
@@ -29,11 +29,11 @@ function freshEmail(): string {
   return `smtp${accountCounter}-${Date.now()}@example.com`;
 }
 
-function startApp(smtpUrl: string): Promise<AccountsApp> {
-  return startAccountsApp({ env: { CLOUDPLANE_SMTP_URL: smtpUrl, CLOUDPLANE_MAIL_FROM: MAIL_FROM } });
+function startApp(smtpUrl: string): Promise<TestPlatform> {
+  return startPlatform({ env: { CLOUDPLANE_SMTP_URL: smtpUrl, CLOUDPLANE_MAIL_FROM: MAIL_FROM } });
 }
 
-async function register(app: AccountsApp, email: string): Promise<Response> {
+async function register(app: TestPlatform, email: string): Promise<Response> {
   return app.call('POST', '/v1/auth/register', { body: { email, password: PASSWORD, name: 'Grace Hopper' } });
 }
 
@@ -47,8 +47,8 @@ async function mailTo(to: string, page: 'verify-email' | 'reset-password'): Prom
   });
 }
 
-function linkedToken(app: AccountsApp, mail: ReceivedMail, page: 'verify-email' | 'reset-password'): string {
-  const escapedBase = app.config.baseUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function linkedToken(app: TestPlatform, mail: ReceivedMail, page: 'verify-email' | 'reset-password'): string {
+  const escapedBase = app.config.http.publicUrl.href.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const token = new RegExp(`^${escapedBase}/${page}\\?token=([A-Za-z0-9_%-]+)$`, 'm').exec(mail.text)?.[1];
   if (!token) throw new Error(`no ${page} link in:\n${mail.text}`);
   return decodeURIComponent(token);
@@ -66,7 +66,7 @@ function closedPort(): Promise<number> {
 }
 
 describe('with CLOUDPLANE_SMTP_URL', () => {
-  let app: AccountsApp;
+  let app: TestPlatform;
 
   beforeAll(async () => {
     app = await startApp(smtp.url);
@@ -125,7 +125,7 @@ describe('with CLOUDPLANE_SMTP_URL', () => {
     const email = freshEmail();
     await register(app, email);
     await mailTo(email, 'verify-email');
-    expect(fs.existsSync(outboxDirectory(app.dataDir))).toBe(false);
+    expect(fs.existsSync(app.config.mail.outboxDir)).toBe(false);
   });
 
   it('logs each message sent by subject, without its link or the SMTP password', async () => {
@@ -160,7 +160,7 @@ describe.each([
     refusedLogins: 0,
   },
 ])('when $failure', ({ password, url, error, refusedLogins }) => {
-  let app: AccountsApp;
+  let app: TestPlatform;
 
   beforeAll(async () => {
     app = await startApp(await url(password));

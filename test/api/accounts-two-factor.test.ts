@@ -3,17 +3,16 @@ import {
   mailedToken,
   PASSWORD,
   registerAndSignIn,
-  startAccountsApp,
   totpCode,
-  type AccountsApp,
   type TestAccount,
 } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { enveloped, flatError } from '../fixtures/api-bodies.js';
 
-let app: AccountsApp;
+let app: TestPlatform;
 
 beforeAll(async () => {
-  app = await startAccountsApp();
+  app = await startPlatform();
 });
 afterAll(async () => {
   await app.close();

@@ -43,7 +43,7 @@ describeWithPostgres('integrations on PostgreSQL', () => {
     const created = (await results.find((response) => response.status === 201)!.json()) as { id: string };
     const test = await app.call('POST', `/api/v1/integrations/${created.id}/test`, { token: owner.token });
     const { test_id } = (await test.json()) as { test_id: string };
-    await app.runs.idle();
+    await app.platform.idle();
     const result = await app.call('GET', `/api/v1/integrations/${created.id}/test/${test_id}`, {
       token: owner.token,
     });

@@ -62,7 +62,7 @@ describe('codehost', () => {
       name: 'source',
       type: 'codehost',
       status: 'connected',
-      webhook_url: `${app.config.baseUrl}/webhooks/codehost/${id}`,
+      webhook_url: `${app.config.http.publicUrl.href}/webhooks/codehost/${id}`,
       webhook_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
       created_at: expect.any(String),
     });
@@ -102,7 +102,7 @@ describe('codehost', () => {
     const sync = await call('POST', `/api/v1/integrations/${id}/codehost/sync`, { full_sync: true });
     expect(sync.status).toBe(202);
     expect(sync.body).toEqual({ sync_id: expect.stringMatching(/^sync-/), status: 'in-progress' });
-    await app.runs.idle();
+    await app.platform.idle();
     const finished = await call(
       'GET',
       `/api/v1/integrations/${id}/codehost/sync/${sync.body.sync_id as string}`,
@@ -349,7 +349,7 @@ describe('tests and health', () => {
       status: 'in-progress',
       started_at: expect.any(String),
     });
-    await app.runs.idle();
+    await app.platform.idle();
     const result = await call('GET', `/api/v1/integrations/${id}/test/${started.body.test_id as string}`);
     expect(result.body).toEqual({
       test_id: started.body.test_id,
@@ -376,7 +376,7 @@ describe('tests and health', () => {
     });
     const id = created.body.id as string;
     await call('POST', `/api/v1/integrations/${id}/test`);
-    await app.runs.idle();
+    await app.platform.idle();
     const healthy = await call('GET', `/api/v1/integrations/${id}/health`);
     expect(healthy.body).toEqual({
       integration_id: id,
@@ -392,7 +392,7 @@ describe('tests and health', () => {
 
     app.providers.edgenet.tokens.delete('cf-revocable');
     const failed = await call('POST', `/api/v1/integrations/${id}/test`);
-    await app.runs.idle();
+    await app.platform.idle();
     const result = await call('GET', `/api/v1/integrations/${id}/test/${failed.body.test_id as string}`);
     expect(result.body).toMatchObject({
       status: 'failed',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 
 const REDIRECTS = { CLOUDPLANE_OAUTH_REDIRECT_URIS: 'https://app.example.com/signed-in' };
 const IDENTITY = {

@@ -8,9 +8,9 @@ import {
   type PlatformCluster,
 } from '../fixtures/vault-api-app.js';
 import { startOidcIssuer, type OidcIssuer } from '../fixtures/vault-api-oidc.js';
-import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-let app: VaultApp;
+let app: TestPlatform;
 let bearer: string;
 let cluster: PlatformCluster;
 let rootToken: string;
@@ -33,7 +33,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; err
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 beforeAll(async () => {
-  app = await startVaultApp();
+  app = await startPlatform({ userAgent: 'vault-api-test' });
   bearer = await platformUser(app);
   cluster = await createPlatformCluster(app, bearer, { name: 'payments', auto_unseal: true });
   rootToken = await platformVaultToken(app, bearer, cluster.id, ['root']);

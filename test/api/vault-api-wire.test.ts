@@ -5,14 +5,14 @@ import {
   platformVaultToken,
   type PlatformCluster,
 } from '../fixtures/vault-api-app.js';
-import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-let app: VaultApp;
+let app: TestPlatform;
 let cluster: PlatformCluster;
 let rootToken: string;
 
 beforeAll(async () => {
-  app = await startVaultApp();
+  app = await startPlatform({ userAgent: 'vault-api-test' });
   const bearer = await platformUser(app);
   cluster = await createPlatformCluster(app, bearer, { name: 'wire', auto_unseal: true });
   rootToken = await platformVaultToken(app, bearer, cluster.id, ['root']);
@@ -54,7 +54,7 @@ describe("the Vault API's wire format", () => {
   });
 
   it('answers 413 for a body over the limit', async () => {
-    const value = 'x'.repeat(app.config.bodyLimitBytes + 1);
+    const value = 'x'.repeat(app.config.http.bodyLimitBytes + 1);
     const response = await send('POST', '/v1/secret/data/big', JSON.stringify({ data: { value } }));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ errors: ['request body too large'] });

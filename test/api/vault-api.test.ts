@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../vault/audit-log.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
-import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-let app: VaultApp;
+let app: TestPlatform;
 let owner: TestAccount;
 
 interface Created {
@@ -39,7 +39,7 @@ async function apiKey(scopes: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  app = await startVaultApp();
+  app = await startPlatform({ userAgent: 'vault-api-test' });
   owner = await registerAndSignIn(app);
 });
 afterAll(async () => app?.close());

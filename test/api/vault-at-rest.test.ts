@@ -3,14 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { combineShares } from '../../vault/shamir.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
-import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const SECRET_VALUE = 'correct-horse-battery-staple-4f1c2e';
 const CUSTOM_SECRET = 'hunter2-db-password-9ab7';
 const TRANSIT_PLAINTEXT = 'pan-4111111111111111-exp-0929';
 
 describe('vault data at rest', () => {
-  let app: VaultApp;
+  let app: TestPlatform;
   let owner: TestAccount;
   let unsealKeys: string[];
   let clientToken: string;
@@ -23,7 +23,7 @@ describe('vault data at rest', () => {
   };
 
   beforeAll(async () => {
-    app = await startVaultApp();
+    app = await startPlatform({ userAgent: 'vault-api-test' });
     owner = await registerAndSignIn(app);
     const created = await call('POST', '', { name: 'at-rest' });
     const id = created.id as string;

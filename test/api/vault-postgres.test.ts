@@ -5,16 +5,16 @@ import {
   describeWithPostgres,
   type TestPostgresDatabase,
 } from '../fixtures/db-postgres.js';
-import { startVaultApp, type VaultApp } from '../fixtures/vault-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 describeWithPostgres('vault on a PostgreSQL data plane', () => {
   let postgres: TestPostgresDatabase;
-  let app: VaultApp;
+  let app: TestPlatform;
   let owner: TestAccount;
 
   beforeAll(async () => {
     postgres = (await createTestPostgresDatabase())!;
-    app = await startVaultApp({ databaseUrl: postgres.url });
+    app = await startPlatform({ databaseUrl: postgres.url, userAgent: 'vault-api-test' });
     owner = await registerAndSignIn(app);
   });
   afterAll(async () => {

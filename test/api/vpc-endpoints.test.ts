@@ -11,13 +11,13 @@ import {
 import { createLogger } from '../../observability/logger.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startVpcApp, type VpcApp } from '../fixtures/vpc-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-let app: VpcApp;
+let app: TestPlatform;
 let owner: TestAccount;
 
 beforeAll(async () => {
-  app = await startVpcApp({ env: { CLOUDPLANE_VPC_LIMIT: '3' } });
+  app = await startPlatform({ env: { CLOUDPLANE_VPC_LIMIT: '3' } });
   owner = await registerAndSignIn(app);
 });
 afterAll(async () => app?.close());
@@ -291,7 +291,7 @@ describe('parts of a VPC', () => {
     expect(await app.database.kysely.selectFrom('vpc_public_ips').selectAll().execute()).toEqual([]);
 
     const later = () => new Date(app.clock.now().getTime() + 31 * 24 * 3600 * 1000);
-    const gc = (config: typeof app.config) =>
+    const gc = (config: typeof app.config.jobs) =>
       garbageCollection.run({
         database: app.database,
         config,
@@ -299,11 +299,11 @@ describe('parts of a VPC', () => {
         now: later,
         signal: new AbortController().signal,
       } as never);
-    await gc(app.config);
+    await gc(app.config.jobs);
     expect((await call('GET', '/api/v1/vpcs?status=deleted')).body).toContainEqual(
       expect.objectContaining({ id }),
     );
-    await gc({ ...app.config, garbageCollection: { dryRun: false, retentionDays: 30 } });
+    await gc({ ...app.config.jobs, garbageCollection: { dryRun: false, retentionDays: 30 } });
     expect((await call('GET', '/api/v1/vpcs?status=deleted')).body).toEqual([]);
   });
 });

@@ -6,17 +6,17 @@ import {
   type TestPostgresDatabase,
 } from '../fixtures/db-postgres.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startVpcApp, type VpcApp } from '../fixtures/vpc-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const LIMIT = 3;
 
 describeWithPostgres('VPC overlap and limit checks on PostgreSQL', () => {
   let postgres: TestPostgresDatabase;
-  let app: VpcApp;
+  let app: TestPlatform;
 
   beforeAll(async () => {
     postgres = (await createTestPostgresDatabase())!;
-    app = await startVpcApp({ databaseUrl: postgres.url, env: { CLOUDPLANE_VPC_LIMIT: String(LIMIT) } });
+    app = await startPlatform({ databaseUrl: postgres.url, env: { CLOUDPLANE_VPC_LIMIT: String(LIMIT) } });
   });
   afterAll(async () => {
     await app?.close();

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startVpcApp, type VpcApp } from '../fixtures/vpc-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-let app: VpcApp;
+let app: TestPlatform;
 let owner: TestAccount;
 
 beforeAll(async () => {
-  app = await startVpcApp();
+  app = await startPlatform();
   owner = await registerAndSignIn(app);
 });
 afterAll(async () => app?.close());

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { widgetKind, type Widget } from '../fixtures/store-kinds.js';
 import { WatchReader } from '../fixtures/store-watch.js';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CachedReadStore } from '../../control-plane/cached-read-store.js';
-import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { createLogger } from '../../observability/logger.js';
 import { eventually } from '../fixtures/eventually.js';

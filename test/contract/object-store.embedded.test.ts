@@ -6,7 +6,7 @@ import {
   openEmbeddedStore,
   type EmbeddedStore,
   type EmbeddedStoreOptions,
-} from '../../control-plane/embedded-store/sqlite-store.js';
+} from '../../control-plane/embedded-store/index.js';
 import type { KubeObject } from '../../control-plane/types.js';
 import {
   anObject,

@@ -5,7 +5,7 @@ import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import {
   openKubernetesStore,
   type KubernetesStoreOptions,
-} from '../../control-plane/kubernetes-store/kubernetes-store.js';
+} from '../../control-plane/kubernetes-store/index.js';
 import { isStoreError, type KubeObject, type ObjectStore } from '../../control-plane/types.js';
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';

@@ -1,3 +1,4 @@
+import type { PolicyRule } from '../../control-plane/rbac-rules.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,11 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { APISERVER_PERMISSIONS } from '../../cli/apiserver.js';
 import { OPERATOR_PERMISSIONS } from '../../cli/operator.js';
-import {
-  rbacRules,
-  type ApiPermission,
-  type RbacRule,
-} from '../../control-plane/kubernetes-store/kubernetes-permissions.js';
+import { rbacRules, type ApiPermission } from '../../control-plane/api-permissions.js';
 import { renderCrdFiles } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';
@@ -33,7 +30,7 @@ const REQUIRED_VALUES = [
 interface Manifest {
   kind: string;
   metadata: { name: string; namespace?: string };
-  rules?: (RbacRule & { resourceNames?: string[] })[] | null;
+  rules?: PolicyRule[] | null;
   roleRef?: { kind: string; name: string };
   subjects?: { kind: string; name: string; namespace?: string }[];
 }
@@ -51,12 +48,12 @@ function render(chartDir: string): Manifest[] {
 }
 
 /** Rules compared as sets: the order of rules, resources and verbs means nothing to RBAC. */
-function normalize(rules: readonly RbacRule[] | null | undefined): string[] {
+function normalize(rules: readonly PolicyRule[] | null | undefined): string[] {
   return (rules ?? [])
     .map((rule) =>
       JSON.stringify({
-        apiGroups: [...rule.apiGroups].sort(),
-        resources: [...rule.resources].sort(),
+        apiGroups: [...(rule.apiGroups ?? [])].sort(),
+        resources: [...(rule.resources ?? [])].sort(),
         verbs: [...rule.verbs].sort(),
       }),
     )

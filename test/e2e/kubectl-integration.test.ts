@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import { integrationController } from '../../controllers/integration/integration-controller.js';
 import { readCredentials, storeCredentials } from '../../integrations/credentials.js';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
@@ -38,7 +38,6 @@ describe.skipIf(!available)('kubectl with Integrations', () => {
     data = await openTestSqliteDatabase();
     runner = new ControllerRunner({
       store: server.store,
-      database: data.database,
       logger: createLogger('silent'),
       metrics: createMetrics(),
     });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VpcConfig } from '../../config/config.js';
+import type { VpcConfig } from '../../config/vpc.js';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
 import { vpcControllers } from '../../controllers/vpc/index.js';
 import { loadKinds } from '../../crds/registry.js';
@@ -70,11 +70,10 @@ describe.skipIf(!available)('kubectl with VPCs and subnets', () => {
     data = await openTestSqliteDatabase();
     runner = new ControllerRunner({
       store: server.store,
-      database: data.database,
       logger: createLogger('silent'),
       metrics: createMetrics(),
     });
-    for (const controller of vpcControllers(CONFIG)) runner.register(controller);
+    for (const controller of vpcControllers(CONFIG, data.database)) runner.register(controller);
     await runner.start();
     kubectl = new Kubectl(server);
   });

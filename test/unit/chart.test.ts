@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import { renderCrdFiles } from '../../crds/generate.js';
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { packageRoot } from '../../crds/registry.js';
@@ -542,10 +542,10 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       ({ manifests, name, existing }) => {
         const rendered = manifests();
         const config = loadConfig(resolvedEnv(rendered, find(rendered, 'Deployment', name), existing));
-        expect(config.kmsKey).toEqual(Buffer.alloc(32, 7));
+        expect(config.platformKey.kmsKey).toEqual(Buffer.alloc(32, 7));
         expect(config.mail.smtpUrl).toBe(SECRET_VALUES.smtpUrl);
         expect(config.mail.from).toBe('Cloudplane <no-reply@cloud.example.com>');
-        expect(config.metricsToken).toBe(SECRET_VALUES.metricsToken);
+        expect(config.http.metricsToken).toBe(SECRET_VALUES.metricsToken);
         expect(config.accounts).toMatchObject({ accessTokenTtlSeconds: 600, loginMaxFailures: 8 });
         expect(config.oauth.identity?.clientSecret).toBe(SECRET_VALUES.identitySecret);
         expect(config.oauth.codehost?.clientSecret).toBe(SECRET_VALUES.codehostSecret);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config/config.js';
+import { ConfigError } from '../../config/env.js';
+import { loadConfig } from '../../config/index.js';
 
 describe('loadConfig', () => {
   it.each([
@@ -11,22 +12,24 @@ describe('loadConfig', () => {
     ['10.0.0.0/8, 192.168.1.1', ['10.0.0.0/8', '192.168.1.1']],
     ['fd00::/8', ['fd00::/8']],
   ])('reads CLOUDPLANE_TRUST_PROXY=%j', (value, expected) => {
-    expect(loadConfig({ CLOUDPLANE_TRUST_PROXY: value }).trustProxy).toEqual(expected);
+    expect(loadConfig({ CLOUDPLANE_TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
   });
 
   it('has working defaults for the embedded mode', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({
+    expect(config.http).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
-      dataDir: path.resolve('.cloudplane'),
-      baseUrl: 'http://127.0.0.1:8080',
-      databaseUrl: undefined,
-      logLevel: 'info',
       bodyLimitBytes: 1024 * 1024,
       rateLimit: { perMinute: 1000, perSecond: 100 },
-      garbageCollection: { dryRun: true, retentionDays: 30 },
     });
+    expect(config.http.publicUrl.href).toBe('http://127.0.0.1:8080');
+    expect(config.process).toMatchObject({
+      dataDir: path.resolve('.cloudplane'),
+      databaseUrl: undefined,
+      logLevel: 'info',
+    });
+    expect(config.jobs).toMatchObject({ garbageCollection: { dryRun: true, retentionDays: 30 } });
   });
 
   it('reads every variable', () => {
@@ -44,18 +47,20 @@ describe('loadConfig', () => {
       CLOUDPLANE_GC_DRY_RUN: 'false',
       CLOUDPLANE_GC_RETENTION_DAYS: '60',
     });
-    expect(config).toMatchObject({
+    expect(config.http).toMatchObject({
       port: 9090,
       host: '0.0.0.0',
+      bodyLimitBytes: 256 * 1024,
+      rateLimit: { perMinute: 50, perSecond: 5 },
+    });
+    expect(config.http.publicUrl.href).toBe('https://cloud.example.com');
+    expect(config.process).toMatchObject({
       dataDir: '/var/lib/cloudplane',
-      baseUrl: 'https://cloud.example.com',
       databaseUrl: 'postgres://u@db:5432/cp',
       kubeconfig: '/etc/kube/config',
       logLevel: 'debug',
-      bodyLimitBytes: 256 * 1024,
-      rateLimit: { perMinute: 50, perSecond: 5 },
-      garbageCollection: { dryRun: false, retentionDays: 60 },
     });
+    expect(config.jobs).toMatchObject({ garbageCollection: { dryRun: false, retentionDays: 60 } });
   });
 
   it.each([
@@ -100,9 +105,10 @@ describe('loadConfig', () => {
 
 describe('loadConfig: accounts, mail and keys', () => {
   it('defaults to 15-minute access tokens, 30-day refresh tokens and a 5-in-15-minutes lock-out', () => {
-    expect(loadConfig({})).toMatchObject({
-      kmsKey: undefined,
-      metricsToken: undefined,
+    const config = loadConfig({});
+    expect(config.platformKey.kmsKey).toBeUndefined();
+    expect(config.http.metricsToken).toBeUndefined();
+    expect(config).toMatchObject({
       accounts: {
         accessTokenTtlSeconds: 900,
         refreshTokenTtlSeconds: 2_592_000,
@@ -127,9 +133,9 @@ describe('loadConfig: accounts, mail and keys', () => {
       CLOUDPLANE_SMTP_URL: 'smtps://mailer:pw@smtp.example.com:465',
       CLOUDPLANE_MAIL_FROM: 'Cloud <ops@example.com>',
     });
-    expect(config.kmsKey?.equals(key)).toBe(true);
+    expect(config.platformKey.kmsKey?.equals(key)).toBe(true);
+    expect(config.http.metricsToken).toBe('scrape-me-0123456789');
     expect(config).toMatchObject({
-      metricsToken: 'scrape-me-0123456789',
       accounts: {
         accessTokenTtlSeconds: 300,
         refreshTokenTtlSeconds: 86_400,
@@ -143,7 +149,9 @@ describe('loadConfig: accounts, mail and keys', () => {
 
   it('accepts a base64url platform key', () => {
     const key = Buffer.alloc(32, 0xfb);
-    expect(loadConfig({ CLOUDPLANE_KMS_KEY: key.toString('base64url') }).kmsKey?.equals(key)).toBe(true);
+    expect(
+      loadConfig({ CLOUDPLANE_KMS_KEY: key.toString('base64url') }).platformKey.kmsKey?.equals(key),
+    ).toBe(true);
   });
 
   it.each([

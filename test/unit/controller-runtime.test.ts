@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
 import { Informer } from '../../control-plane/informer.js';
 import type { KubeObject, ObjectStore, Watch, WatchOptions } from '../../control-plane/types.js';
-import { openEmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { eventually } from '../fixtures/eventually.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config/config.js';
+import { ConfigError } from '../../config/env.js';
+import { loadConfig } from '../../config/index.js';
 
 describe('config.integrations', () => {
   it('defaults to the public provider endpoints and public egress only', () => {

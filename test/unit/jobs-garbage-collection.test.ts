@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import { garbageCollection } from '../../jobs/garbage-collection.js';
 import { runJob } from '../../jobs/job-runner.js';
 import { createLogger } from '../../observability/logger.js';
@@ -71,7 +71,7 @@ describe('garbage-collection job', () => {
   ])(
     'counts job runs older than the retention period and deletes them unless dry-run: $mode',
     async (testCase) => {
-      const config = loadConfig(testCase.env);
+      const config = loadConfig(testCase.env).jobs;
       const run = await runJob(
         garbageCollection,
         { database: test.database, config, logger: createLogger('silent'), now: () => NOW },
@@ -169,7 +169,7 @@ describe('garbage-collection job', () => {
       garbageCollection,
       {
         database: test.database,
-        config: loadConfig({ CLOUDPLANE_GC_DRY_RUN: 'false' }),
+        config: loadConfig({ CLOUDPLANE_GC_DRY_RUN: 'false' }).jobs,
         logger: createLogger('silent'),
         now: () => NOW,
         signal: new AbortController().signal,
@@ -198,7 +198,7 @@ describe('garbage-collection job', () => {
       garbageCollection,
       {
         database: test.database,
-        config: loadConfig({ CLOUDPLANE_GC_DRY_RUN: 'false' }),
+        config: loadConfig({ CLOUDPLANE_GC_DRY_RUN: 'false' }).jobs,
         logger: createLogger('silent'),
         now: () => NOW,
         signal: aborted.signal,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import type { JobDefinition, JobDeps } from '../../jobs/job.js';
 import { runJob } from '../../jobs/job-runner.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
@@ -28,7 +28,7 @@ describe('runJob', () => {
     clock = new Date('2024-05-01T01:00:00.000Z');
     deps = {
       database: test.database,
-      config: loadConfig({}),
+      config: loadConfig({}).jobs,
       logger: captured.logger,
       metrics: createMetrics({ processMetrics: false }),
       now: () => clock,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import { JOBS } from '../../jobs/index.js';
 import type { JobDeps } from '../../jobs/job.js';
 import { runJob } from '../../jobs/job-runner.js';
@@ -15,7 +15,7 @@ describe('background jobs', () => {
     test = await openTestSqliteDatabase();
     deps = {
       database: test.database,
-      config: loadConfig({}),
+      config: loadConfig({}).jobs,
       logger: createLogger('silent'),
       now: () => new Date('2024-05-01T02:00:00.000Z'),
     };

@@ -6,7 +6,7 @@ import {
   type Lease,
   type LeaderElection,
 } from '../../controllers/runtime/leader-election.js';
-import type { EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import type { EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { createMetrics } from '../../observability/metrics.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { eventually } from '../fixtures/eventually.js';

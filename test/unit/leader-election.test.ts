@@ -6,7 +6,7 @@ import {
   type LeaderElection,
   type LeaderElectionOptions,
 } from '../../controllers/runtime/leader-election.js';
-import type { EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import type { EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { FakeClock } from '../fixtures/fake-clock.js';
 import {

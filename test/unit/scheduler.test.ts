@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config/config.js';
+import { loadConfig } from '../../config/index.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import { JOBS } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
@@ -14,7 +14,7 @@ async function advanceTo(clock: FakeClock, iso: string): Promise<void> {
   await clock.advance(Date.parse(iso) - clock.now().getTime());
 }
 
-const config = loadConfig({});
+const config = loadConfig({}).jobs;
 const logger = createLogger('silent');
 
 async function runs(database: DataPlane): Promise<{ job: string; started_at: string; outcome: string }[]> {

@@ -6,7 +6,7 @@ import { ApiError } from '../../apiserver/errors.js';
 import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import type { Principal } from '../../accounts/principal.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../apiserver/routing/tenancy.js';
-import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 
 function principal(organizationId?: string): Principal {
   return { kind: 'user', id: 'usr_test', organizationId, scopes: ['*'], rateLimitKey: 'user:usr_test' };

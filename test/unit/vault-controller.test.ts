@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
-import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import {
   VAULT_DATA_FINALIZER,
   vaultClusterController,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { VpcConfig } from '../../config/config.js';
+import type { VpcConfig } from '../../config/vpc.js';
 import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import { loadKinds } from '../../crds/registry.js';
 import {
@@ -24,7 +24,7 @@ import {
 } from '../../crds/vpc.js';
 import { ControllerRunner } from '../../controllers/runtime/controller-runner.js';
 import type { KubeObject, Watch, WatchEvent } from '../../control-plane/types.js';
-import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/sqlite-store.js';
+import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embedded-store/index.js';
 import { vpcControllers } from '../../controllers/vpc/index.js';
 import { DELETION_ORDER } from '../../controllers/vpc/parts.js';
 import { findTombstone } from '../../controllers/vpc/tombstones.js';
@@ -79,12 +79,11 @@ describe('the VPC controllers on the embedded store', () => {
     clock = new FakeClock('2026-03-01T09:00:00Z');
     runner = new ControllerRunner({
       store,
-      database: data.database,
       logger: createLogger('silent'),
       metrics: createMetrics({ processMetrics: false }),
       clock,
     });
-    for (const controller of vpcControllers(CONFIG)) runner.register(controller);
+    for (const controller of vpcControllers(CONFIG, data.database)) runner.register(controller);
   });
 
   afterEach(async () => {

@@ -1,3 +1,4 @@
+import type { OAuthConfig } from '../../../config/oauth.js';
 import { withLogger, type AccountsDeps } from '../../../accounts/deps.js';
 import {
   beginOAuthLogin,
@@ -40,10 +41,10 @@ function redirectTo(location: string) {
 
 function loginDeps(
   accounts: AccountsDeps,
-  providers: OAuthProviders,
+  oauth: { providers: OAuthProviders; redirectUris: readonly string[] },
   ctx: Pick<RouteContext, 'logger'>,
 ): OAuthLoginDeps {
-  return { accounts: withLogger(accounts, ctx.logger), providers };
+  return { accounts: withLogger(accounts, ctx.logger), ...oauth };
 }
 
 /**
@@ -52,8 +53,8 @@ function loginDeps(
  * session's tokens (or an OAuth error) in the fragment. Providers come from `config.oauth`; one
  * without a client id answers 404 `provider_not_configured`.
  */
-export function oauthRoutes(accounts: AccountsDeps): RouteModule {
-  const providers = createOAuthProviders(accounts.config.oauth);
+export function oauthRoutes(accounts: AccountsDeps, config: OAuthConfig): RouteModule {
+  const oauth = { providers: createOAuthProviders(config), redirectUris: config.redirectUris };
   return {
     area: 'accounts',
     routes: [
@@ -86,7 +87,7 @@ export function oauthRoutes(accounts: AccountsDeps): RouteModule {
           503: { description: '`provider_unavailable`: the provider could not be reached' },
         },
         async handler(ctx) {
-          const location = await beginOAuthLogin(loginDeps(accounts, providers, ctx), {
+          const location = await beginOAuthLogin(loginDeps(accounts, oauth, ctx), {
             provider: ctx.params.provider,
             redirectUri: ctx.query.redirect_uri,
             clientState: ctx.query.state,
@@ -124,7 +125,7 @@ export function oauthRoutes(accounts: AccountsDeps): RouteModule {
           404: { description: '`unknown_provider` or `provider_not_configured`' },
         },
         async handler(ctx) {
-          const location = await completeOAuthLogin(loginDeps(accounts, providers, ctx), {
+          const location = await completeOAuthLogin(loginDeps(accounts, oauth, ctx), {
             provider: ctx.params.provider,
             state: ctx.query.state,
             code: ctx.query.code,

@@ -54,7 +54,7 @@ interface TypedCreate {
  */
 async function createVerified(
   deps: IntegrationRouteDependencies,
-  ctx: Pick<RouteContext, 'database' | 'config' | 'now'> & { principal: Principal },
+  ctx: Pick<RouteContext, 'database' | 'now'> & { principal: Principal },
   request: TypedCreate,
   beforeStore?: (
     id: string,
@@ -189,7 +189,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
           },
           async (id) => {
             const context = providerContext(servicesOf(deps, ctx));
-            webhookUrl = codehostWebhookUrl(ctx.config.baseUrl, id);
+            webhookUrl = codehostWebhookUrl(deps.publicUrl.href, id);
             try {
               const token = await accessToken({}, { installation_id }, context);
               const hooks = await installRepositoryHooks(

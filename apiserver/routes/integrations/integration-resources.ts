@@ -1,3 +1,5 @@
+import type { PublicUrl } from '../../../config/http.js';
+import type { IntegrationsConfig } from '../../../config/integrations.js';
 /**
  * What the integration routes share: the REST shapes, reading an integration of the caller's
  * organization, and creating one (credentials first, then the object).
@@ -33,6 +35,8 @@ export interface IntegrationRouteDependencies {
   platformKey: Buffer;
   /** Where tests and syncs run after their 202. */
   runs: BackgroundRuns;
+  config: IntegrationsConfig;
+  publicUrl: PublicUrl;
 }
 
 export const PHASES: readonly IntegrationPhase[] = [
@@ -232,16 +236,13 @@ export async function createIntegration(
 }
 
 /** The services of the integration code, from a route's context. */
-export function servicesOf(
-  deps: IntegrationRouteDependencies,
-  ctx: Pick<RouteContext, 'database' | 'config' | 'now'>,
-) {
+export function servicesOf(deps: IntegrationRouteDependencies, ctx: Pick<RouteContext, 'database' | 'now'>) {
   return {
     store: deps.store,
     runs: deps.runs,
     database: ctx.database,
     platformKey: deps.platformKey,
-    config: ctx.config.integrations,
+    config: deps.config,
     now: ctx.now,
   };
 }

@@ -1,3 +1,4 @@
+import type { PublicUrl } from '../../../config/http.js';
 /**
  * `/api/v1/integrations/:id/webhooks`: an integration's webhooks and the recorded deliveries,
  * inbound from the code host and outbound with forwarded events.
@@ -45,6 +46,7 @@ interface AttemptQuery {
 export interface IntegrationWebhookRouteDependencies {
   /** The key the signing secrets are sealed under. */
   platformKey: Buffer;
+  publicUrl: PublicUrl;
 }
 
 const SIGNING_SECRET = {
@@ -67,9 +69,9 @@ export const integrationWebhookRoutes = (deps: IntegrationWebhookRouteDependenci
       summary: "List an integration's webhooks",
       request: { params: INTEGRATION_PARAMS },
       responses: { 200: { description: 'The webhooks', schema: { type: 'array', items: WEBHOOK } } },
-      async handler({ params, principal, store, config }) {
+      async handler({ params, principal, store }) {
         const integration = await readTenantIntegration(store, principal, params.id);
-        return { data: integrationWebhooks(integration, config.baseUrl) };
+        return { data: integrationWebhooks(integration, deps.publicUrl.href) };
       },
     }),
     defineRoute<{ params: { id: string }; query: AttemptQuery }>({

@@ -3,7 +3,14 @@ import { humanDuration } from '../../duration.js';
 import { unauthorized } from '../../errors.js';
 import type { OpenApiDocument } from '../../openapi.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import type { Principal } from '../../../accounts/principal.js';
+import {
+  defineRoute,
+  type Empty,
+  type RouteContext,
+  type RouteModule,
+  type RouteResult,
+} from '../../routing/route.js';
 
 /** Kubernetes probes give up after a second by default; a check must answer before that. */
 const CHECK_TIMEOUT_MS = 800;
@@ -43,80 +50,92 @@ async function check(probe: () => Promise<void>): Promise<string> {
   }
 }
 
-export interface OperationsOptions {
-  startedAt: Date;
-  openApiDocument: () => OpenApiDocument;
+/** What the operational endpoints need beyond the core services. */
+export interface OperationsServices {
+  operations: {
+    /** The moment `/health` counts uptime from. */
+    startedAt: Date;
+    /** `CLOUDPLANE_METRICS_TOKEN`: when set, `/metrics` answers only a bearer of it. */
+    metricsToken: string | undefined;
+    openApiDocument: () => OpenApiDocument;
+  };
+}
+
+type OperationsContext = RouteContext<Empty, Principal | undefined, OperationsServices>;
+
+async function health({ store, database, now, operations }: OperationsContext): Promise<RouteResult> {
+  const [storeCheck, databaseCheck] = await Promise.all([
+    check(() => store.ping()),
+    check(() => database.ping()),
+  ]);
+  const healthy = storeCheck === 'ok' && databaseCheck === 'ok';
+  const uptimeSeconds = Math.max(0, Math.floor((now().getTime() - operations.startedAt.getTime()) / 1000));
+  return {
+    status: healthy ? 200 : 503,
+    data: {
+      status: healthy ? 'healthy' : 'unhealthy',
+      uptime: humanDuration(uptimeSeconds),
+      uptime_seconds: uptimeSeconds,
+      checks: { store: storeCheck, database: databaseCheck },
+    },
+  };
+}
+
+async function metricsScrape({
+  headers,
+  metrics,
+  database,
+  operations,
+}: OperationsContext): Promise<RouteResult> {
+  if (!metricsScrapeAllowed(operations.metricsToken, headers.authorization)) {
+    throw unauthorized('metrics need the scrape token: Authorization: Bearer <CLOUDPLANE_METRICS_TOKEN>');
+  }
+  metrics.databaseConnectionsActive.set(database.activeConnections());
+  const { registry } = metrics;
+  return { raw: { contentType: registry.contentType, content: await registry.metrics() } };
+}
+
+async function openApi({ operations }: OperationsContext): Promise<RouteResult> {
+  return { data: operations.openApiDocument() };
 }
 
 /** `/health`, `/metrics` and `/openapi.json`: public, outside the versioned API. */
-export function operationsRoutes(options: OperationsOptions): RouteModule {
-  return {
-    area: 'operations',
-    routes: [
-      defineRoute({
-        method: 'get',
-        path: '/health',
-        area: 'operations',
-        auth: 'public',
-        operational: true,
-        summary: 'Liveness and readiness: the object store and the database answer',
-        responses: {
-          200: { description: 'Both dependencies answer', schema: HEALTH },
-          503: { description: 'A dependency failed; `checks` says which and why', schema: HEALTH },
-        },
-        async handler(ctx) {
-          const [store, database] = await Promise.all([
-            check(() => ctx.store.ping()),
-            check(() => ctx.database.ping()),
-          ]);
-          const healthy = store === 'ok' && database === 'ok';
-          const uptimeSeconds = Math.max(
-            0,
-            Math.floor((ctx.now().getTime() - options.startedAt.getTime()) / 1000),
-          );
-          return {
-            status: healthy ? 200 : 503,
-            data: {
-              status: healthy ? 'healthy' : 'unhealthy',
-              uptime: humanDuration(uptimeSeconds),
-              uptime_seconds: uptimeSeconds,
-              checks: { store, database },
-            },
-          };
-        },
-      }),
-      defineRoute({
-        method: 'get',
-        path: '/metrics',
-        area: 'operations',
-        auth: 'public',
-        operational: true,
-        summary: 'Prometheus metrics',
-        responses: {
-          200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' },
-        },
-        async handler(ctx) {
-          if (!metricsScrapeAllowed(ctx.config.metricsToken, ctx.headers.authorization)) {
-            throw unauthorized(
-              'metrics need the scrape token: Authorization: Bearer <CLOUDPLANE_METRICS_TOKEN>',
-            );
-          }
-          ctx.metrics.databaseConnectionsActive.set(ctx.database.activeConnections());
-          const { registry } = ctx.metrics;
-          return { raw: { contentType: registry.contentType, content: await registry.metrics() } };
-        },
-      }),
-      defineRoute({
-        method: 'get',
-        path: '/openapi.json',
-        area: 'operations',
-        auth: 'public',
-        summary: 'This API described in OpenAPI 3.1',
-        responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
-        async handler() {
-          return { data: options.openApiDocument() };
-        },
-      }),
-    ],
-  };
-}
+export const operationsRoutes: RouteModule<OperationsServices> = {
+  area: 'operations',
+  routes: [
+    defineRoute<Empty, OperationsServices>({
+      method: 'get',
+      path: '/health',
+      area: 'operations',
+      auth: 'public',
+      operational: true,
+      summary: 'Liveness and readiness: the object store and the database answer',
+      responses: {
+        200: { description: 'Both dependencies answer', schema: HEALTH },
+        503: { description: 'A dependency failed; `checks` says which and why', schema: HEALTH },
+      },
+      handler: health,
+    }),
+    defineRoute<Empty, OperationsServices>({
+      method: 'get',
+      path: '/metrics',
+      area: 'operations',
+      auth: 'public',
+      operational: true,
+      summary: 'Prometheus metrics',
+      responses: {
+        200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' },
+      },
+      handler: metricsScrape,
+    }),
+    defineRoute<Empty, OperationsServices>({
+      method: 'get',
+      path: '/openapi.json',
+      area: 'operations',
+      auth: 'public',
+      summary: 'This API described in OpenAPI 3.1',
+      responses: { 200: { description: 'The OpenAPI document', schema: { type: 'object' } } },
+      handler: openApi,
+    }),
+  ],
+};

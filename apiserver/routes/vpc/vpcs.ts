@@ -2,6 +2,7 @@
  * `/api/v1/vpcs`: VPCs and the search for free ranges. The routes validate and write the Vpc
  * object; its controller creates the default parts and drives the lifecycle.
  */
+import type { VpcConfig } from '../../../config/vpc.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { VPC, type Vpc } from '../../../crds/vpc.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
@@ -197,10 +198,11 @@ async function overlappingVpcName(store: ObjectStore, namespace: string, id: str
 export interface VpcRouteDependencies {
   /** The object store holding the VPC kinds. */
   store: ObjectStore;
+  config: VpcConfig;
 }
 
 /** Every `/api/v1/vpcs` route. */
-export function vpcRoutes({ store }: VpcRouteDependencies): RouteModule {
+export function vpcRoutes({ store, config }: VpcRouteDependencies): RouteModule {
   const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
   const read = ['vpc:read'];
   const write = ['vpc:write'];
@@ -285,10 +287,10 @@ export function vpcRoutes({ store }: VpcRouteDependencies): RouteModule {
             },
           },
         },
-        async handler({ body, principal, database, config, now, logger }) {
+        async handler({ body, principal, database, now, logger }) {
           const problems = collectProblems([
             () => checkBlock('cidr_block', body.cidr_block),
-            () => checkRegion('region', body.region, config.vpc.regions),
+            () => checkRegion('region', body.region, config.regions),
           ]);
           if (problems.length > 0) throw invalid(problems);
           const namespace = await ensureTenantNamespace(store, principal);
@@ -303,7 +305,7 @@ export function vpcRoutes({ store }: VpcRouteDependencies): RouteModule {
               resourceId: id,
               resourceName: name,
               cidr: body.cidr_block,
-              limit: config.vpc.limitPerOrganization,
+              limit: config.limitPerOrganization,
             },
             now(),
           );

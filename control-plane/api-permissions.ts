@@ -9,6 +9,8 @@
  * - ping: `GET /version`, which every client may read.
  */
 
+import type { PolicyRule } from './rbac-rules.js';
+
 export type KubernetesVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 /** Stands for every cloudplane kind, by plural, in a permission's resources. */
@@ -25,12 +27,6 @@ export interface ApiPermission {
   scope: 'cluster' | 'release-namespace';
 }
 
-export interface RbacRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-
 const VERB_ORDER: readonly KubernetesVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 
 /**
@@ -41,7 +37,7 @@ export function rbacRules(
   permissions: readonly ApiPermission[],
   scope: ApiPermission['scope'],
   kinds: readonly string[],
-): RbacRule[] {
+): PolicyRule[] {
   return permissions
     .filter((permission) => permission.scope === scope)
     .map((permission) => ({

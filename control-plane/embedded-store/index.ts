@@ -1,0 +1,8 @@
+/** The embedded backend of `ObjectStore`: the Kubernetes resource model on a SQLite file. */
+export {
+  EmbeddedStore,
+  openEmbeddedStore,
+  type EmbeddedStoreOptions,
+  type EmbeddedWriteOptions,
+  type FieldValidation,
+} from './sqlite-store.js';
