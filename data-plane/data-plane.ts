@@ -24,7 +24,7 @@ export interface DataPlane {
 export interface OpenDataPlaneOptions {
   /** A `postgres://` or `postgresql://` URL selects PostgreSQL; anything else means SQLite. */
   url?: string | undefined;
-  /** The SQLite file, shared with the embedded object store. */
+  /** The SQLite file of the data plane; the embedded object store keeps a file of its own. */
   sqlitePath: string;
   logger: Logger;
   /** When given, `database_connections_active` follows `activeConnections()`. */

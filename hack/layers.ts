@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The layers of the source tree and the one direction imports may take between them (see
  * ARCHITECTURE.md). `checkLayers(root)` reads every source file's relative imports (type-only
@@ -6,14 +5,19 @@
  *   - an import from a lower layer into a higher one,
  *   - an import cycle between files,
  *   - an import into a folder with a face (`index.ts`) that bypasses the face.
- * Run directly, it prints the problems and exits 1 when there are any.
+ * Run directly (`npm run check:layers`), it prints the problems and exits 1 when there are any.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Ground floor first. A file may import from its own layer and the layers before it. */
-export const LAYERS = [
+export interface Layer {
+  name: string;
+  folders: readonly string[];
+}
+
+export const LAYERS: readonly Layer[] = [
   { name: 'config', folders: ['config'] },
   { name: 'observability', folders: ['observability'] },
   { name: 'security', folders: ['security'] },
@@ -33,7 +37,7 @@ export const LAYERS = [
  * Folders whose `index.ts` is the only door for code outside them: each kind's folder and the
  * control plane's backends. A folder pattern ending in `/*` stands for each of its sub-folders.
  */
-export const FACES = [
+export const FACES: readonly string[] = [
   'controllers/*',
   'control-plane/embedded-store',
   'control-plane/kubernetes-store',
@@ -41,13 +45,13 @@ export const FACES = [
 ];
 
 /** Never layered: tools and tests may use any layer. */
-const OUTSIDE = ['test', 'hack', 'node_modules', 'dist', 'charts', '.tools'];
+const OUTSIDE: readonly string[] = ['test', 'hack', 'node_modules', 'dist', 'charts', '.tools'];
 
 const IMPORT =
   /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
 
-function sourceFiles(root, dir = '') {
-  const files = [];
+function sourceFiles(root: string, dir = ''): string[] {
+  const files: string[] = [];
   for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const relative = dir ? `${dir}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
@@ -61,8 +65,8 @@ function sourceFiles(root, dir = '') {
 }
 
 /** The layer index of a file, the most specific folder deciding; undefined outside every layer. */
-export function layerOf(file) {
-  let best;
+export function layerOf(file: string): number | undefined {
+  let best: number | undefined;
   let bestLength = -1;
   LAYERS.forEach((layer, index) => {
     for (const folder of layer.folders) {
@@ -75,29 +79,29 @@ export function layerOf(file) {
   return best;
 }
 
-function faceFolderOf(file) {
+/** The folder whose face `file` sits behind, if any. */
+function faceFolderOf(file: string): string | undefined {
   for (const pattern of FACES) {
-    if (pattern.endsWith('/*')) {
-      const parent = pattern.slice(0, -1);
-      if (!file.startsWith(parent)) continue;
-      const rest = file.slice(parent.length);
-      const slash = rest.indexOf('/');
-      if (slash > 0) {
-        const folder = parent + rest.slice(0, slash);
-        if (layerOf(`${folder}/x.ts`) === layerOf(file) && !folder.endsWith('/runtime')) return folder;
-      }
-    } else if (file.startsWith(`${pattern}/`)) {
-      return pattern;
+    if (!pattern.endsWith('/*')) {
+      if (file.startsWith(`${pattern}/`)) return pattern;
+      continue;
     }
+    const parent = pattern.slice(0, -2);
+    if (!file.startsWith(`${parent}/`)) continue;
+    const [child, ...rest] = file.slice(parent.length + 1).split('/');
+    if (rest.length === 0) continue;
+    const folder = `${parent}/${child}`;
+    // A sub-folder that is a layer of its own (controllers/runtime) is not a kind.
+    if (layerOf(`${folder}/index.ts`) === layerOf(`${parent}/index.ts`)) return folder;
   }
   return undefined;
 }
 
-function importsOf(root, file) {
+function importsOf(root: string, file: string): string[] {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
-  const targets = [];
+  const targets: string[] = [];
   for (const match of text.matchAll(IMPORT)) {
-    const specifier = match[1] ?? match[2] ?? match[3];
+    const specifier = (match[1] ?? match[2] ?? match[3])!;
     const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
     targets.push(resolved.replace(/\.js$/, '.ts'));
   }
@@ -105,14 +109,14 @@ function importsOf(root, file) {
 }
 
 /** Strongly connected components of more than one file, or a file importing itself (Tarjan). */
-function cycles(graph) {
+function cycles(graph: Map<string, string[]>): string[][] {
   let counter = 0;
-  const index = new Map();
-  const low = new Map();
-  const stack = [];
-  const onStack = new Set();
-  const found = [];
-  const visit = (node) => {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
     index.set(node, counter);
     low.set(node, counter);
     counter++;
@@ -122,16 +126,16 @@ function cycles(graph) {
       if (!graph.has(next)) continue;
       if (!index.has(next)) {
         visit(next);
-        low.set(node, Math.min(low.get(node), low.get(next)));
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
       } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node), index.get(next)));
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
       }
     }
     if (low.get(node) === index.get(node)) {
-      const component = [];
-      let member;
+      const component: string[] = [];
+      let member: string;
       do {
-        member = stack.pop();
+        member = stack.pop()!;
         onStack.delete(member);
         component.push(member);
       } while (member !== node);
@@ -143,13 +147,13 @@ function cycles(graph) {
 }
 
 /** Every problem in the tree at `root`, as sentences; empty when the layering holds. */
-export function checkLayers(root) {
-  const problems = [];
-  const graph = new Map();
+export function checkLayers(root: string): string[] {
+  const problems: string[] = [];
+  const graph = new Map<string, string[]>();
   for (const file of sourceFiles(root)) {
     const from = layerOf(file);
     if (from === undefined) {
-      problems.push(`${file}: outside every layer; add its folder to LAYERS in hack/layers.mjs`);
+      problems.push(`${file}: outside every layer; add its folder to LAYERS in hack/layers.ts`);
       continue;
     }
     const targets = importsOf(root, file);
@@ -158,7 +162,7 @@ export function checkLayers(root) {
       const to = layerOf(target);
       if (to !== undefined && to > from) {
         problems.push(
-          `${file} imports ${target}: the ${LAYERS[from].name} layer must not import from the ${LAYERS[to].name} layer above it`,
+          `${file} imports ${target}: the ${LAYERS[from]!.name} layer must not import from the ${LAYERS[to]!.name} layer above it`,
         );
       }
       const face = faceFolderOf(target);
