@@ -126,31 +126,32 @@ export function unexpectedStatuses(result, expected) {
 }
 
 /**
- * Runs in the child: the platform as `cloudplane serve` assembles it (control and data plane in
- * two SQLite files, accounts in front, rate limits out of the way), serving `kinds` and the
- * benchmark's own route modules, on a free port. `prepare(url)` answers the `details` the parent
- * asks for (a bearer token, a cluster id).
+ * Runs in the child: the platform as `serve` assembles it (`assemblePlatform`, on two SQLite
+ * files in a temp dir,
+ * rate limits out of the way, no controllers), serving the benchmark's own route modules beside
+ * the platform's, on a free port. `prepare(url)` answers the `details` the parent asks for (a
+ * bearer token, a cluster id).
  */
-export async function servePlatform({ kinds = [], routes = () => [], prepare = async () => ({}) }) {
+export async function servePlatform({ routes = async () => [], prepare = async () => ({}) }) {
   const [
-    { createApp },
     { startServer },
     { loadConfig },
-    store,
-    db,
-    log,
-    metrics,
-    { createAccounts },
+    { assemblePlatform },
+    { KUBERNETES_API_KINDS },
+    { openEmbeddedStore },
+    { openDataPlane },
+    { createLogger },
+    { createMetrics },
     { loadKinds },
   ] = await Promise.all([
-    import(dist('apiserver/app.js')),
     import(dist('apiserver/server.js')),
-    import(dist('config/config.js')),
-    import(dist('control-plane/embedded-store/sqlite-store.js')),
-    import(dist('data-plane/database.js')),
+    import(dist('config/index.js')),
+    import(dist('cli/platform.js')),
+    import(dist('control-plane/built-in-kinds.js')),
+    import(dist('control-plane/embedded-store/index.js')),
+    import(dist('data-plane/data-plane.js')),
     import(dist('observability/logger.js')),
     import(dist('observability/metrics.js')),
-    import(dist('accounts/index.js')),
     import(dist('crds/registry.js')),
   ]);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
@@ -161,36 +162,36 @@ export async function servePlatform({ kinds = [], routes = () => [], prepare = a
     CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
     CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
   });
-  const logger = log.createLogger(config.logLevel);
-  const registry = metrics.createMetrics();
-  const objectStore = store.openEmbeddedStore({
+  const logger = createLogger(config.process.logLevel);
+  const metrics = createMetrics();
+  const store = openEmbeddedStore({
     path: path.join(dataDir, 'control-plane.db'),
-    kinds: loadKinds(kinds),
+    kinds: [...loadKinds(), ...KUBERNETES_API_KINDS],
     logger,
   });
-  const database = await db.openDataPlane({
+  const database = await openDataPlane({
     sqlitePath: path.join(dataDir, 'data-plane.db'),
     logger,
-    metrics: registry,
+    metrics,
   });
-  const accounts = await createAccounts({ database, config, logger });
-  const app = createApp({
+  const platform = await assemblePlatform({
     config,
     logger,
-    metrics: registry,
-    store: objectStore,
+    metrics,
+    store,
     database,
-    routes: [...accounts.routes, ...(await routes({ config, database }))],
-    authenticator: accounts.authenticator,
+    extraRoutes: await routes(),
   });
-  const server = await startServer(app, { host: '127.0.0.1', port: 0 });
+  const server = await startServer(platform.restApi(), { host: '127.0.0.1', port: 0 });
+  config.http.publicUrl.follow(server.url);
   return {
     port: server.port,
     details: await prepare(server.url),
     async close() {
       await server.close();
+      await platform.idle();
       await database.close();
-      await objectStore.close();
+      await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -12,7 +12,6 @@ import {
   childRss,
   CONNECTIONS,
   deadline,
-  dist,
   DURATION_SECONDS,
   load,
   registerBenchUser,
@@ -44,20 +43,8 @@ const TARGETS = [
   },
 ];
 
-async function serveCloudplane() {
-  const [{ vaultRoutes }, { VaultEngine }, { VAULT_CLUSTER }] = await Promise.all([
-    import(dist('apiserver/routes/vault/clusters.js')),
-    import(dist('vault/vault-engine.js')),
-    import(dist('crds/vault-cluster.js')),
-  ]);
+function serveCloudplane() {
   return servePlatform({
-    kinds: [VAULT_CLUSTER],
-    routes: ({ config, database }) => [
-      vaultRoutes({
-        engine: new VaultEngine({ database, platformKey: randomBytes(32) }),
-        apiAddress: (_namespace, name) => `${config.baseUrl}/vault/${name}`,
-      }),
-    ],
     prepare: async (url) => {
       const bearer = await registerBenchUser(url);
       return { bearer, cluster: await prepareCluster(url, bearer) };
