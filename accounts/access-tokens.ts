@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { unauthorized } from '../apiserver/errors.js';
+import { unauthenticated } from './account-error.js';
 import type { AccountsDeps } from './deps.js';
 
 const ALGORITHM = 'HS256';
@@ -58,10 +58,10 @@ export async function verifyAccessToken(deps: AccountsDeps, token: string): Prom
     };
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
-      throw unauthorized('the access token has expired; refresh it', { code: 'invalid_token' });
+      throw unauthenticated('the access token has expired; refresh it', { code: 'invalid_token' });
     }
     if (error instanceof errors.JOSEError)
-      throw unauthorized('invalid access token', { code: 'invalid_token' });
+      throw unauthenticated('invalid access token', { code: 'invalid_token' });
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { badRequest, forbidden, notFound, unauthorized } from '../apiserver/errors.js';
+import { invalidInput, notFound, refused, unauthenticated } from './account-error.js';
 import type { Principal } from './principal.js';
 import type { OrganizationRole } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
@@ -43,13 +43,13 @@ function secretHash(secret: string): Buffer {
 }
 
 function invalidApiKey(message = 'invalid API key') {
-  return unauthorized(message, { code: 'invalid_api_key' });
+  return unauthenticated(message, { code: 'invalid_api_key' });
 }
 
 function checkScopes(request: ApiKeyRequest): string[] {
   const unknown = request.scopes.filter((scope) => !isScope(scope));
   if (unknown.length > 0) {
-    throw badRequest(
+    throw invalidInput(
       `unknown scope ${unknown.map((scope) => JSON.stringify(scope)).join(', ')}; scopes are ${SCOPES.join(', ')}`,
       {
         details: {
@@ -62,7 +62,7 @@ function checkScopes(request: ApiKeyRequest): string[] {
   }
   const beyond = scopesBeyond(ROLE_SCOPES[request.role], request.scopes);
   if (beyond.length > 0) {
-    throw forbidden(`your role ${request.role} in this organization does not grant ${beyond.join(', ')}`, {
+    throw refused(`your role ${request.role} in this organization does not grant ${beyond.join(', ')}`, {
       details: { missing_scopes: beyond },
     });
   }
@@ -77,7 +77,7 @@ export async function createApiKey(deps: AccountsDeps, request: ApiKeyRequest): 
   const scopes = checkScopes(request);
   const now = deps.now();
   if (request.expiresAt !== undefined && Date.parse(request.expiresAt) <= now.getTime()) {
-    throw badRequest('expires_at must be in the future', {
+    throw invalidInput('expires_at must be in the future', {
       details: {
         fields: [
           { in: 'body', field: 'expires_at', rule: 'future', message: 'expires_at must be in the future' },

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { forbidden, unauthorized } from '../apiserver/errors.js';
+import { refused, unauthenticated } from './account-error.js';
 import type { Authenticator, Principal } from './principal.js';
 import { verifyAccessToken } from './access-tokens.js';
 import { authenticateApiKey } from './api-keys.js';
@@ -23,7 +23,7 @@ export function userSessionOf(principal: Principal): UserSession | undefined {
 /** The caller's session; 403 for an API key, since account operations need the user themself. */
 export function requireUserSession(principal: Principal): UserSession {
   const session = sessions.get(principal);
-  if (!session) throw forbidden('this operation needs a signed-in user (a bearer token), not an API key');
+  if (!session) throw refused('this operation needs a signed-in user (a bearer token), not an API key');
   return session;
 }
 
@@ -33,7 +33,9 @@ function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
   const authorization = headers.authorization?.trim();
   const apiKeyHeader = headers['x-api-key']?.toString().trim();
   if (authorization && apiKeyHeader) {
-    throw unauthorized('send one credential: either Authorization or X-API-Key', { code: 'invalid_token' });
+    throw unauthenticated('send one credential: either Authorization or X-API-Key', {
+      code: 'invalid_token',
+    });
   }
   if (apiKeyHeader) return { kind: 'api_key', key: apiKeyHeader };
   if (!authorization) return undefined;
@@ -41,7 +43,7 @@ function credentialOf(headers: IncomingHttpHeaders): Credential | undefined {
   const scheme = match?.[1]?.toLowerCase();
   if (match?.[2] && scheme === 'bearer') return { kind: 'bearer', token: match[2] };
   if (match?.[2] && scheme === 'apikey') return { kind: 'api_key', key: match[2] };
-  throw unauthorized('the Authorization header must be "Bearer <token>" or "ApiKey <key>"', {
+  throw unauthenticated('the Authorization header must be "Bearer <token>" or "ApiKey <key>"', {
     code: 'invalid_token',
   });
 }
@@ -50,7 +52,7 @@ async function userPrincipal(deps: AccountsDeps, token: string): Promise<Princip
   const claims = await verifyAccessToken(deps, token);
   const session = await findLiveSession(deps, claims.sessionId);
   if (!session || session.userId !== claims.userId) {
-    throw unauthorized('the session of this token has ended; sign in again', { code: 'invalid_token' });
+    throw unauthenticated('the session of this token has ended; sign in again', { code: 'invalid_token' });
   }
   await touchSession(deps, session);
   const principal: Principal = {

@@ -1,7 +1,3 @@
-import { accountsRoutes } from '../apiserver/routes/accounts/accounts.js';
-import { apiKeysRoutes } from '../apiserver/routes/accounts/api-keys.js';
-import { organizationsRoutes } from '../apiserver/routes/accounts/organizations.js';
-import type { RouteModule } from '../apiserver/routing/route.js';
 import type { Authenticator } from './principal.js';
 import { createAuthenticator } from './authenticator.js';
 import { createAccountsDeps, type AccountsDeps, type AccountsDepsOptions } from './deps.js';
@@ -14,9 +10,8 @@ export interface AccountsOptions extends AccountsDepsOptions {
   mailer?: Mailer;
 }
 
-/** Identity for the facade: its routes, the authenticator every request passes, and what OAuth login builds on. */
+/** Identity for the facade: the authenticator every request passes, and what its routes and OAuth login build on. */
 export interface Accounts {
-  routes: RouteModule[];
   authenticator: Authenticator;
   /** For the modules that sign users in too (OAuth): `startSession(accounts.deps, …)`. */
   deps: AccountsDeps;
@@ -29,7 +24,6 @@ export async function createAccounts(options: AccountsOptions): Promise<Accounts
   const mailer =
     options.mailer ?? createMailer({ config: options.mail, logger: options.logger, now: deps.now });
   return {
-    routes: [accountsRoutes(deps, mailer), apiKeysRoutes(deps), organizationsRoutes(deps)],
     authenticator: createAuthenticator(deps),
     deps,
     mailer,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { tooManyRequests, type ApiError } from '../apiserver/errors.js';
+import { throttled, type AccountError } from './account-error.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
 import type { AccountsDeps } from './deps.js';
 import { randomBase32 } from './ids.js';
@@ -30,9 +30,9 @@ function subjects(deps: AccountsDeps, attempt: LoginAttempt): [Subject, Subject]
   ];
 }
 
-function lockedOut(retryAfterSeconds: number): ApiError {
+function lockedOut(retryAfterSeconds: number): AccountError {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return tooManyRequests(
+  return throttled(
     retryAfterSeconds,
     `too many failed login attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
   );

@@ -1,4 +1,4 @@
-import { ApiError, unauthorized } from '../apiserver/errors.js';
+import { refused, unauthenticated, type AccountError } from './account-error.js';
 import type { AccountsDeps } from './deps.js';
 import { assertLoginAllowed, clearAccountFailures, recordLoginFailure } from './login-throttle.js';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.js';
@@ -14,19 +14,16 @@ export interface LoginResult extends IssuedTokens {
   user: { id: string; email: string; name: string };
 }
 
-function invalidCredentials(): ApiError {
-  return unauthorized('the e-mail address or the password is wrong', { code: 'invalid_credentials' });
+function invalidCredentials(): AccountError {
+  return unauthenticated('the e-mail address or the password is wrong', { code: 'invalid_credentials' });
 }
 
 /** 403 `2fa_required` with the `session_token` that 2fa/verify takes. */
-export async function twoFactorRequired(deps: AccountsDeps, userId: string): Promise<ApiError> {
+export async function twoFactorRequired(deps: AccountsDeps, userId: string): Promise<AccountError> {
   const sessionToken = await createTwoFactorChallenge(deps, userId);
-  return new ApiError(
-    403,
-    '2fa_required',
+  return refused(
     'two-factor authentication is required: send a code with this session_token to /v1/auth/2fa/verify',
-    {},
-    { session_token: sessionToken },
+    { code: '2fa_required', extra: { session_token: sessionToken } },
   );
 }
 
@@ -66,8 +63,8 @@ export async function login(
   return { ...tokens, user: { id: user.id, email: user.email, name: user.name } };
 }
 
-function invalidSessionToken(): ApiError {
-  return unauthorized('the session_token is invalid or expired; sign in again', {
+function invalidSessionToken(): AccountError {
+  return unauthenticated('the session_token is invalid or expired; sign in again', {
     code: 'invalid_session_token',
   });
 }
@@ -88,7 +85,7 @@ export async function completeTwoFactorLogin(
   await assertLoginAllowed(deps, attempt);
   if (!(await acceptSecondFactor(deps, user, input.code))) {
     await recordLoginFailure(deps, attempt);
-    throw unauthorized('the code is not valid', { code: 'invalid_code' });
+    throw unauthenticated('the code is not valid', { code: 'invalid_code' });
   }
   if (!(await spendChallenge(deps, input.session_token))) throw invalidSessionToken();
   await clearAccountFailures(deps, user.email);

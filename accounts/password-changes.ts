@@ -1,4 +1,4 @@
-import { badRequest } from '../apiserver/errors.js';
+import { invalidInput } from './account-error.js';
 import { passwordResetMail, sendAccountMail } from './account-mail.js';
 import type { AccountsDeps } from './deps.js';
 import { consumeEmailToken, issueEmailToken, voidEmailTokens } from './email-tokens.js';
@@ -27,7 +27,7 @@ export async function changePassword(
   const user = await findUserRow(deps.database.kysely, { id: session.userId });
   if (!user) throw new Error(`no user ${session.userId}`);
   if (user.password_hash === null) {
-    throw badRequest('this account has no password yet; set one through forgot-password', {
+    throw invalidInput('this account has no password yet; set one through forgot-password', {
       code: 'no_password',
     });
   }
@@ -35,7 +35,7 @@ export async function changePassword(
   await assertLoginAllowed(deps, attempt);
   if (!(await verifyPassword(input.current_password, user.password_hash))) {
     await recordLoginFailure(deps, attempt);
-    throw badRequest('current_password is wrong', { code: 'invalid_current_password' });
+    throw invalidInput('current_password is wrong', { code: 'invalid_current_password' });
   }
   const passwordHash = await hashPassword(input.new_password, deps.passwordCost);
   const now = deps.now();
@@ -82,7 +82,7 @@ export async function resetPassword(
   const userId = await deps.database.kysely.transaction().execute(async (trx) => {
     const owner = await consumeEmailToken(trx, input.token, 'reset_password', now);
     if (owner === undefined)
-      throw badRequest('the reset token is invalid, used or expired', { code: 'invalid_token' });
+      throw invalidInput('the reset token is invalid, used or expired', { code: 'invalid_token' });
     const user = await trx
       .updateTable('users')
       .set({ password_hash: passwordHash, email_verified: 1, updated_at: now.toISOString() })

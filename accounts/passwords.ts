@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { badRequest } from '../apiserver/errors.js';
+import { invalidInput } from './account-error.js';
 
 /** scrypt's cost parameters: `N` (a power of two), block size `r`, parallelism `p`. */
 export interface ScryptCost {
@@ -71,7 +71,7 @@ export function needsRehash(encoded: string, cost: ScryptCost = OWASP_SCRYPT_COS
 export function checkPasswordPolicy(password: string, field: string): void {
   const length = [...password.normalize('NFKC')].length;
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw badRequest(
+    throw invalidInput(
       `${field} must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long, got ${length}`,
       {
         details: { fields: [{ in: 'body', field, rule: 'length', message: `${field} length is ${length}` }] },

@@ -1,4 +1,4 @@
-import { notFound } from '../apiserver/errors.js';
+import { notFound } from './account-error.js';
 import type { AccountsDeps } from './deps.js';
 import { listMemberships, membershipOf } from './organizations.js';
 import { findUserById } from './users.js';

@@ -1,4 +1,4 @@
-import { badRequest } from '../apiserver/errors.js';
+import { invalidInput } from './account-error.js';
 import { sendAccountMail, verificationMail } from './account-mail.js';
 import type { AccountsDeps } from './deps.js';
 import { consumeEmailToken, issueEmailToken } from './email-tokens.js';
@@ -52,7 +52,7 @@ export async function verifyEmail(
   const now = deps.now();
   const userId = await consumeEmailToken(deps.database.kysely, token, 'verify_email', now);
   if (userId === undefined) {
-    throw badRequest('the verification token is invalid, used or expired', { code: 'invalid_token' });
+    throw invalidInput('the verification token is invalid, used or expired', { code: 'invalid_token' });
   }
   await markEmailVerified(deps.database, userId, now);
   deps.logger.info({ userId }, 'e-mail address verified');

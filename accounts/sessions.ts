@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { notFound, unauthorized } from '../apiserver/errors.js';
+import { notFound, unauthenticated } from './account-error.js';
 import type { DataPlaneSchema, OrganizationRole } from '../data-plane/schema.js';
 import { signAccessToken } from './access-tokens.js';
 import { describeLocation } from './client-location.js';
@@ -50,7 +50,7 @@ export interface LiveSession {
 }
 
 function invalidRefreshToken(message = 'the refresh token is invalid or expired') {
-  return unauthorized(message, { code: 'invalid_token' });
+  return unauthenticated(message, { code: 'invalid_token' });
 }
 
 async function issueRefreshToken(

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import { ApiError, badRequest } from '../apiserver/errors.js';
+import { conflicting, invalidInput, type AccountError } from './account-error.js';
 import type { UsersTable } from '../data-plane/schema.js';
 import { open, seal } from '../security/sealed-box.js';
 import { replaceBackupCodes, spendBackupCode } from './backup-codes.js';
@@ -39,12 +39,12 @@ function totpFor(email: string, secret: Secret): TOTP {
   });
 }
 
-function twoFactorConflict(code: string, message: string): ApiError {
-  return new ApiError(409, code, message);
+function twoFactorConflict(code: string, message: string): AccountError {
+  return conflicting(code, message);
 }
 
-function invalidCode(): ApiError {
-  return badRequest('the code is not valid', { code: 'invalid_code' });
+function invalidCode(): AccountError {
+  return invalidInput('the code is not valid', { code: 'invalid_code' });
 }
 
 /**

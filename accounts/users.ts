@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { ApiError } from '../apiserver/errors.js';
+import { conflicting, type AccountError } from './account-error.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { DataPlaneSchema, UsersTable } from '../data-plane/schema.js';
 import { newId } from './ids.js';
@@ -66,8 +66,8 @@ export async function findUserById(db: DataPlane, id: string): Promise<UserRecor
   return row && toUserRecord(row);
 }
 
-export function emailTaken(): ApiError {
-  return new ApiError(409, 'email_taken', 'an account with this e-mail address already exists');
+export function emailTaken(): AccountError {
+  return conflicting('email_taken', 'an account with this e-mail address already exists');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { AccountError, type AccountErrorReason } from '../accounts/account-error.js';
 import { StoreError } from '../control-plane/types.js';
 import type { ErrorStyle } from './routing/areas.js';
 
@@ -163,10 +164,33 @@ export function fromStoreError(error: StoreError): ApiError | undefined {
   }
 }
 
+const ACCOUNT_ERROR_STATUS: Record<AccountErrorReason, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+/** The answer for a refusal of the accounts service. */
+export function fromAccountError(error: AccountError): ApiError {
+  if (error.reason === 'rate_limited') return tooManyRequests(error.retryAfterSeconds ?? 1, error.message);
+  return new ApiError(
+    ACCOUNT_ERROR_STATUS[error.reason],
+    error.code,
+    error.message,
+    error.details,
+    error.extra,
+  );
+}
+
 /** The error as a client sees it, or `undefined` for a failure that must not be described. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof StoreError) return fromStoreError(error);
+  if (error instanceof AccountError) return fromAccountError(error);
   return undefined;
 }
 

@@ -10,7 +10,10 @@ import { createOAuthProviders } from '../accounts/oauth/providers.js';
 import type { ScryptCost } from '../accounts/passwords.js';
 import type { Authenticator } from '../accounts/principal.js';
 import { createApp } from '../apiserver/app.js';
+import { accountsRoutes } from '../apiserver/routes/accounts/accounts.js';
+import { apiKeysRoutes } from '../apiserver/routes/accounts/api-keys.js';
 import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
+import { organizationsRoutes } from '../apiserver/routes/accounts/organizations.js';
 import {
   CODEHOST_WEBHOOK_PATH,
   codehostWebhookRouter,
@@ -134,7 +137,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       startedAt: deps.startedAt,
       services,
       routes: [
-        ...accounts.routes,
+        accountsRoutes(accounts.deps, accounts.mailer),
+        apiKeysRoutes(accounts.deps),
+        organizationsRoutes(accounts.deps),
         oauthRoutes(accounts.deps, config.oauth),
         vpcRoutes({ store: apiStore, config: config.vpc }),
         vaultRoutes({ engine: vault, apiAddress }),

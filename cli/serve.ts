@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { platformKubeAuthenticator } from '../accounts/kube-identity.js';
 import { organizationNamespace } from '../accounts/organizations.js';
 import { startServer } from '../apiserver/server.js';
 import type { Config } from '../config/index.js';
@@ -8,12 +9,12 @@ import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
 import { openEmbeddedStore } from '../control-plane/embedded-store/index.js';
 import {
   combineKubeAuthenticators,
-  platformKubeAuthenticator,
+  generateStartupToken,
+  kubernetesApiApp,
+  loadServingCertificate,
   startupTokenAuthenticator,
-} from '../control-plane/kubernetes-api/authentication.js';
-import { generateStartupToken, writeKubeconfig } from '../control-plane/kubernetes-api/kubeconfig.js';
-import { kubernetesApiApp } from '../control-plane/kubernetes-api/kubernetes-app.js';
-import { loadServingCertificate } from '../control-plane/kubernetes-api/serving-certificate.js';
+  writeKubeconfig,
+} from '../control-plane/kubernetes-api/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { loadKinds } from '../crds/registry.js';
 import { openDataPlane } from '../data-plane/data-plane.js';

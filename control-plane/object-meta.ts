@@ -176,3 +176,8 @@ export function metadataCauses(metadata: JsonObject, namespaced: boolean): Store
   causes.push(...ownerReferenceCauses(metadata.ownerReferences));
   return causes;
 }
+
+/** Kubernetes timestamps have whole seconds: `2024-05-01T10:00:00Z`. */
+export function timestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

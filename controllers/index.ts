@@ -1,9 +1,9 @@
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { VpcConfig } from '../config/vpc.js';
 import type { IntegrationServices } from '../integrations/connection.js';
-import { integrationController } from './integration/integration-controller.js';
+import { integrationController } from './integration/index.js';
 import type { ControllerDefinition } from './runtime/controller.js';
-import { vaultClusterController } from './vaultcluster/vaultcluster-controller.js';
+import { vaultClusterController } from './vaultcluster/index.js';
 import type { VaultEngine } from '../vault/vault-engine.js';
 import { vpcControllers } from './vpc/index.js';
 

@@ -8,7 +8,7 @@ import {
   purgeFinishedRunsBefore,
   purgeSettledEventsBefore,
 } from '../integrations/retention.js';
-import { countTombstonesDeletedBefore, purgeTombstonesDeletedBefore } from '../controllers/vpc/tombstones.js';
+import { countTombstonesDeletedBefore, purgeTombstonesDeletedBefore } from '../controllers/vpc/index.js';
 import { countRunsStartedBefore, deleteRunsStartedBefore } from './job-runs.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

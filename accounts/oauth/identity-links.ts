@@ -1,4 +1,4 @@
-import { ApiError } from '../../apiserver/errors.js';
+import { AccountError } from '../account-error.js';
 import type { AccountsDeps } from '../deps.js';
 import { revokeSessions } from '../sessions.js';
 import { createUser, findUserByEmail, findUserById, markEmailVerified, type UserRecord } from '../users.js';
@@ -54,7 +54,7 @@ async function createOrFindUser(deps: AccountsDeps, profile: VerifiedProfile): P
   } catch (error) {
     // A concurrent login with the same address created the account first.
     const existing =
-      error instanceof ApiError && error.code === 'email_taken'
+      error instanceof AccountError && error.code === 'email_taken'
         ? await findUserByEmail(deps.database, profile.verifiedEmail)
         : undefined;
     if (!existing) throw error;

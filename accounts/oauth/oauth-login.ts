@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { badRequest, notFound, serviceUnavailable } from '../../apiserver/errors.js';
+import { invalidInput, notFound, unavailable } from '../account-error.js';
 import type { AccountsDeps } from '../deps.js';
 import { startSession } from '../sessions.js';
 import { createTwoFactorChallenge } from '../two-factor-challenges.js';
@@ -92,7 +92,7 @@ function clientRedirect(redirectUri: string, result: Record<string, string>): st
 export async function beginOAuthLogin(deps: OAuthLoginDeps, start: LoginStart): Promise<string> {
   const provider = configuredProvider(deps, start.provider);
   if (!deps.redirectUris.includes(start.redirectUri)) {
-    throw badRequest('redirect_uri is not one of the redirect URIs this server allows', {
+    throw invalidInput('redirect_uri is not one of the redirect URIs this server allows', {
       code: 'invalid_redirect_uri',
     });
   }
@@ -113,7 +113,7 @@ export async function beginOAuthLogin(deps: OAuthLoginDeps, start: LoginStart): 
       { provider: provider.name, reason: error.message },
       'OAuth provider unreachable',
     );
-    throw serviceUnavailable(`the ${provider.name} provider cannot be reached; retry shortly`, {
+    throw unavailable(`the ${provider.name} provider cannot be reached; retry shortly`, {
       code: 'provider_unavailable',
     });
   }
@@ -142,7 +142,7 @@ export async function beginOAuthLogin(deps: OAuthLoginDeps, start: LoginStart): 
 export async function completeOAuthLogin(deps: OAuthLoginDeps, callback: LoginCallback): Promise<string> {
   const provider = configuredProvider(deps, callback.provider);
   if (callback.code === undefined && callback.error === undefined) {
-    throw badRequest('the callback needs a code or an error', { code: 'invalid_request' });
+    throw invalidInput('the callback needs a code or an error', { code: 'invalid_request' });
   }
   const { logger } = deps.accounts;
   const login = await claimPendingLogin(
@@ -152,7 +152,7 @@ export async function completeOAuthLogin(deps: OAuthLoginDeps, callback: LoginCa
     deps.accounts.now(),
   );
   if (!login) {
-    throw badRequest('the login state is unknown, expired or already used; start the login again', {
+    throw invalidInput('the login state is unknown, expired or already used; start the login again', {
       code: 'invalid_state',
     });
   }

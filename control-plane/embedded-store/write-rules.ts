@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KindDescriptor } from '../kind-descriptor.js';
 import { badRequest, cause, invalid, staleResourceVersion } from '../store-errors.js';
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from '../json-value.js';
-import { generatedName, metadataCauses, pruneMetadata, SERVER_FIELDS } from '../object-meta.js';
+import { generatedName, metadataCauses, pruneMetadata, SERVER_FIELDS, timestamp } from '../object-meta.js';
 import type { SchemaCheck } from '../schema-validator.js';
 import type { StoreErrorCause } from '../types.js';
 
@@ -42,11 +42,6 @@ export function finalizersOf(object: JsonObject): string[] {
   return Array.isArray(finalizers)
     ? finalizers.filter((entry): entry is string => typeof entry === 'string')
     : [];
-}
-
-/** Kubernetes timestamps have whole seconds: `2024-05-01T10:00:00Z`. */
-export function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

@@ -1,7 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { ApiError } from '../../apiserver/errors.js';
-import type { Authenticator } from '../../accounts/principal.js';
 
 /** Who calls the Kubernetes API, and which namespaces they may read and write. */
 export interface KubeIdentity {
@@ -51,28 +49,6 @@ export function combineKubeAuthenticators(...authenticators: KubeAuthenticator[]
       if (identity !== undefined) return identity;
     }
     return undefined;
-  };
-}
-
-/**
- * Platform credentials (session tokens, API keys) on the Kubernetes API: the caller may use the
- * namespace of their organization, and nothing when they have none.
- */
-export function platformKubeAuthenticator(
-  authenticator: Authenticator,
-  namespaceOf: (organizationId: string) => string,
-): KubeAuthenticator {
-  return async (req) => {
-    let principal;
-    try {
-      principal = await authenticator(req);
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) return undefined;
-      throw error;
-    }
-    if (principal === undefined) return undefined;
-    const namespaces = principal.organizationId === undefined ? [] : [namespaceOf(principal.organizationId)];
-    return { user: principal.id, namespaces };
   };
 }
 

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject } from '../json-value.js';
 import { applyMergePatch } from '../merge-patch.js';
 import { isStoreError, type KubeObject } from '../types.js';
-import { timestamp } from '../embedded-store/write-rules.js';
+import { timestamp } from '../object-meta.js';
 import { authorize, sendObject, visibleTo, type ApiContext, type ResourceCall } from './api-context.js';
 import { parseFieldSelector } from './field-selector.js';
 import { applyJsonPatch } from './json-patch.js';

@@ -10,6 +10,33 @@ import {
 import { securityGroupController } from './security-group-controller.js';
 import { subnetController } from './subnet-controller.js';
 import { vpcController } from './vpc-controller.js';
+export { claimCidr, claimedBlocks, regionScope, releaseCidrClaim, vpcScope } from './cidr-claims.js';
+export { newPartId, newSubnetId, newVpcId, partIdPattern } from './ids.js';
+export { availableIpCount, formatCidr, nextFreeBlocks, parseCidr } from './ipam.js';
+export { listParts, withOwner } from './parts.js';
+export { findAllocationById } from './public-ips.js';
+export { effectiveRoutes, localRoute, routeStates } from './routing-controllers.js';
+export { securityGroupRuleProblems } from './security-group-controller.js';
+export { subnetOverlapMessage, subnetProblems } from './subnet-controller.js';
+export {
+  countTombstonesDeletedBefore,
+  findTombstone,
+  listTombstones,
+  purgeTombstonesDeletedBefore,
+} from './tombstones.js';
+export type { VpcTombstone } from './tombstones.js';
+export {
+  MAX_BLOCK_PREFIX,
+  MIN_BLOCK_PREFIX,
+  VpcValidationError,
+  checkAnyBlock,
+  checkBlock,
+  checkRegion,
+  collectProblems,
+} from './validation.js';
+export type { ValidationProblem } from './validation.js';
+export { vpcLimitMessage, vpcOverlapMessage } from './vpc-controller.js';
+export { defaultNetworkAclId, mainRouteTableId } from './vpc-defaults.js';
 
 /**
  * The controllers of the VPC family, configured with the platform's regions, limit and address

@@ -5,10 +5,10 @@ import { X509Certificate } from 'node:crypto';
 import type { Request } from 'express';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unauthorized } from '../../apiserver/errors.js';
+import { unauthenticated } from '../../accounts/account-error.js';
+import { platformKubeAuthenticator } from '../../accounts/kube-identity.js';
 import {
   combineKubeAuthenticators,
-  platformKubeAuthenticator,
   startupTokenAuthenticator,
 } from '../../control-plane/kubernetes-api/authentication.js';
 import { generateStartupToken, writeKubeconfig } from '../../control-plane/kubernetes-api/kubeconfig.js';
@@ -86,7 +86,7 @@ describe('authentication', () => {
           rateLimitKey: 'key_1',
         };
       }
-      if (req.headers['x-api-key'] !== undefined) throw unauthorized('invalid key');
+      if (req.headers['x-api-key'] !== undefined) throw unauthenticated('invalid key');
       return undefined;
     };
     const authenticate = combineKubeAuthenticators(

@@ -28,7 +28,7 @@ describe('the layers of the source tree', () => {
     expect(checkLayers(repoRoot)).toEqual([]);
   });
 
-  it.each([
+  it.each<{ case: string; files: Record<string, string>; problem: string }>([
     {
       case: 'a lower layer importing a higher one',
       files: {

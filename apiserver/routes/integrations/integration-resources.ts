@@ -14,14 +14,14 @@ import {
 } from '../../../crds/integration.js';
 import type { BackgroundRuns } from '../../../integrations/background-runs.js';
 import type { IntegrationServices } from '../../../integrations/connection.js';
-import { INTEGRATION_CREDENTIALS_FINALIZER } from '../../../controllers/integration/integration-controller.js';
+import { INTEGRATION_CREDENTIALS_FINALIZER } from '../../../controllers/integration/index.js';
 import {
   deleteCredentials,
   DuplicateAccountError,
   storeCredentials,
   type IntegrationCredentials,
 } from '../../../integrations/credentials.js';
-import type { IntegrationProblem } from '../../../controllers/integration/validation.js';
+import type { IntegrationProblem } from '../../../controllers/integration/index.js';
 import type { ProviderError } from '../../../integrations/providers/provider.js';
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
 import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../errors.js';

@@ -10,7 +10,7 @@ import {
   type IntegrationType,
 } from '../../../crds/integration.js';
 import { newIntegrationId } from '../../../integrations/ids.js';
-import { configurationProblems, credentialProblems } from '../../../controllers/integration/validation.js';
+import { configurationProblems, credentialProblems } from '../../../controllers/integration/index.js';
 import { checkOutboundUrl, EgressError } from '../../../security/egress.js';
 import { unprocessable } from '../../errors.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';

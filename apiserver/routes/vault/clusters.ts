@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_SHARES, DEFAULT_THRESHOLD } from '../../../controllers/vaultcluster/engine.js';
+import { DEFAULT_SHARES, DEFAULT_THRESHOLD } from '../../../controllers/vaultcluster/index.js';
 import { VAULT_ENGINE_VERSION, vaultClusterId } from '../../../vault/vault-engine.js';
 import { VAULT_CLUSTER, type VaultCluster, type VaultClusterPhase } from '../../../crds/vault-cluster.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';

@@ -12,13 +12,13 @@ import {
   type VpcPart,
 } from '../../../crds/vpc.js';
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
-import { newPartId, partIdPattern } from '../../../controllers/vpc/ids.js';
-import { formatCidr } from '../../../controllers/vpc/ipam.js';
-import { listParts, withOwner } from '../../../controllers/vpc/parts.js';
-import { findAllocationById } from '../../../controllers/vpc/public-ips.js';
-import { effectiveRoutes, localRoute, routeStates } from '../../../controllers/vpc/routing-controllers.js';
-import { checkAnyBlock } from '../../../controllers/vpc/validation.js';
-import { mainRouteTableId } from '../../../controllers/vpc/vpc-defaults.js';
+import { newPartId, partIdPattern } from '../../../controllers/vpc/index.js';
+import { formatCidr } from '../../../controllers/vpc/index.js';
+import { listParts, withOwner } from '../../../controllers/vpc/index.js';
+import { findAllocationById } from '../../../controllers/vpc/index.js';
+import { effectiveRoutes, localRoute, routeStates } from '../../../controllers/vpc/index.js';
+import { checkAnyBlock } from '../../../controllers/vpc/index.js';
+import { mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';

@@ -10,9 +10,9 @@ import {
   type SecurityGroupRule,
 } from '../../../crds/vpc.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
-import { newPartId, partIdPattern } from '../../../controllers/vpc/ids.js';
-import { listParts, withOwner } from '../../../controllers/vpc/parts.js';
-import { securityGroupRuleProblems } from '../../../controllers/vpc/security-group-controller.js';
+import { newPartId, partIdPattern } from '../../../controllers/vpc/index.js';
+import { listParts, withOwner } from '../../../controllers/vpc/index.js';
+import { securityGroupRuleProblems } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';

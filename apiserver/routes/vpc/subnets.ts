@@ -2,12 +2,12 @@
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { SUBNET, type NatGateway, type Subnet, type Vpc } from '../../../crds/vpc.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
-import { claimCidr, releaseCidrClaim, vpcScope } from '../../../controllers/vpc/cidr-claims.js';
-import { newSubnetId } from '../../../controllers/vpc/ids.js';
-import { availableIpCount, parseCidr } from '../../../controllers/vpc/ipam.js';
-import { withOwner } from '../../../controllers/vpc/parts.js';
-import { subnetOverlapMessage, subnetProblems } from '../../../controllers/vpc/subnet-controller.js';
-import { defaultNetworkAclId, mainRouteTableId } from '../../../controllers/vpc/vpc-defaults.js';
+import { claimCidr, releaseCidrClaim, vpcScope } from '../../../controllers/vpc/index.js';
+import { newSubnetId } from '../../../controllers/vpc/index.js';
+import { availableIpCount, parseCidr } from '../../../controllers/vpc/index.js';
+import { withOwner } from '../../../controllers/vpc/index.js';
+import { subnetOverlapMessage, subnetProblems } from '../../../controllers/vpc/index.js';
+import { defaultNetworkAclId, mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';

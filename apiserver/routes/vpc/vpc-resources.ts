@@ -16,8 +16,8 @@ import {
   type VpcPart,
 } from '../../../crds/vpc.js';
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
-import type { ValidationProblem } from '../../../controllers/vpc/validation.js';
-import { VpcValidationError } from '../../../controllers/vpc/validation.js';
+import type { ValidationProblem } from '../../../controllers/vpc/index.js';
+import { VpcValidationError } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 

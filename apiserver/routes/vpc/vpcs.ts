@@ -12,18 +12,18 @@ import {
   regionScope,
   releaseCidrClaim,
   vpcScope,
-} from '../../../controllers/vpc/cidr-claims.js';
-import { newVpcId } from '../../../controllers/vpc/ids.js';
-import { formatCidr, nextFreeBlocks, parseCidr } from '../../../controllers/vpc/ipam.js';
-import { findTombstone, listTombstones, type VpcTombstone } from '../../../controllers/vpc/tombstones.js';
+} from '../../../controllers/vpc/index.js';
+import { newVpcId } from '../../../controllers/vpc/index.js';
+import { formatCidr, nextFreeBlocks, parseCidr } from '../../../controllers/vpc/index.js';
+import { findTombstone, listTombstones, type VpcTombstone } from '../../../controllers/vpc/index.js';
 import {
   checkBlock,
   checkRegion,
   collectProblems,
   MAX_BLOCK_PREFIX,
   MIN_BLOCK_PREFIX,
-} from '../../../controllers/vpc/validation.js';
-import { vpcLimitMessage, vpcOverlapMessage } from '../../../controllers/vpc/vpc-controller.js';
+} from '../../../controllers/vpc/index.js';
+import { vpcLimitMessage, vpcOverlapMessage } from '../../../controllers/vpc/index.js';
 import { ApiError, badRequest, conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
