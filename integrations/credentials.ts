@@ -39,6 +39,8 @@ export interface NewCredentials {
   accountKey: string | null;
   credentials: IntegrationCredentials;
   now: Date;
+  /** The provider accepted the credentials just now, for the object's first generation. */
+  verified?: boolean;
 }
 
 /**
@@ -69,6 +71,8 @@ export async function storeCredentials(
         ),
         created_at: at,
         updated_at: at,
+        verified_generation: entry.verified ? 1 : null,
+        verified_at: entry.verified ? at : null,
       })
       .execute();
   } catch (error) {

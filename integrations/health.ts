@@ -2,6 +2,7 @@
  * The health of an integration, from what has been recorded about it: its phase, its recent
  * tests and syncs, and the events forwarded to it.
  */
+import { presentedStatus, readActivity, type IntegrationActivity } from './activity.js';
 import type { Integration } from '../crds/integration.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { IntegrationSyncStatus } from '../data-plane/schema.js';
@@ -34,6 +35,7 @@ export interface HealthSample {
 
 export interface HealthInputs {
   integration: Integration;
+  activity: IntegrationActivity;
   samples: HealthSample[];
   lastSyncRun?: { status: IntegrationSyncStatus };
   failedEvents: number;
@@ -43,7 +45,7 @@ export interface HealthInputs {
 /** Pure: the health figures of the inputs. */
 export function computeHealth(inputs: HealthInputs): IntegrationHealth {
   const { integration, samples } = inputs;
-  const status = integration.status ?? {};
+  const status = presentedStatus(integration, inputs.activity);
   const phase = status.phase ?? 'pending';
   const recent = [...samples].sort((a, b) => b.at.localeCompare(a.at)).slice(0, WINDOW);
   const succeeded = recent.filter((sample) => sample.ok).length;
@@ -137,6 +139,7 @@ export async function readHealth(database: DataPlane, integration: Integration):
   });
   return computeHealth({
     integration,
+    activity: (await readActivity(database, [id])).get(id) ?? {},
     samples: [...testSamples, ...events.samples],
     ...(lastSync === undefined ? {} : { lastSyncRun: lastSync }),
     failedEvents: events.failed,

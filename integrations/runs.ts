@@ -4,9 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Integration } from '../crds/integration.js';
-import { INTEGRATION } from '../crds/integration.js';
 import type { IntegrationRunStatus, IntegrationSyncStatus } from '../data-plane/schema.js';
-import type { ObjectStore } from '../control-plane/types.js';
 import type { BackgroundRuns } from './background-runs.js';
 import { providerContext, type IntegrationServices } from './connection.js';
 import { readCredentials } from './credentials.js';
@@ -39,7 +37,6 @@ export interface IntegrationSyncRecord {
 }
 
 export interface RunServices extends IntegrationServices {
-  store: ObjectStore;
   runs: BackgroundRuns;
 }
 
@@ -171,13 +168,6 @@ async function runSync(
     })
     .where('id', '=', syncId)
     .execute();
-  if (status === 'success') {
-    const current = await services.store.get<Integration>(INTEGRATION, integration.metadata.namespace, id);
-    await services.store.updateStatus<Integration>(INTEGRATION, {
-      ...current,
-      status: { ...current.status, lastSync: at },
-    });
-  }
 }
 
 /** Records a codehost sync `in-progress` and runs it in the background; answers the record. */

@@ -18,6 +18,7 @@ import {
   type IntegrationServices,
 } from '../../integrations/connection.js';
 import { deleteCredentials, readCredentials } from '../../integrations/credentials.js';
+import { pendingVerification, readActivity } from '../../integrations/activity.js';
 
 /** Held while the integration's credentials exist in the data plane. */
 export const INTEGRATION_CREDENTIALS_FINALIZER = 'cloudplane.dev/integration-credentials';
@@ -129,6 +130,30 @@ export function integrationController(services: IntegrationServices): Controller
         integration,
         disconnectedStatus(integration, clock.now()),
       );
+      return;
+    }
+    const activity = (await readActivity(services.database, [name])).get(name) ?? {};
+    const verification = pendingVerification(integration, activity);
+    if (verification !== undefined) {
+      // The API verified these credentials when it created the object: checking again would
+      // repeat the provider's side effects (a chat verification posts to every channel).
+      await writeStatusIfChanged(
+        store,
+        INTEGRATION,
+        integration,
+        connectedStatus(
+          integration,
+          {
+            phase: 'connected',
+            reason: 'Connected',
+            message: `the ${integration.spec?.type} provider accepted the credentials`,
+            ...(verification.accountKey === null ? {} : { accountKey: verification.accountKey }),
+            transient: false,
+          },
+          new Date(verification.at),
+        ),
+      );
+      logger.info('integration verified at creation');
       return;
     }
     if (!needsCheck(integration)) return;

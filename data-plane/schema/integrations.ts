@@ -22,6 +22,12 @@ export interface IntegrationCredentialsTable {
   sealed_credentials: string;
   created_at: string;
   updated_at: string;
+  /**
+   * The generation of the Integration whose credentials the API verified before creating it, and
+   * when (migration 0009); null for credentials stored unverified.
+   */
+  verified_generation: number | null;
+  verified_at: string | null;
 }
 
 export type IntegrationRunStatus = 'in-progress' | 'passed' | 'failed';

@@ -13,7 +13,14 @@ function integration(status: IntegrationStatus): Integration {
 }
 
 function inputs(status: IntegrationStatus, overrides: Partial<HealthInputs> = {}): HealthInputs {
-  return { integration: integration(status), samples: [], failedEvents: 0, queuedEvents: 0, ...overrides };
+  return {
+    integration: integration(status),
+    activity: {},
+    samples: [],
+    failedEvents: 0,
+    queuedEvents: 0,
+    ...overrides,
+  };
 }
 
 const ok = (at: string, latencyMs = 100) => ({ at, ok: true, latencyMs });

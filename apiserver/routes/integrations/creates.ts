@@ -3,10 +3,9 @@
  * anything is stored, so the answer is `connected` or a 400 naming what the provider refused.
  */
 import { randomBytes } from 'node:crypto';
-import { INTEGRATION, type Integration, type IntegrationType } from '../../../crds/integration.js';
+import type { Integration, IntegrationType } from '../../../crds/integration.js';
 import { codehostWebhookUrl, installRepositoryHooks } from '../../../integrations/codehost-hooks.js';
 import { providerContext } from '../../../integrations/connection.js';
-import { connectedStatus } from '../../../controllers/integration/index.js';
 import { codehostWebhookId, newIntegrationId } from '../../../integrations/ids.js';
 import { accessToken } from '../../../integrations/providers/codehost.js';
 import { PROVIDERS } from '../../../integrations/providers/index.js';
@@ -20,6 +19,7 @@ import { defineRoute, type RouteContext, type RouteDefinition } from '../../rout
 import type { Principal } from '../../../accounts/principal.js';
 import { ensureTenantNamespace } from '../../routing/tenancy.js';
 import {
+  activityOf,
   checkNameFree,
   createIntegration,
   INTEGRATION_SUMMARY,
@@ -82,7 +82,7 @@ async function createVerified(
     configuration = { ...configuration, ...extra.configuration };
     credentials = { ...credentials, ...extra.credentials };
   }
-  const created = await createIntegration(services, {
+  const integration = await createIntegration(services, {
     id,
     namespace,
     type: request.type,
@@ -90,20 +90,7 @@ async function createVerified(
     configuration,
     credentials,
     accountKey: verified.accountKey,
-  });
-  const integration = await deps.store.updateStatus<Integration>(INTEGRATION, {
-    ...created,
-    status: connectedStatus(
-      created,
-      {
-        phase: 'connected',
-        reason: 'Connected',
-        message: `the ${request.type} provider accepted the credentials`,
-        accountKey: verified.accountKey,
-        transient: false,
-      },
-      ctx.now(),
-    ),
+    verified: true,
   });
   return { integration, configuration };
 }
@@ -113,8 +100,13 @@ function checkConfiguration(type: IntegrationType, configuration: Record<string,
   if (problems.length > 0) throw invalidConfiguration(problems);
 }
 
-function created(integration: Integration, now: Date, extra: Record<string, unknown>) {
-  const { id, name, type, status, created_at } = restSummary(integration, now);
+async function created(
+  ctx: Pick<RouteContext, 'database' | 'now'>,
+  integration: Integration,
+  extra: Record<string, unknown>,
+) {
+  const activity = await activityOf(ctx.database, integration);
+  const { id, name, type, status, created_at } = restSummary(integration, activity, ctx.now());
   return { status: 201, data: { id, name, type, status, ...extra, created_at } };
 }
 
@@ -208,7 +200,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
             }
           },
         );
-        return created(integration, ctx.now(), { webhook_url: webhookUrl, webhook_secret: secret });
+        return created(ctx, integration, { webhook_url: webhookUrl, webhook_secret: secret });
       },
     }),
     defineRoute<{ body: { name: string; api_token: string; zones: string[] } }>({
@@ -239,7 +231,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
           credentials: { api_token: ctx.body.api_token },
           credentialField: 'api_token',
         });
-        return created(integration, ctx.now(), { zones: configuration.zones });
+        return created(ctx, integration, { zones: configuration.zones });
       },
     }),
     defineRoute<{ body: { name: string; api_key: string; app_key?: string; site: string; tags?: string[] } }>(
@@ -279,7 +271,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
             },
             credentialField: 'api_key',
           });
-          return created(integration, ctx.now(), { tags });
+          return created(ctx, integration, { tags });
         },
       },
     ),
@@ -315,7 +307,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
           credentials: { webhook_url: ctx.body.webhook_url },
           credentialField: 'webhook_url',
         });
-        return created(integration, ctx.now(), { channels: ctx.body.channels });
+        return created(ctx, integration, { channels: ctx.body.channels });
       },
     }),
     defineRoute<{ body: { name: string; integration_key: string; service_id: string } }>({
@@ -347,7 +339,7 @@ export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefi
           credentials: { integration_key: ctx.body.integration_key },
           credentialField: 'integration_key',
         });
-        return created(integration, ctx.now(), { service_id: ctx.body.service_id });
+        return created(ctx, integration, { service_id: ctx.body.service_id });
       },
     }),
   ];

@@ -14,6 +14,8 @@ import {
 } from '../../../crds/integration.js';
 import type { BackgroundRuns } from '../../../integrations/background-runs.js';
 import type { IntegrationServices } from '../../../integrations/connection.js';
+import { presentedStatus, readActivity, type IntegrationActivity } from '../../../integrations/activity.js';
+import type { DataPlane } from '../../../data-plane/data-plane.js';
 import { INTEGRATION_CREDENTIALS_FINALIZER } from '../../../controllers/integration/index.js';
 import {
   deleteCredentials,
@@ -93,22 +95,23 @@ export function publicConfiguration(integration: Integration): Record<string, un
   return configuration;
 }
 
-export function restSummary(integration: Integration, now: Date) {
+export function restSummary(integration: Integration, activity: IntegrationActivity, now: Date) {
   const spec = integration.spec!;
+  const status = presentedStatus(integration, activity);
   return {
     id: integration.metadata.name,
     name: spec.name,
     type: spec.type,
-    status: integration.status?.phase ?? ('pending' as IntegrationPhase),
+    status: status.phase ?? ('pending' as IntegrationPhase),
     configuration: publicConfiguration(integration),
     enabled: spec.enabled ?? true,
-    last_sync: integration.status?.lastSync ?? null,
+    last_sync: status.lastSync ?? null,
     created_at: integration.metadata.creationTimestamp ?? now.toISOString(),
   };
 }
 
-export function restDetail(integration: Integration, now: Date) {
-  const summary = restSummary(integration, now);
+export function restDetail(integration: Integration, activity: IntegrationActivity, now: Date) {
+  const summary = restSummary(integration, activity, now);
   return {
     ...summary,
     credentials_valid: summary.status === 'connected',
@@ -116,6 +119,15 @@ export function restDetail(integration: Integration, now: Date) {
     error_count: integration.status?.errorCount ?? 0,
     updated_at: integration.metadata.annotations?.[UPDATED_AT_ANNOTATION] ?? summary.created_at,
   };
+}
+
+/** What the data plane adds to one integration's status. */
+export async function activityOf(
+  database: DataPlane,
+  integration: Integration,
+): Promise<IntegrationActivity> {
+  const id = integration.metadata.name;
+  return (await readActivity(database, [id])).get(id) ?? {};
 }
 
 /** The caller's integration, or 404 (also for another organization's). */
@@ -188,6 +200,8 @@ export interface NewIntegration {
   credentials: IntegrationCredentials;
   /** Known when the provider verified the credentials already. */
   accountKey: string | null;
+  /** The provider accepted the credentials just before this create. */
+  verified: boolean;
 }
 
 /**
@@ -207,6 +221,7 @@ export async function createIntegration(
       accountKey: entry.accountKey,
       credentials: entry.credentials,
       now: services.now(),
+      verified: entry.verified,
     });
   } catch (error) {
     if (error instanceof DuplicateAccountError) throw duplicateAccount(entry.type);

@@ -3,6 +3,7 @@
  * credentials sealed in the data plane and write the Integration object; its controller checks
  * the credentials with the provider and reports the phase.
  */
+import { readActivity } from '../../../integrations/activity.js';
 import {
   INTEGRATION,
   INTEGRATION_TYPES,
@@ -28,6 +29,7 @@ import {
   NAME,
   PHASES,
   readIntegration,
+  activityOf,
   restDetail,
   restSummary,
   servicesOf,
@@ -96,12 +98,16 @@ export function integrationRoutes(deps: IntegrationRouteDependencies): RouteModu
             schema: { type: 'array', items: INTEGRATION_SUMMARY },
           },
         },
-        async handler({ query, principal, now }) {
+        async handler({ query, principal, now, database }) {
           const { items } = await store.list<Integration>(INTEGRATION, {
             namespace: tenantNamespace(principal),
           });
+          const activity = await readActivity(
+            database,
+            items.map((item) => item.metadata.name),
+          );
           const rows = items
-            .map((item) => restSummary(item, now()))
+            .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
             .filter((row) => query.type === undefined || row.type === query.type)
             .filter((row) => query.status === undefined || row.status === query.status)
             .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
@@ -176,8 +182,9 @@ export function integrationRoutes(deps: IntegrationRouteDependencies): RouteModu
             configuration,
             credentials: body.credentials as Record<string, string>,
             accountKey: null,
+            verified: false,
           });
-          const { id, status, created_at } = restSummary(created, ctx.now());
+          const { id, status, created_at } = restSummary(created, {}, ctx.now());
           return { status: 201, data: { id, name, type, status, configuration, created_at } };
         },
       }),
@@ -190,10 +197,9 @@ export function integrationRoutes(deps: IntegrationRouteDependencies): RouteModu
         summary: 'Read an integration',
         request: { params: ID_PARAMS },
         responses: { 200: { description: 'The integration', schema: INTEGRATION_DETAIL } },
-        async handler({ params, principal, now }) {
-          return {
-            data: restDetail(await readIntegration(store, tenantNamespace(principal), params.id), now()),
-          };
+        async handler({ params, principal, now, database }) {
+          const integration = await readIntegration(store, tenantNamespace(principal), params.id);
+          return { data: restDetail(integration, await activityOf(database, integration), now()) };
         },
       }),
       defineRoute<{ params: { id: string }; body: PatchBody }>({
