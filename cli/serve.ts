@@ -17,6 +17,7 @@ import {
 } from '../control-plane/kubernetes-api/index.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { loadKinds } from '../crds/registry.js';
+import { deriveKey } from '../security/key-derivation.js';
 import { openDataPlane } from '../data-plane/data-plane.js';
 import { JOBS } from '../jobs/index.js';
 import { createScheduler } from '../jobs/scheduler.js';
@@ -89,6 +90,8 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
         startupTokenAuthenticator(startupToken),
         platformKubeAuthenticator(platform.authenticator, organizationNamespace),
       ),
+      // Derived, so ServiceAccount tokens survive a restart.
+      tokenSigningKey: deriveKey(platform.platformKey, 'kubernetes-api:service-account-tokens'),
     }),
     { host: http.host, port: config.process.kubeApiPort, tls: certificate },
   );

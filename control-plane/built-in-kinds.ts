@@ -34,8 +34,61 @@ export const LEASE_KIND: KindDescriptor = {
   typesFile: 'control-plane/built-in-kinds.ts',
 };
 
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function builtIn(
+  group: string,
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  shortNames: string[] = [],
+): KindDescriptor {
+  return {
+    group,
+    version: 'v1',
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced,
+    shortNames,
+    categories: [],
+    printerColumns: [],
+    typesFile: 'control-plane/built-in-kinds.ts',
+  };
+}
+
+/** The identities processes run as; their tokens come from the `token` subresource. */
+export const SERVICE_ACCOUNT_KIND = builtIn('', 'ServiceAccount', 'serviceaccounts', true, ['sa']);
+export const ROLE_KIND = builtIn(RBAC_GROUP, 'Role', 'roles', true);
+export const CLUSTER_ROLE_KIND = builtIn(RBAC_GROUP, 'ClusterRole', 'clusterroles', false);
+export const ROLE_BINDING_KIND = builtIn(RBAC_GROUP, 'RoleBinding', 'rolebindings', true);
+export const CLUSTER_ROLE_BINDING_KIND = builtIn(
+  RBAC_GROUP,
+  'ClusterRoleBinding',
+  'clusterrolebindings',
+  false,
+);
+
 /** The kinds the store must serve besides the custom resources for the Kubernetes API to work. */
-export const KUBERNETES_API_KINDS: readonly KindDescriptor[] = [NAMESPACE_KIND, LEASE_KIND];
+export const KUBERNETES_API_KINDS: readonly KindDescriptor[] = [
+  NAMESPACE_KIND,
+  LEASE_KIND,
+  SERVICE_ACCOUNT_KIND,
+  ROLE_KIND,
+  CLUSTER_ROLE_KIND,
+  ROLE_BINDING_KIND,
+  CLUSTER_ROLE_BINDING_KIND,
+];
+
+/**
+ * Requests the API answers without storing anything: `create` returns the object with its
+ * `status` filled (whether a token is valid, whether a request would be allowed).
+ */
+export const REVIEW_KINDS: readonly KindDescriptor[] = [
+  builtIn('authentication.k8s.io', 'TokenReview', 'tokenreviews', false),
+  builtIn('authorization.k8s.io', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false),
+  builtIn('authorization.k8s.io', 'SubjectAccessReview', 'subjectaccessreviews', false),
+];
 
 export function isBuiltIn(kind: { group: string; plural: string }): boolean {
   return KUBERNETES_API_KINDS.some(

@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import type { EmbeddedStore } from '../embedded-store/index.js';
 import type { KubeObject } from '../types.js';
 import type { Logger } from '../../observability/logger.js';
-import { mayUse, type KubeIdentity } from './authentication.js';
+import { isGranted, mayUse, type KubeAuthenticator, type KubeIdentity } from './authentication.js';
+import { isAllowed, type ScopedRule } from './authorization.js';
 import { NAMESPACE_KIND } from '../built-in-kinds.js';
 import { forbidden } from './kube-status.js';
 import { negotiate } from './media-types.js';
@@ -13,6 +14,10 @@ import { includeObjectOf, partialObjectMetadata, tableOf } from './table.js';
 /** What every handler of the Kubernetes API works with. */
 export interface ApiContext {
   store: EmbeddedStore;
+  /** Every credential the API accepts, ServiceAccount tokens included. */
+  authenticate: KubeAuthenticator;
+  /** Signs and verifies ServiceAccount tokens. */
+  tokenKey: Uint8Array;
   catalog: ResourceCatalog;
   logger: Logger;
   now: () => Date;
@@ -23,11 +28,13 @@ export interface ResourceCall {
   req: Request;
   res: Response;
   identity: KubeIdentity;
+  /** The RBAC rules bound to the identity (none for an identity with a namespace grant). */
+  rules: readonly ScopedRule[];
   resource: ServedResource;
   /** The namespace in the path; undefined for cluster-scoped kinds and all-namespace lists. */
   namespace: string | undefined;
   name: string | undefined;
-  subresource: 'status' | undefined;
+  subresource: 'status' | 'token' | undefined;
 }
 
 export function isNamespaceResource(resource: ServedResource): boolean {
@@ -37,38 +44,32 @@ export function isNamespaceResource(resource: ServedResource): boolean {
 }
 
 /**
- * Refuses, before anything is read, a call on a namespace the caller may not use, and a call on
- * a cluster-scoped kind by a caller limited to some namespaces. Lists across namespaces pass:
- * they are filtered instead. A namespace itself may be read and written by whoever may use it,
- * and deleted only by a caller that may use every namespace.
+ * Refuses, before anything is read, a call the caller may not make (see `isAllowed`). As on a
+ * kube-apiserver, a request about one namespace object is a request in that namespace.
  */
 export function authorize(call: ResourceCall, verb: string, name = call.name): void {
-  const { identity, resource, namespace } = call;
-  const target = {
+  const { identity, resource } = call;
+  const namespace = isNamespaceResource(resource) && name !== undefined ? name : call.namespace;
+  const request = {
     verb,
     group: resource.descriptor.group,
-    plural: resource.descriptor.plural,
+    resource: resource.descriptor.plural,
+    subresource: call.subresource,
     name,
     namespace,
-    subresource: call.subresource,
   };
-  let allowed: boolean;
-  if (isNamespaceResource(resource)) {
-    if (verb === 'list' || verb === 'watch') allowed = true;
-    else if (verb === 'delete' || verb === 'deletecollection') allowed = identity.namespaces === 'all';
-    else allowed = name !== undefined && mayUse(identity, name);
-  } else if (resource.descriptor.namespaced) {
-    allowed = namespace === undefined || mayUse(identity, namespace);
-  } else {
-    allowed = identity.namespaces === 'all';
+  if (!isAllowed(identity, call.rules, request, resource.descriptor.namespaced)) {
+    throw forbidden(identity.user, { ...request, plural: request.resource, namespace: call.namespace });
   }
-  if (!allowed) throw forbidden(identity.user, target);
 }
 
-/** Whether an object a list or watch found may be shown to the caller. */
+/**
+ * Whether an object a list or watch found may be shown to the caller: a granted identity sees
+ * its namespaces; an RBAC identity was allowed the whole list, or refused it.
+ */
 export function visibleTo(call: ResourceCall, object: KubeObject): boolean {
   const { identity } = call;
-  if (identity.namespaces === 'all') return true;
+  if (!isGranted(identity) || identity.namespaces === 'all') return true;
   const namespace = isNamespaceResource(call.resource) ? object.metadata.name : object.metadata.namespace;
   return namespace !== undefined && mayUse(identity, namespace);
 }

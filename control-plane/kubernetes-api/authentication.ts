@@ -1,22 +1,38 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 
-/** Who calls the Kubernetes API, and which namespaces they may read and write. */
-export interface KubeIdentity {
+/**
+ * Who calls the Kubernetes API. The platform's own credentials carry a namespace grant (the
+ * start-up token every namespace, a platform user their organization's); every other identity
+ * (a ServiceAccount) is decided by the RBAC objects in the store.
+ */
+export type KubeIdentity = GrantedIdentity | RbacIdentity;
+
+export interface GrantedIdentity {
   user: string;
   namespaces: 'all' | string[];
+}
+
+export interface RbacIdentity {
+  user: string;
+  uid?: string;
+  groups: string[];
+}
+
+export function isGranted(identity: KubeIdentity): identity is GrantedIdentity {
+  return 'namespaces' in identity;
 }
 
 /**
  * Resolves a request's credentials: `undefined` when there are none or they are not valid (the
  * API answers 401). Throws only when it cannot decide (its own backend failed).
  */
-export type KubeAuthenticator = (req: Request) => Promise<KubeIdentity | undefined>;
+export type KubeAuthenticator = (req: { headers: IncomingHttpHeaders }) => Promise<KubeIdentity | undefined>;
 
 /** The name the startup token's holder appears under in messages and logs. */
 export const STARTUP_TOKEN_USER = 'cloudplane:startup';
 
-function bearerToken(req: Request): string | undefined {
+export function bearerToken(req: { headers: IncomingHttpHeaders }): string | undefined {
   const header = req.headers.authorization;
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
@@ -53,6 +69,6 @@ export function combineKubeAuthenticators(...authenticators: KubeAuthenticator[]
 }
 
 /** Whether `identity` may read and write objects in `namespace`. */
-export function mayUse(identity: KubeIdentity, namespace: string): boolean {
+export function mayUse(identity: GrantedIdentity, namespace: string): boolean {
   return identity.namespaces === 'all' || identity.namespaces.includes(namespace);
 }

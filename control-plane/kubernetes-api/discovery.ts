@@ -12,9 +12,6 @@ export const AGGREGATED_DISCOVERY_TYPE =
 /** The Kubernetes release whose API this one follows. */
 const KUBERNETES_MINOR = '33';
 
-const RESOURCE_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const STATUS_VERBS = ['get', 'patch', 'update'];
-
 export function versionInfo(): Record<string, string> {
   return {
     major: '1',
@@ -71,20 +68,20 @@ export function resourceList(
       singularName: descriptor.singular,
       namespaced: descriptor.namespaced,
       kind: descriptor.kind,
-      verbs: RESOURCE_VERBS,
+      verbs: resource.verbs,
       shortNames: descriptor.shortNames,
       categories: descriptor.categories,
     };
-    if (!resource.hasStatus) return [main];
     return [
       main,
-      {
-        name: `${descriptor.plural}/status`,
+      ...resource.subresources.map((subresource) => ({
+        name: `${descriptor.plural}/${subresource.name}`,
         singularName: '',
         namespaced: descriptor.namespaced,
-        kind: descriptor.kind,
-        verbs: STATUS_VERBS,
-      },
+        kind: subresource.name === 'token' ? 'TokenRequest' : descriptor.kind,
+        ...(subresource.name === 'token' ? { group: 'authentication.k8s.io', version: 'v1' } : {}),
+        verbs: subresource.verbs,
+      })),
     ];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version), resources };
@@ -98,11 +95,20 @@ function discoveredResource(resource: ServedResource): Record<string, unknown> {
     responseKind,
     scope: descriptor.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: descriptor.singular,
-    verbs: RESOURCE_VERBS,
+    verbs: resource.verbs,
     shortNames: descriptor.shortNames,
     categories: descriptor.categories,
   };
-  if (resource.hasStatus) entry.subresources = [{ subresource: 'status', responseKind, verbs: STATUS_VERBS }];
+  if (resource.subresources.length > 0) {
+    entry.subresources = resource.subresources.map((subresource) => ({
+      subresource: subresource.name,
+      responseKind:
+        subresource.name === 'token'
+          ? { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }
+          : responseKind,
+      verbs: subresource.verbs,
+    }));
+  }
   return entry;
 }
 

@@ -117,6 +117,12 @@ export function forbidden(user: string, target: RequestTarget): KubeApiError {
   );
 }
 
+/** 404 for one object: `serviceaccounts "builder" not found`. */
+export function notFoundObject(group: string, plural: string, name: string): KubeApiError {
+  const qualified = group ? `${plural}.${group}` : plural;
+  return new KubeApiError(404, 'NotFound', `${qualified} "${name}" not found`, { name, group, kind: plural });
+}
+
 export function notFoundPath(): KubeApiError {
   return new KubeApiError(404, 'NotFound', 'the server could not find the requested resource');
 }

@@ -1,9 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { EmbeddedStore } from '../embedded-store/index.js';
 import type { Logger } from '../../observability/logger.js';
 import { isNamespaceResource, type ApiContext, type ResourceCall } from './api-context.js';
-import type { KubeAuthenticator, KubeIdentity } from './authentication.js';
-import { KUBERNETES_API_KINDS } from '../built-in-kinds.js';
+import {
+  combineKubeAuthenticators,
+  isGranted,
+  type KubeAuthenticator,
+  type KubeIdentity,
+} from './authentication.js';
+import { rulesFor, type ScopedRule } from './authorization.js';
+import { KUBERNETES_API_KINDS, REVIEW_KINDS } from '../built-in-kinds.js';
+import { createReview, createToken } from './reviews.js';
+import { serviceAccountAuthenticator } from './service-account-tokens.js';
 import {
   aggregatedDiscovery,
   AGGREGATED_DISCOVERY_TYPE,
@@ -40,7 +49,13 @@ export interface KubernetesApiDependencies {
   /** The embedded store; it must serve `KUBERNETES_API_KINDS` besides the custom resources. */
   store: EmbeddedStore;
   logger: Logger;
+  /** The platform's credentials; ServiceAccount tokens this API signs are accepted besides. */
   authenticate: KubeAuthenticator;
+  /**
+   * The key ServiceAccount tokens are signed with (32 bytes or more). Without one, a random key:
+   * tokens then last as long as the process.
+   */
+  tokenSigningKey?: Uint8Array;
   now?: () => Date;
   /** The largest request body accepted; 3 MiB by default, as a kube-apiserver. */
   bodyLimitBytes?: number;
@@ -54,19 +69,24 @@ interface Routes {
   collection: Partial<Record<string, Handler>>;
   item: Partial<Record<string, Handler>>;
   status: Partial<Record<string, Handler>>;
+  token: Partial<Record<string, Handler>>;
 }
 
 const RESOURCE_ROUTES: Routes = {
   collection: { GET: listOrWatch(listObjects), POST: createObject, DELETE: deleteCollection },
   item: { GET: getObject, PUT: updateObject, PATCH: patchObject, DELETE: deleteObject },
   status: { GET: getObject, PUT: updateObject, PATCH: patchObject },
+  token: { POST: createToken },
 };
 
 const NAMESPACE_ROUTES: Routes = {
   collection: { GET: listOrWatch(listNamespaces), POST: createNamespace },
   item: { GET: getNamespace, PUT: updateObject, PATCH: patchObject, DELETE: deleteNamespace },
   status: {},
+  token: {},
 };
+
+const REVIEW_ROUTES: Routes = { collection: { POST: createReview }, item: {}, status: {}, token: {} };
 
 function listOrWatch(list: Handler): Handler {
   return (context, call) =>
@@ -96,12 +116,19 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
       `the Kubernetes API needs the store to serve ${missing.map((kind) => kind.kind).join(', ')}: open it with KUBERNETES_API_KINDS among its kinds`,
     );
   }
-  const catalog = new ResourceCatalog(kinds);
+  const catalog = new ResourceCatalog(kinds, REVIEW_KINDS);
+  const now = deps.now ?? (() => new Date());
+  const tokenKey = deps.tokenSigningKey ?? randomBytes(32);
   const context: ApiContext = {
     store: deps.store,
     catalog,
     logger: deps.logger,
-    now: deps.now ?? (() => new Date()),
+    now,
+    tokenKey,
+    authenticate: combineKubeAuthenticators(
+      deps.authenticate,
+      serviceAccountAuthenticator(deps.store, tokenKey, now),
+    ),
   };
   const openApi = new OpenApiDocuments(catalog);
   const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
@@ -159,6 +186,7 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
     req: Request,
     res: Response,
     identity: KubeIdentity,
+    rules: readonly ScopedRule[],
     segments: string[],
   ): { handler: Handler; call: ResourceCall } | undefined => {
     const [root, ...afterRoot] = segments;
@@ -184,10 +212,15 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
     if (!resource || extra.length > 0) return undefined;
     const { namespaced } = resource.descriptor;
     if (namespaced !== (namespace !== undefined) && !(namespaced && name === undefined)) return undefined;
-    if (subresource !== undefined && (subresource !== 'status' || !resource.hasStatus)) return undefined;
-    const routes = isNamespaceResource(resource) ? NAMESPACE_ROUTES : RESOURCE_ROUTES;
+    const served = resource.subresources.find((entry) => entry.name === subresource);
+    if (subresource !== undefined && served === undefined) return undefined;
+    const routes = resource.review
+      ? REVIEW_ROUTES
+      : isNamespaceResource(resource)
+        ? NAMESPACE_ROUTES
+        : RESOURCE_ROUTES;
     const table =
-      subresource !== undefined ? routes.status : name !== undefined ? routes.item : routes.collection;
+      served !== undefined ? routes[served.name] : name !== undefined ? routes.item : routes.collection;
     const allNamespaces = namespaced && namespace === undefined;
     const handler = allNamespaces && req.method !== 'GET' ? undefined : table[req.method];
     if (!handler) throw methodNotAllowed();
@@ -196,10 +229,11 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
       req,
       res,
       identity,
+      rules,
       resource,
       namespace,
       name,
-      subresource: subresource === 'status' ? 'status' : undefined,
+      subresource: served?.name,
     };
     return { handler, call };
   };
@@ -210,10 +244,11 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
       res.json(versionInfo());
       return;
     }
-    const identity = await deps.authenticate(req);
+    const identity = await context.authenticate(req);
     if (identity === undefined) throw unauthorized();
     if (discovery(req, res, segments) || openApiDocument(req, res, segments)) return;
-    const resolved = resolve(req, res, identity, segments);
+    const rules = isGranted(identity) ? [] : await rulesFor(deps.store, identity);
+    const resolved = resolve(req, res, identity, rules, segments);
     if (!resolved) throw notFoundPath();
     await resolved.handler(context, resolved.call);
   });

@@ -1,4 +1,5 @@
 import { isJsonObject } from '../json-value.js';
+import { isGranted } from './authentication.js';
 import { parseLabelSelector } from '../label-selector.js';
 import { dns1123LabelProblem } from '../label-syntax.js';
 import { isStoreError, type KubeObject } from '../types.js';
@@ -48,7 +49,9 @@ async function namespacesInUse(context: ApiContext): Promise<Set<string>> {
 /** Namespaces that exist without a record: in use, or the caller's own. */
 async function impliedNamespaces(context: ApiContext, call: ResourceCall): Promise<Set<string>> {
   const names = await namespacesInUse(context);
-  if (call.identity.namespaces !== 'all') for (const name of call.identity.namespaces) names.add(name);
+  const { identity } = call;
+  if (isGranted(identity) && identity.namespaces !== 'all')
+    for (const name of identity.namespaces) names.add(name);
   return names;
 }
 

@@ -1,7 +1,16 @@
 import type { KindDescriptor } from '../kind-descriptor.js';
 import { GROUP, VERSION } from '../kind-descriptor.js';
 import { compileKindSchema, type SchemaCheck } from '../schema-validator.js';
-import { isBuiltIn } from '../built-in-kinds.js';
+import { isBuiltIn, SERVICE_ACCOUNT_KIND } from '../built-in-kinds.js';
+
+const RESOURCE_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const STATUS_VERBS = ['get', 'patch', 'update'];
+
+/** A subresource and the verbs it answers. */
+export interface ServedSubresource {
+  name: 'status' | 'token';
+  verbs: readonly string[];
+}
 
 /** One resource this API serves: a kind of the store and how it behaves over HTTP. */
 export interface ServedResource {
@@ -14,6 +23,10 @@ export interface ServedResource {
    */
   builtIn: boolean;
   hasStatus: boolean;
+  /** A review is only created, never stored: the answer is the object with its status filled. */
+  review: boolean;
+  verbs: readonly string[];
+  subresources: readonly ServedSubresource[];
   /** The kind's structural schema, to name the fields a write would drop. */
   schema: SchemaCheck | undefined;
 }
@@ -28,14 +41,26 @@ export class ResourceCatalog {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly ordered: ServedResource[] = [];
 
-  constructor(kinds: readonly KindDescriptor[]) {
-    for (const descriptor of kinds) {
-      const builtIn = isBuiltIn(descriptor);
+  /** `kinds` are stored; `reviews` only answer a create. */
+  constructor(kinds: readonly KindDescriptor[], reviews: readonly KindDescriptor[] = []) {
+    const entries = [
+      ...kinds.map((descriptor) => ({ descriptor, review: false })),
+      ...reviews.map((descriptor) => ({ descriptor, review: true })),
+    ];
+    for (const { descriptor, review } of entries) {
+      const builtIn = review || isBuiltIn(descriptor);
+      const subresources: ServedSubresource[] = [];
+      if (!builtIn) subresources.push({ name: 'status', verbs: STATUS_VERBS });
+      if (descriptor.group === '' && descriptor.plural === SERVICE_ACCOUNT_KIND.plural)
+        subresources.push({ name: 'token', verbs: ['create'] });
       const resource: ServedResource = {
         descriptor,
         apiVersion: descriptor.group ? `${descriptor.group}/${descriptor.version}` : descriptor.version,
         builtIn,
         hasStatus: !builtIn,
+        review,
+        verbs: review ? ['create'] : RESOURCE_VERBS,
+        subresources,
         schema: descriptor.schema ? compileKindSchema(descriptor.schema) : undefined,
       };
       this.byPath.set(this.key(descriptor.group, descriptor.version, descriptor.plural), resource);

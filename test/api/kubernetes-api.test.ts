@@ -36,7 +36,7 @@ describe('discovery', () => {
     });
   });
 
-  it('lists the core version and the namespaces resource', async () => {
+  it('lists the core version: namespaces, and service accounts with their token subresource', async () => {
     expect(await json(await server.request('/api'))).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     expect(await json(await server.request('/api/v1'))).toMatchObject({
       kind: 'APIResourceList',
@@ -48,11 +48,23 @@ describe('discovery', () => {
           kind: 'Namespace',
           shortNames: ['ns'],
         }),
+        expect.objectContaining({
+          name: 'serviceaccounts',
+          namespaced: true,
+          kind: 'ServiceAccount',
+          shortNames: ['sa'],
+        }),
+        expect.objectContaining({
+          name: 'serviceaccounts/token',
+          kind: 'TokenRequest',
+          group: 'authentication.k8s.io',
+          verbs: ['create'],
+        }),
       ],
     });
   });
 
-  it('lists cloudplane.dev, the groups of the store kinds and coordination.k8s.io', async () => {
+  it('lists cloudplane.dev, the groups of the store kinds, coordination.k8s.io and the RBAC and review groups', async () => {
     const body = await json<{ groups: { name: string; preferredVersion: { groupVersion: string } }[] }>(
       await server.request('/apis'),
     );
@@ -60,6 +72,9 @@ describe('discovery', () => {
       'cloudplane.dev',
       'test.cloudplane.dev',
       'coordination.k8s.io',
+      'rbac.authorization.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
     ]);
     expect(body.groups[1]?.preferredVersion.groupVersion).toBe('test.cloudplane.dev/v1alpha1');
   });
