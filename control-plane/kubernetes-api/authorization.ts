@@ -11,7 +11,12 @@ import {
   ROLE_BINDING_KIND,
   ROLE_KIND,
 } from '../built-in-kinds.js';
-import { ruleAllows, type PolicyRule, type ResourceAttributes } from '../rbac-rules.js';
+import {
+  ruleAllows,
+  type PolicyRule,
+  type RequestAttributes,
+  type ResourceAttributes,
+} from '../rbac-rules.js';
 import { isStoreError, type KubeObject } from '../types.js';
 import { isGranted, mayUse, type KubeIdentity, type RbacIdentity } from './authentication.js';
 import { serviceAccountUser } from './service-account-tokens.js';
@@ -77,13 +82,33 @@ async function readRole(
   }
 }
 
+/**
+ * What a kube-apiserver's bootstrap policy (`system:basic-user`, `system:discovery`) gives every
+ * authenticated caller: asking what it may do, and reading discovery.
+ */
+const AUTHENTICATED_RULES: readonly ScopedRule[] = [
+  {
+    rule: {
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
+      verbs: ['create'],
+    },
+  },
+  {
+    rule: {
+      nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/version'],
+      verbs: ['get'],
+    },
+  },
+];
+
 /** Every rule bound to the identity, read from the store's RBAC objects. */
 export async function rulesFor(store: EmbeddedStore, identity: RbacIdentity): Promise<ScopedRule[]> {
   const [clusterBindings, bindings] = await Promise.all([
     store.list(CLUSTER_ROLE_BINDING_KIND, {}),
     store.list(ROLE_BINDING_KIND, {}),
   ]);
-  const scoped: ScopedRule[] = [];
+  const scoped: ScopedRule[] = [...AUTHENTICATED_RULES];
   for (const binding of [...clusterBindings.items, ...bindings.items]) {
     const { subjects, roleRef } = binding as { subjects?: Subject[]; roleRef?: RoleRef };
     const namespace = binding.metadata.namespace;
@@ -95,10 +120,11 @@ export async function rulesFor(store: EmbeddedStore, identity: RbacIdentity): Pr
 }
 
 /** Whether the rules allow the request (a namespaced rule only in its namespace). */
-export function rbacAllows(rules: readonly ScopedRule[], request: ResourceAttributes): boolean {
+export function rbacAllows(rules: readonly ScopedRule[], request: RequestAttributes): boolean {
+  const requestNamespace = 'path' in request ? undefined : request.namespace;
   return rules.some(
     ({ rule, namespace }) =>
-      (namespace === undefined || namespace === request.namespace) && ruleAllows(rule, request),
+      (namespace === undefined || namespace === requestNamespace) && ruleAllows(rule, request),
   );
 }
 

@@ -8,7 +8,7 @@ import { timestamp } from '../object-meta.js';
 import type { ResourceAttributes } from '../rbac-rules.js';
 import { authorize, type ApiContext, type ResourceCall } from './api-context.js';
 import { isGranted, type KubeIdentity } from './authentication.js';
-import { isAllowed, rulesFor, type ScopedRule } from './authorization.js';
+import { isAllowed, rbacAllows, rulesFor, type ScopedRule } from './authorization.js';
 import { badRequest, invalid, notFoundObject } from './kube-status.js';
 import { contentTypeOf } from './media-types.js';
 import { decodeBody } from './request-body.js';
@@ -43,7 +43,7 @@ export async function createToken(context: ApiContext, call: ResourceCall): Prom
       {
         field: 'spec.expirationSeconds',
         reason: 'FieldValueInvalid',
-        message: `may not specify a duration less than ${MIN_EXPIRATION_SECONDS} seconds`,
+        message: `spec.expirationSeconds: Invalid value: ${expirationSeconds}: may not specify a duration less than ${MIN_EXPIRATION_SECONDS / 60} minutes`,
       },
     ]);
   }
@@ -96,8 +96,9 @@ function decide(
   rules: readonly ScopedRule[],
   request: ResourceAttributes | { verb: string; path: string },
 ): { allowed: boolean; reason?: string } {
-  // Discovery, OpenAPI and /version are open to every authenticated caller.
-  if ('path' in request) return { allowed: request.verb === 'get' };
+  if ('path' in request) {
+    return { allowed: isGranted(identity) ? request.verb === 'get' : rbacAllows(rules, request) };
+  }
   const served = context.catalog
     .all()
     .find(
