@@ -1,10 +1,8 @@
 import type { PolicyRule } from '../../control-plane/rbac-rules.js';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { APISERVER_PERMISSIONS } from '../../cli/apiserver.js';
 import { OPERATOR_PERMISSIONS } from '../../cli/operator.js';
 import { rbacRules, type ApiPermission } from '../../control-plane/api-permissions.js';
@@ -12,39 +10,20 @@ import { renderCrdFiles } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
+import { CHART_DIR, HELM, helmPresent, renderChart, type Manifest as RenderedManifest } from '../fixtures/chart.js';
 
 const repoRoot = packageRoot(import.meta.url);
-const helm = path.join(repoRoot, '.tools/bin/helm');
-const chart = path.join(repoRoot, 'charts/cloudplane');
-const helmPresent = fs.existsSync(helm);
-if (!helmPresent) console.warn(`SKIPPING chart RBAC tests: ${helm} is missing; run npm run tools`);
+const chart = CHART_DIR;
+if (!helmPresent) console.warn(`SKIPPING chart RBAC tests: ${HELM} is missing; run npm run tools`);
 
-/** The values the chart cannot render without. */
-const REQUIRED_VALUES = [
-  '--set',
-  'database.url=postgres://u@db:5432/cp',
-  '--set',
-  `platformKey.value=${Buffer.alloc(32, 7).toString('base64')}`,
-];
-
-interface Manifest {
-  kind: string;
-  metadata: { name: string; namespace?: string };
+interface Manifest extends RenderedManifest {
   rules?: PolicyRule[] | null;
   roleRef?: { kind: string; name: string };
   subjects?: { kind: string; name: string; namespace?: string }[];
 }
 
 function render(chartDir: string): Manifest[] {
-  const result = spawnSync(
-    helm,
-    ['template', 'cloudplane', chartDir, '--namespace', 'platform', ...REQUIRED_VALUES],
-    { encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
-  return parseAllDocuments(result.stdout)
-    .map((document) => document.toJS() as Manifest | null)
-    .filter((manifest): manifest is Manifest => manifest !== null);
+  return renderChart(chartDir) as Manifest[];
 }
 
 /** Rules compared as sets: the order of rules, resources and verbs means nothing to RBAC. */

@@ -1,0 +1,203 @@
+/**
+ * The operator and the apiserver run as the chart's ServiceAccounts against the embedded
+ * Kubernetes API loaded with the chart's rendered RBAC, as they would on a cluster: a request the
+ * chart does not grant is refused with 403, so drift between the code and the chart fails here.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadKinds } from '../../crds/registry.js';
+import { helmPresent, HELM, renderChart, type Manifest } from '../fixtures/chart.js';
+import {
+  createTestPostgresDatabase,
+  describeWithPostgres,
+  type TestPostgresDatabase,
+} from '../fixtures/db-postgres.js';
+import { eventually } from '../fixtures/eventually.js';
+import {
+  startEmbeddedKubernetesApi,
+  type EmbeddedKubernetesApi,
+} from '../fixtures/kube-backend-embedded-api.js';
+import { CloudplaneProcess } from '../fixtures/kube-backend-process.js';
+
+const RELEASE_NAMESPACE = 'cloudplane-system';
+const STARTUP_MS = 60_000;
+const RBAC_KINDS: Record<string, string> = {
+  ServiceAccount: 'serviceaccounts',
+  Role: 'roles',
+  ClusterRole: 'clusterroles',
+  RoleBinding: 'rolebindings',
+  ClusterRoleBinding: 'clusterrolebindings',
+};
+
+if (!helmPresent) console.warn(`SKIPPING cluster RBAC tests: ${HELM} is missing; run npm run tools`);
+
+function collectionPath(manifest: Manifest): string {
+  const plural = RBAC_KINDS[manifest.kind]!;
+  const namespaced = ['ServiceAccount', 'Role', 'RoleBinding'].includes(manifest.kind);
+  const base = manifest.apiVersion === 'v1' ? '/api/v1' : `/apis/${manifest.apiVersion}`;
+  return namespaced ? `${base}/namespaces/${RELEASE_NAMESPACE}/${plural}` : `${base}/${plural}`;
+}
+
+type RuleEditor = (manifests: Manifest[]) => void;
+
+(helmPresent ? describeWithPostgres : describe.skip)('the chart RBAC on the embedded Kubernetes API', () => {
+  let api: EmbeddedKubernetesApi;
+  let database: TestPostgresDatabase;
+  let dataDir: string;
+  const processes: CloudplaneProcess[] = [];
+  const platformKey = randomBytes(32).toString('base64');
+
+  beforeEach(async () => {
+    api = await startEmbeddedKubernetesApi(loadKinds());
+    database = (await createTestPostgresDatabase())!;
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-cluster-rbac-'));
+  });
+
+  afterEach(async () => {
+    for (const running of processes.splice(0)) await running.kill();
+    await api.close();
+    await database.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Loads the chart's ServiceAccounts and RBAC as the admin; answers a kubeconfig per component. */
+  async function installRbac(edit: RuleEditor = () => {}): Promise<Record<'operator' | 'apiserver', string>> {
+    const manifests = renderChart(undefined, RELEASE_NAMESPACE).filter(
+      (manifest) => manifest.kind in RBAC_KINDS,
+    );
+    edit(manifests);
+    for (const manifest of manifests) {
+      const response = await api.request(collectionPath(manifest), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(manifest),
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+    }
+    const kubeconfigs = {} as Record<'operator' | 'apiserver', string>;
+    for (const component of ['operator', 'apiserver'] as const) {
+      const response = await api.request(
+        `/api/v1/namespaces/${RELEASE_NAMESPACE}/serviceaccounts/cloudplane-${component}/token`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ spec: {} }),
+        },
+      );
+      expect(response.status).toBe(201);
+      const { status } = (await response.json()) as { status: { token: string } };
+      kubeconfigs[component] = api.kubeconfigFor(component, status.token);
+    }
+    return kubeconfigs;
+  }
+
+  function start(command: 'operator' | 'apiserver', kubeconfig: string): CloudplaneProcess {
+    const started = new CloudplaneProcess([command], {
+      KUBECONFIG: kubeconfig,
+      DATABASE_URL: database.url,
+      PORT: '0',
+      POD_NAME: `${command}-0`,
+      CLOUDPLANE_LEADER_ELECTION_NAMESPACE: RELEASE_NAMESPACE,
+      CLOUDPLANE_DATA_DIR: dataDir,
+      CLOUDPLANE_LOG_LEVEL: 'info',
+      CLOUDPLANE_KMS_KEY: platformKey,
+      CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '100000',
+    });
+    processes.push(started);
+    return started;
+  }
+
+  async function signedIn(
+    url: string,
+  ): Promise<(method: string, path: string, body?: unknown) => Promise<Response>> {
+    const email = `rbac-${Date.now()}@example.com`;
+    const password = 'correct horse battery staple';
+    const post = (route: string, body: unknown, token?: string) =>
+      fetch(`${url}${route}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/v1/auth/register', { email, password, name: 'Grace Hopper' })).status).toBe(201);
+    const login = await post('/v1/auth/login', { email, password });
+    const { data } = (await login.json()) as { data: { token: string } };
+    return (method, route, body) =>
+      fetch(`${url}${route}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${data.token}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+  }
+
+  async function startBoth(edit?: RuleEditor) {
+    const kubeconfigs = await installRbac(edit);
+    const operator = start('operator', kubeconfigs.operator);
+    const apiserver = start('apiserver', kubeconfigs.apiserver);
+    const { url } = await eventually(() => apiserver.logged('cloudplane API serving'), STARTUP_MS);
+    await eventually(() => operator.logged('started leading'), STARTUP_MS);
+    return { operator, apiserver, call: await signedIn(String(url)) };
+  }
+
+  const forbidden = (process: CloudplaneProcess) =>
+    process.logs.filter((line) => JSON.stringify(line).includes('Forbidden'));
+
+  it(
+    'runs a VPC from create to available and delete with the chart rules as they are',
+    { timeout: 180_000 },
+    async () => {
+      const { operator, apiserver, call } = await startBoth();
+      const created = await call('POST', '/api/v1/vpcs', {
+        name: 'main',
+        cidr_block: '10.20.0.0/16',
+        region: 'us-east-1',
+      });
+      expect(created.status, await created.clone().text()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      await eventually(async () => {
+        const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };
+        expect(read.status).toBe('available');
+      }, STARTUP_MS);
+      expect((await call('DELETE', `/api/v1/vpcs/${id}`)).status).toBe(204);
+      // The operator removed its finalizer: what remains is the tombstone a deleted VPC reads as.
+      await eventually(async () => {
+        const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };
+        expect(read.status).toBe('deleted');
+      }, STARTUP_MS);
+      expect(forbidden(operator)).toEqual([]);
+      expect(forbidden(apiserver)).toEqual([]);
+    },
+  );
+
+  it(
+    'refuses the operator what a rule no longer grants, as a cluster would',
+    { timeout: 180_000 },
+    async () => {
+      const withoutStatusUpdate: RuleEditor = (manifests) => {
+        const role = manifests.find(
+          (manifest) => manifest.kind === 'ClusterRole' && manifest.metadata.name === 'cloudplane-operator',
+        ) as Manifest & { rules: { resources: string[]; verbs: string[] }[] };
+        const status = role.rules.find((rule) => rule.resources.includes('*/status'))!;
+        status.verbs = status.verbs.filter((verb) => verb !== 'update');
+      };
+      const { operator, call } = await startBoth(withoutStatusUpdate);
+      const created = await call('POST', '/api/v1/vpcs', {
+        name: 'main',
+        cidr_block: '10.30.0.0/16',
+        region: 'us-east-1',
+      });
+      expect(created.status).toBe(201);
+      const refused = await eventually(() => {
+        const lines = forbidden(operator);
+        expect(lines.length).toBeGreaterThan(0);
+        return lines[0]!;
+      }, STARTUP_MS);
+      expect(JSON.stringify(refused)).toContain('cannot update resource \\"vpcs/status\\"');
+    },
+  );
+});
