@@ -86,6 +86,7 @@ export const KUBERNETES_API_KINDS: readonly KindDescriptor[] = [
  */
 export const REVIEW_KINDS: readonly KindDescriptor[] = [
   builtIn('authentication.k8s.io', 'TokenReview', 'tokenreviews', false),
+  builtIn('authentication.k8s.io', 'SelfSubjectReview', 'selfsubjectreviews', false),
   builtIn('authorization.k8s.io', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', false),
   builtIn('authorization.k8s.io', 'SubjectAccessReview', 'subjectaccessreviews', false),
 ];

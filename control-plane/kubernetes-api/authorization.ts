@@ -84,7 +84,7 @@ async function readRole(
 
 /**
  * What a kube-apiserver's bootstrap policy (`system:basic-user`, `system:discovery`) gives every
- * authenticated caller: asking what it may do, and reading discovery.
+ * authenticated caller: asking who it is and what it may do, and reading discovery.
  */
 const AUTHENTICATED_RULES: readonly ScopedRule[] = [
   {
@@ -94,6 +94,7 @@ const AUTHENTICATED_RULES: readonly ScopedRule[] = [
       verbs: ['create'],
     },
   },
+  { rule: { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] } },
   {
     rule: {
       nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi/*', '/version'],

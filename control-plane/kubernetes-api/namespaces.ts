@@ -14,7 +14,6 @@ import {
 import { parseFieldSelector } from './field-selector.js';
 import { badRequest, deletedStatus, invalid, KubeApiError } from './kube-status.js';
 import { contentTypeOf } from './media-types.js';
-import { decodeProtobufNamespace, PROTOBUF_TYPE } from './protobuf-namespace.js';
 import { decodeBody, optionalBody } from './request-body.js';
 import { deleteOptionsOf, isDryRun, labelSelectorOf, queryValue } from './request-options.js';
 import { listMatching } from './resource-reads.js';
@@ -88,9 +87,7 @@ export async function getNamespace(context: ApiContext, call: ResourceCall): Pro
 
 export async function createNamespace(context: ApiContext, call: ResourceCall): Promise<void> {
   const contentType = contentTypeOf(call.req.headers['content-type']);
-  const raw = Buffer.isBuffer(call.req.body) ? call.req.body : Buffer.alloc(0);
-  const body =
-    contentType === PROTOBUF_TYPE ? decodeProtobufNamespace(raw) : decodeBody(call.req, contentType);
+  const body = decodeBody(call.req, contentType);
   if (!isJsonObject(body) || (body.metadata !== undefined && !isJsonObject(body.metadata))) {
     throw badRequest('the body must be a JSON object describing a Namespace');
   }

@@ -1,14 +1,17 @@
 import type { Request } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { badRequest } from './kube-status.js';
+import { decodeProtobufObject, PROTOBUF_TYPE } from './protobuf-objects.js';
 
 const YAML_TYPES = new Set(['application/yaml', 'application/apply-patch+yaml']);
 
 /**
  * The decoded body of a write: JSON for the JSON media types, YAML (a superset of JSON) for
- * `application/yaml` and server-side apply. An empty or undecodable body is a 400.
+ * `application/yaml` and server-side apply, and the built-in kinds kubectl sends as protobuf. An
+ * empty or undecodable body is a 400.
  */
 export function decodeBody(req: Request, contentType: string): unknown {
+  if (contentType === PROTOBUF_TYPE && Buffer.isBuffer(req.body)) return decodeProtobufObject(req.body);
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
   if (raw.trim() === '') throw badRequest('the request has no body: it must describe the object');
   try {

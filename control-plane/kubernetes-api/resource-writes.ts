@@ -9,6 +9,7 @@ import { badRequest, deletedStatus, invalid, methodNotAllowed, unsupportedMediaT
 import { applyConfiguration, recordUpdate, type ManagerIdentity } from './managed-fields.js';
 import { contentTypeOf } from './media-types.js';
 import { decodeBody, optionalBody } from './request-body.js';
+import { PROTOBUF_TYPE } from './protobuf-objects.js';
 import {
   defaultFieldManager,
   deleteOptionsOf,
@@ -69,8 +70,10 @@ function managerOf(context: ApiContext, call: ResourceCall): ManagerIdentity {
   };
 }
 
-function requireObjectType(contentType: string): void {
-  if (contentType !== '' && !OBJECT_TYPES.includes(contentType))
+/** JSON or YAML; a built-in kind also as the protobuf kubectl sends it. */
+function requireObjectType(call: ResourceCall, contentType: string): void {
+  const accepted = call.resource.builtIn ? [...OBJECT_TYPES, PROTOBUF_TYPE] : OBJECT_TYPES;
+  if (contentType !== '' && !accepted.includes(contentType))
     throw unsupportedMediaType(contentType, OBJECT_TYPES);
 }
 
@@ -78,7 +81,7 @@ export async function createObject(context: ApiContext, call: ResourceCall): Pro
   authorize(call, 'create');
   if (call.resource.descriptor.namespaced && call.namespace === undefined) throw methodNotAllowed();
   const contentType = contentTypeOf(call.req.headers['content-type']);
-  requireObjectType(contentType);
+  requireObjectType(call, contentType);
   const checked = checkBody(call.resource, decodeBody(call.req, contentType), fieldValidationOf(call.req));
   placeInNamespace(call, checked.object);
   const tracked = recordUpdate(undefined, checked.object, managerOf(context, call));
@@ -93,7 +96,7 @@ export async function createObject(context: ApiContext, call: ResourceCall): Pro
 export async function updateObject(context: ApiContext, call: ResourceCall): Promise<void> {
   authorize(call, 'update');
   const contentType = contentTypeOf(call.req.headers['content-type']);
-  requireObjectType(contentType);
+  requireObjectType(call, contentType);
   const checked = checkBody(call.resource, decodeBody(call.req, contentType), fieldValidationOf(call.req));
   const { object } = checked;
   requireName(call, object);

@@ -111,14 +111,24 @@ function decide(
   return { allowed };
 }
 
-/** POST of a TokenReview, SelfSubjectAccessReview or SubjectAccessReview. */
+function userInfoOf(identity: KubeIdentity): JsonObject {
+  return {
+    username: identity.user,
+    ...('uid' in identity && identity.uid ? { uid: identity.uid } : {}),
+    groups: isGranted(identity) ? ['system:authenticated'] : identity.groups,
+  };
+}
+
+/** POST of a TokenReview, SelfSubjectReview, SelfSubjectAccessReview or SubjectAccessReview. */
 export async function createReview(context: ApiContext, call: ResourceCall): Promise<void> {
   authorize(call, 'create');
   const body = bodyOf(call);
   const spec = specOf(body);
   const { kind } = call.resource.descriptor;
   let status: JsonObject;
-  if (kind === 'TokenReview') {
+  if (kind === 'SelfSubjectReview') {
+    status = { userInfo: userInfoOf(call.identity) };
+  } else if (kind === 'TokenReview') {
     if (typeof spec.token !== 'string' || spec.token === '') {
       throw invalid(call.resource.descriptor, '', [
         { field: 'spec.token', reason: 'FieldValueRequired', message: 'Required value' },
@@ -128,14 +138,7 @@ export async function createReview(context: ApiContext, call: ResourceCall): Pro
     status =
       identity === undefined
         ? { authenticated: false, error: 'the token is not valid' }
-        : {
-            authenticated: true,
-            user: {
-              username: identity.user,
-              ...('uid' in identity && identity.uid ? { uid: identity.uid } : {}),
-              groups: isGranted(identity) ? ['system:authenticated'] : identity.groups,
-            },
-          };
+        : { authenticated: true, user: userInfoOf(identity) };
   } else {
     const request = attributesOf(spec);
     if (request === undefined) {

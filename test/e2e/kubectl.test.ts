@@ -226,4 +226,51 @@ describe.skipIf(!available)('kubectl against the embedded control plane', () => 
       stranger.cleanup();
     }
   });
+
+  it('creates a ServiceAccount, binds it a Role and answers auth can-i as that account', async () => {
+    await kubectl.ok('create', 'namespace', 'builders');
+    await kubectl.ok('create', 'serviceaccount', 'builder', '-n', 'builders');
+    await kubectl.ok(
+      'create',
+      'role',
+      'network-reader',
+      '-n',
+      'builders',
+      '--verb=get,list,watch',
+      '--resource=networks.test.cloudplane.dev',
+    );
+    await kubectl.ok(
+      'create',
+      'rolebinding',
+      'builder-reads-networks',
+      '-n',
+      'builders',
+      '--role=network-reader',
+      '--serviceaccount=builders:builder',
+    );
+    const token = (await kubectl.ok('create', 'token', 'builder', '-n', 'builders', '--duration=1h')).trim();
+    const builder = new Kubectl(server, token);
+    try {
+      const can = (...args: string[]) => builder.run('auth', 'can-i', ...args);
+      expect(await can('list', 'networks.test.cloudplane.dev', '-n', 'builders')).toMatchObject({
+        code: 0,
+        stdout: 'yes\n',
+      });
+      expect(await can('delete', 'networks.test.cloudplane.dev', '-n', 'builders')).toMatchObject({
+        code: 1,
+        stdout: 'no\n',
+      });
+      expect(await can('list', 'networks.test.cloudplane.dev', '-n', 'default')).toMatchObject({ code: 1 });
+      expect(await builder.ok('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).toBe(
+        'system:serviceaccount:builders:builder',
+      );
+      await builder.ok('get', 'networks', '-n', 'builders');
+      const refused = await builder.run('get', 'networks', '-n', 'default');
+      expect(refused.stderr).toContain(
+        'networks.test.cloudplane.dev is forbidden: User "system:serviceaccount:builders:builder" cannot list resource "networks" in API group "test.cloudplane.dev" in the namespace "default"',
+      );
+    } finally {
+      builder.cleanup();
+    }
+  });
 });
