@@ -59,6 +59,47 @@ export function watchResourceVersionOf(req: Request): string {
   return value;
 }
 
+export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
+
+/**
+ * `resourceVersionMatch` of a list, with the `resourceVersion` it qualifies; undefined when the
+ * list does not ask for one. Without a resourceVersion it is a 400, as on a kube-apiserver.
+ */
+export function resourceVersionMatchOf(
+  req: Request,
+): { match: ResourceVersionMatch; resourceVersion: string } | undefined {
+  const match = queryValue(req, 'resourceVersionMatch') ?? '';
+  if (match === '') return undefined;
+  if (match !== 'Exact' && match !== 'NotOlderThan') {
+    throw badRequest(
+      `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+    );
+  }
+  const resourceVersion = queryValue(req, 'resourceVersion') ?? '';
+  if (resourceVersion === '')
+    throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (!/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: "${resourceVersion}"`);
+  if (match === 'Exact' && resourceVersion === '0')
+    throw badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
+  return { match, resourceVersion };
+}
+
+/**
+ * Whether a watch asks for its initial state as events (watch-list). The apiserver takes
+ * `sendInitialEvents=true` only with `resourceVersionMatch=NotOlderThan` and bookmarks allowed,
+ * since the end of the initial events is a bookmark.
+ */
+export function sendsInitialEvents(req: Request): boolean {
+  if (!queryBoolean(req, 'sendInitialEvents')) return false;
+  if (queryValue(req, 'resourceVersionMatch') !== 'NotOlderThan')
+    throw badRequest(
+      'sendInitialEvents: resourceVersionMatch must be "NotOlderThan" when sendInitialEvents is true',
+    );
+  if (!queryBoolean(req, 'allowWatchBookmarks'))
+    throw badRequest('sendInitialEvents: allowWatchBookmarks must be true when sendInitialEvents is true');
+  return true;
+}
+
 export function isDryRun(req: Request): boolean {
   const values = queryValues(req, 'dryRun');
   for (const value of values) {

@@ -1,5 +1,6 @@
 import { encodeContinue } from '../continue-token.js';
-import type { KubeObject, ObjectList, WatchEvent } from '../types.js';
+import type { KubeObject, ObjectList, Watch, WatchEvent } from '../types.js';
+import { KubeApiError } from './kube-status.js';
 import {
   authorize,
   presented,
@@ -16,6 +17,8 @@ import {
   limitOf,
   queryBoolean,
   queryValue,
+  resourceVersionMatchOf,
+  sendsInitialEvents,
   timeoutSecondsOf,
   watchResourceVersionOf,
 } from './request-options.js';
@@ -98,8 +101,23 @@ export async function getObject(context: ApiContext, call: ResourceCall): Promis
   sendObject(call, 200, object, context.now());
 }
 
+/**
+ * The store keeps only the current state: a list pinned to another resourceVersion with `Exact`
+ * cannot be served (410, as a compacted etcd answers); `NotOlderThan` is always met by now.
+ */
+function checkResourceVersionMatch(call: ResourceCall, current: string): void {
+  const requested = resourceVersionMatchOf(call.req);
+  if (requested?.match !== 'Exact' || requested.resourceVersion === current) return;
+  throw new KubeApiError(
+    410,
+    'Expired',
+    `too old resource version: ${requested.resourceVersion} (${current}): this server lists only its current state`,
+  );
+}
+
 export async function listObjects(context: ApiContext, call: ResourceCall): Promise<void> {
   authorize(call, 'list');
+  resourceVersionMatchOf(call.req);
   const labelSelector = labelSelectorOf(call.req);
   const { namespace, keep } = scopeOf(call);
   const list = await listMatching(
@@ -113,6 +131,7 @@ export async function listObjects(context: ApiContext, call: ResourceCall): Prom
     },
     keep,
   );
+  checkResourceVersionMatch(call, list.resourceVersion);
   const metadata: { resourceVersion: string; continue?: string } = { resourceVersion: list.resourceVersion };
   if (list.continue !== undefined) metadata.continue = list.continue;
   sendList(call, list.items, metadata, context.now());
@@ -142,9 +161,54 @@ function eventEncoder(context: ApiContext, call: ResourceCall, keep: (object: Ku
   };
 }
 
+/** The bookmark that ends a watch-list's initial events, at the resourceVersion they were read at. */
+function initialEventsEnd(call: ResourceCall, resourceVersion: string): WatchEvent {
+  const { apiVersion, descriptor } = call.resource;
+  return {
+    type: 'BOOKMARK',
+    object: {
+      apiVersion,
+      kind: descriptor.kind,
+      metadata: { name: '', resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } },
+    } as KubeObject,
+  };
+}
+
+/**
+ * Watch-list: every current object as ADDED, the initial-events-end bookmark, then the changes
+ * after the resourceVersion the objects were read at.
+ */
+async function withInitialEvents(
+  context: ApiContext,
+  call: ResourceCall,
+  scope: {
+    namespace: string | undefined;
+    labelSelector: string | undefined;
+    keep: (object: KubeObject) => boolean;
+  },
+  watchFrom: (resourceVersion: string) => Watch,
+): Promise<Watch> {
+  const list = await listMatching(
+    context,
+    call.resource,
+    { namespace: scope.namespace, labelSelector: scope.labelSelector, limit: 0, continue: undefined },
+    scope.keep,
+  );
+  const changes = watchFrom(list.resourceVersion);
+  return {
+    stop: () => changes.stop(),
+    async *[Symbol.asyncIterator]() {
+      for (const object of list.items) yield { type: 'ADDED', object };
+      yield initialEventsEnd(call, list.resourceVersion);
+      yield* changes;
+    },
+  };
+}
+
 export async function watchObjects(context: ApiContext, call: ResourceCall): Promise<void> {
   authorize(call, 'watch');
   const labelSelector = labelSelectorOf(call.req);
+  const initialEvents = sendsInitialEvents(call.req);
   const resourceVersion = watchResourceVersionOf(call.req);
   const timeoutSeconds = timeoutSecondsOf(call.req);
   const { namespace, keep } = scopeOf(call);
@@ -160,7 +224,11 @@ export async function watchObjects(context: ApiContext, call: ResourceCall): Pro
   };
   if (namespace !== undefined) options.namespace = namespace;
   if (labelSelector !== undefined) options.labelSelector = labelSelector;
-  const watch = context.store.watch(call.resource.descriptor, options);
+  const watchFrom = (from: string) =>
+    context.store.watch(call.resource.descriptor, { ...options, resourceVersion: from });
+  const watch = initialEvents
+    ? await withInitialEvents(context, call, { namespace, labelSelector, keep }, watchFrom)
+    : watchFrom(resourceVersion);
   await streamWatch(call.res, {
     watch,
     encode,

@@ -134,3 +134,99 @@ describe('watch', () => {
     await stream.cancel();
   });
 });
+
+describe('watch-list and resourceVersionMatch', () => {
+  it('sends the current objects, then the initial-events-end bookmark, then changes', async () => {
+    const server = await start();
+    await sendJson(server, 'POST', NETWORKS, aNetwork('one'));
+    await sendJson(server, 'POST', NETWORKS, aNetwork('two'));
+    const stream = await watch(
+      server,
+      'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    expect(summary(await stream.next())).toEqual(['ADDED', 'one']);
+    expect(summary(await stream.next())).toEqual(['ADDED', 'two']);
+    const end = await stream.next();
+    const list = await json<{ metadata: { resourceVersion: string } }>(await server.request(NETWORKS));
+    expect(end).toEqual({
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: 'test.cloudplane.dev/v1alpha1',
+        kind: 'Network',
+        metadata: {
+          name: '',
+          resourceVersion: list.metadata.resourceVersion,
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
+    });
+    await sendJson(server, 'POST', NETWORKS, aNetwork('three'));
+    expect(summary(await stream.next())).toEqual(['ADDED', 'three']);
+    await stream.cancel();
+  });
+
+  it('sends the bookmark at once for an empty collection instead of hanging', async () => {
+    const server = await start();
+    const stream = await watch(
+      server,
+      'sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true',
+    );
+    const end = await stream.next();
+    expect(end?.type).toBe('BOOKMARK');
+    expect(end?.object.metadata?.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
+    await stream.cancel();
+  });
+
+  it.each([
+    [
+      'without resourceVersionMatch',
+      'sendInitialEvents=true&allowWatchBookmarks=true',
+      'resourceVersionMatch must be "NotOlderThan"',
+    ],
+    [
+      'without bookmarks',
+      'sendInitialEvents=true&resourceVersionMatch=NotOlderThan',
+      'allowWatchBookmarks must be true',
+    ],
+  ])('refuses a watch-list %s with a 400 naming the parameter', async (_case, query, message) => {
+    const server = await start();
+    const response = await server.request(`${NETWORKS}?watch=1&${query}`);
+    expect(response.status).toBe(400);
+    expect(await json(response)).toMatchObject({
+      kind: 'Status',
+      reason: 'BadRequest',
+      message: expect.stringContaining(message),
+    });
+  });
+
+  it('honours resourceVersionMatch on lists: NotOlderThan is met, Exact only at the current version', async () => {
+    const server = await start();
+    await sendJson(server, 'POST', NETWORKS, aNetwork('listed'));
+    const current = (await json<{ metadata: { resourceVersion: string } }>(await server.request(NETWORKS)))
+      .metadata.resourceVersion;
+    const notOlder = await server.request(`${NETWORKS}?resourceVersion=1&resourceVersionMatch=NotOlderThan`);
+    expect(notOlder.status).toBe(200);
+    expect((await json<{ items: unknown[] }>(notOlder)).items).toHaveLength(1);
+    expect(
+      (await server.request(`${NETWORKS}?resourceVersion=${current}&resourceVersionMatch=Exact`)).status,
+    ).toBe(200);
+    await sendJson(server, 'POST', NETWORKS, aNetwork('later'));
+    const stale = await server.request(`${NETWORKS}?resourceVersion=${current}&resourceVersionMatch=Exact`);
+    expect(stale.status).toBe(410);
+    expect(await json(stale)).toMatchObject({ reason: 'Expired', code: 410 });
+  });
+
+  it.each([
+    [
+      'without a resourceVersion',
+      'resourceVersionMatch=NotOlderThan',
+      'forbidden unless resourceVersion is provided',
+    ],
+    ['of an unknown value', 'resourceVersion=1&resourceVersionMatch=Newest', 'Unsupported value: "Newest"'],
+  ])('refuses a resourceVersionMatch %s with a 400', async (_case, query, message) => {
+    const server = await start();
+    const response = await server.request(`${NETWORKS}?${query}`);
+    expect(response.status).toBe(400);
+    expect((await json(response)).message).toContain(message);
+  });
+});
