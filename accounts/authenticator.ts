@@ -15,11 +15,6 @@ export interface UserSession {
 
 const sessions = new WeakMap<Principal, UserSession>();
 
-/** The user and session a principal stands for; undefined for API keys. */
-export function userSessionOf(principal: Principal): UserSession | undefined {
-  return sessions.get(principal);
-}
-
 /** The caller's session; 403 for an API key, since account operations need the user themself. */
 export function requireUserSession(principal: Principal): UserSession {
   const session = sessions.get(principal);

@@ -18,8 +18,6 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export const ROLES: readonly OrganizationRole[] = ['owner', 'admin', 'member'];
-
 const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
 
 /**

@@ -3,6 +3,8 @@
  * Slack-style incoming-webhook message, a Datadog event, a PagerDuty Events v2 trigger or
  * resolve, or the event itself as JSON for a plain webhook.
  */
+import { MONITOR_API_KEY_HEADER, monitorEventsUrl } from '../providers/monitor.js';
+import { pagerEnqueueUrl } from '../providers/pager.js';
 import type { IntegrationCredentials } from '../credentials.js';
 import { definitionOf, type PlatformEventType } from './catalogue.js';
 import type { Destination } from './destinations.js';
@@ -83,8 +85,8 @@ export function providerRequest(
       if (base === undefined) throw new UndeliverableError(`unknown monitoring site ${destination.site}`);
       const alert = definitionOf(event.type).purpose === 'alerts';
       return {
-        url: `${base}/api/v1/events`,
-        headers: { ...JSON_HEADERS, 'DD-API-KEY': required(credentials, 'api_key') },
+        url: monitorEventsUrl(base),
+        headers: { ...JSON_HEADERS, [MONITOR_API_KEY_HEADER]: required(credentials, 'api_key') },
         body: JSON.stringify({
           title: `cloudplane ${event.type}`,
           text: summaryOf(event),
@@ -111,7 +113,7 @@ export function providerRequest(
               },
             };
       return {
-        url: `${endpoints.pagerUrl}/v2/enqueue`,
+        url: pagerEnqueueUrl(endpoints.pagerUrl),
         headers: JSON_HEADERS,
         body: JSON.stringify(message),
       };

@@ -30,8 +30,18 @@ function siteOf(configuration: Record<string, unknown>): MonitorSite {
   return site as MonitorSite;
 }
 
+/** The header an API key travels in, on every monitor request. */
+export const MONITOR_API_KEY_HEADER = 'dd-api-key';
+
+/** Where events are posted on a monitoring site's API base. */
+export function monitorEventsUrl(base: string): string {
+  return `${base.replace(/\/+$/, '')}/api/v1/events`;
+}
+
 function keyHeaders(credentials: IntegrationCredentials): Record<string, string> {
-  const headers: Record<string, string> = { 'dd-api-key': requiredCredential(credentials, 'api_key') };
+  const headers: Record<string, string> = {
+    [MONITOR_API_KEY_HEADER]: requiredCredential(credentials, 'api_key'),
+  };
   if (credentials.app_key) headers['dd-application-key'] = credentials.app_key;
   return headers;
 }
@@ -65,54 +75,6 @@ async function verify(
   if (valid !== true) throw new ProviderError('rejected', 'monitor says the API key is not valid', 'api_key');
   const fingerprint = createHash('sha256').update(requiredCredential(credentials, 'api_key')).digest('hex');
   return { accountKey: `${siteOf(configuration)}:${fingerprint.slice(0, 24)}`, configuration: {} };
-}
-
-/** An event as the monitor's events API takes it. */
-export interface MonitorEvent {
-  title: string;
-  text: string;
-  tags?: string[];
-  alert_type?: 'error' | 'warning' | 'info' | 'success';
-  aggregation_key?: string;
-}
-
-/** Posts an event (`POST /api/v1/events`); answers the provider's response for the caller to record. */
-export async function submitEvent(
-  credentials: IntegrationCredentials,
-  configuration: Record<string, unknown>,
-  event: MonitorEvent,
-  context: ProviderContext,
-): Promise<SafeResponse> {
-  return providerRequest(
-    'monitor',
-    endpoint(context, configuration, '/api/v1/events'),
-    { method: 'POST', headers: keyHeaders(credentials), json: event },
-    context,
-  );
-}
-
-/** One metric series point set, as `POST /api/v2/series` takes it. */
-export interface MonitorSeries {
-  metric: string;
-  /** 0 unspecified, 1 count, 2 rate, 3 gauge. */
-  type: 0 | 1 | 2 | 3;
-  points: { timestamp: number; value: number }[];
-  tags?: string[];
-}
-
-/** Submits metric series (`POST /api/v2/series`). */
-export async function submitSeries(
-  credentials: IntegrationCredentials,
-  configuration: Record<string, unknown>,
-  series: MonitorSeries[],
-  context: ProviderContext,
-): Promise<SafeResponse> {
-  return providerRequest(
-    'monitor',
-    endpoint(context, configuration, '/api/v2/series'),
-    { method: 'POST', headers: keyHeaders(credentials), json: { series } },
-    context,
-  );
 }
 
 export const monitorProvider: ProviderAdapter = {

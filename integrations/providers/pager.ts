@@ -42,6 +42,11 @@ function routingKey(credentials: IntegrationCredentials): string {
   return key;
 }
 
+/** Where the Events v2 API takes events, on its base URL. */
+export function pagerEnqueueUrl(base: string): string {
+  return `${base.replace(/\/+$/, '')}/v2/enqueue`;
+}
+
 /** Sends one event to `/v2/enqueue`; answers the provider's response for the caller to record. */
 export async function enqueue(
   credentials: IntegrationCredentials,
@@ -50,7 +55,7 @@ export async function enqueue(
 ): Promise<SafeResponse> {
   return providerRequest(
     'pager',
-    `${context.config.pagerUrl.replace(/\/+$/, '')}/v2/enqueue`,
+    pagerEnqueueUrl(context.config.pagerUrl),
     { method: 'POST', json: { routing_key: routingKey(credentials), ...event } },
     context,
   );
