@@ -8,7 +8,7 @@ import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vp
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
 import { isStoreError } from '../../control-plane/types.js';
-import { partReconciler } from './part-reconciler.js';
+import { partReconciler, PART_READS } from './part-reconciler.js';
 import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePublicIp } from './public-ips.js';
 
 export const NAT_GATEWAY_FINALIZER = 'cloudplane.dev/nat-public-ip';
@@ -17,6 +17,7 @@ export function natGatewayController(config: VpcConfig, database: DataPlane): Co
   return {
     name: 'nat-gateway',
     for: NAT_GATEWAY,
+    reads: PART_READS,
     reconcile: partReconciler<NatGateway>({
       type: NAT_GATEWAY,
       finalizer: NAT_GATEWAY_FINALIZER,

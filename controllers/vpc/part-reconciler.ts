@@ -59,7 +59,18 @@ async function removeFinalizer<T extends VpcPart>(
   });
 }
 
-async function readVpc(context: ReconcileContext, namespace: string | undefined, name: string) {
+/**
+ * The part's VPC, from the cache (each part controller declares `reads: [VPC]`, `PART_READS`).
+ * On a miss, from the store: a VPC created together with its parts may not have reached the
+ * VPC informer yet, and a miss is rare enough that the extra read costs nothing.
+ */
+async function readVpc(
+  context: ReconcileContext,
+  namespace: string | undefined,
+  name: string,
+): Promise<Vpc | undefined> {
+  const cached = context.cache.get<Vpc>(VPC, namespace, name);
+  if (cached !== undefined) return cached;
   try {
     return await context.store.get<Vpc>(VPC, namespace, name);
   } catch (error) {
@@ -67,6 +78,9 @@ async function readVpc(context: ReconcileContext, namespace: string | undefined,
     throw error;
   }
 }
+
+/** What every part controller reads besides its own kind. */
+export const PART_READS = [VPC];
 
 export function partReconciler<T extends VpcPart>(behaviour: PartBehaviour<T>): Reconciler {
   const { type } = behaviour;

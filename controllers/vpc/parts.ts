@@ -1,4 +1,5 @@
 /** How parts hang off their VPC: labels, owner references, and finding a VPC's parts. */
+import type { CacheIndex, CacheReader } from '../runtime/controller.js';
 import {
   INTERNET_GATEWAY,
   NAT_GATEWAY,
@@ -57,8 +58,38 @@ export function withOwner<T extends VpcPart>(part: T, vpc: Vpc): T {
   };
 }
 
+/** The cache index of each part kind by `<namespace>/<spec.vpcRef>`. */
+export const VPC_REF_INDEX = 'vpcRef';
+
+export const VPC_PART_INDEXES: CacheIndex[] = [
+  SUBNET,
+  SECURITY_GROUP,
+  NETWORK_ACL,
+  ROUTE_TABLE,
+  INTERNET_GATEWAY,
+  NAT_GATEWAY,
+].map((type) => ({
+  type,
+  name: VPC_REF_INDEX,
+  keys: (object) => {
+    const vpcRef = (object as VpcPart).spec?.vpcRef;
+    return vpcRef === undefined ? [] : [`${object.metadata.namespace ?? ''}/${vpcRef}`];
+  },
+}));
+
+/** The VPC's parts of one kind, from the informer cache through the `vpcRef` index. */
+export function cachedParts<T extends VpcPart>(
+  cache: CacheReader,
+  type: KindDescriptor,
+  namespace: string,
+  vpcId: string,
+): T[] {
+  return cache.byIndex<T>(type, VPC_REF_INDEX, `${namespace}/${vpcId}`);
+}
+
 /**
- * The VPC's parts of one kind, read from the store. Selected by `spec.vpcRef` rather than by label
+ * The VPC's parts of one kind, read from the store: for the facade, and for a controller that
+ * must not act on a cache behind its own writes. Selected by `spec.vpcRef` rather than by label
  * so parts applied with kubectl count before their controller has labelled them.
  */
 export async function listParts<T extends VpcPart>(

@@ -15,7 +15,7 @@ import {
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { formatCidr, parseCidr } from './ipam.js';
 import { PART_ID } from './ids.js';
-import { partReconciler } from './part-reconciler.js';
+import { partReconciler, PART_READS } from './part-reconciler.js';
 import { listParts } from './parts.js';
 import {
   checkAnyBlock,
@@ -78,6 +78,7 @@ function routeProblems(routes: readonly Route[]) {
 export const routeTableController: ControllerDefinition = {
   name: 'route-table',
   for: ROUTE_TABLE,
+  reads: PART_READS,
   watches: [
     {
       type: SUBNET,
@@ -139,6 +140,7 @@ function aclRuleProblems(field: string, rules: readonly NetworkAclRule[]) {
 export const networkAclController: ControllerDefinition = {
   name: 'network-acl',
   for: NETWORK_ACL,
+  reads: PART_READS,
   reconcile: partReconciler<NetworkAcl>({
     type: NETWORK_ACL,
     converge(acl) {
@@ -155,5 +157,6 @@ export const networkAclController: ControllerDefinition = {
 export const internetGatewayController: ControllerDefinition = {
   name: 'internet-gateway',
   for: INTERNET_GATEWAY,
+  reads: PART_READS,
   reconcile: partReconciler<InternetGateway>({ type: INTERNET_GATEWAY, converge: () => Promise.resolve({}) }),
 };

@@ -1,7 +1,7 @@
 /** The SecurityGroup controller: checks every rule; a group source must be a group of the same VPC. */
 import { SECURITY_GROUP, type SecurityGroup, type SecurityGroupRule } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
-import { partReconciler } from './part-reconciler.js';
+import { partReconciler, PART_READS } from './part-reconciler.js';
 import { listParts } from './parts.js';
 import { checkSecurityGroupRule, collectProblems, VpcValidationError } from './validation.js';
 
@@ -35,6 +35,7 @@ export function securityGroupRuleProblems(
 export const securityGroupController: ControllerDefinition = {
   name: 'security-group',
   for: SECURITY_GROUP,
+  reads: PART_READS,
   reconcile: partReconciler<SecurityGroup>({
     type: SECURITY_GROUP,
     async converge(group, vpc, context) {

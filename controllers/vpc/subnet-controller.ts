@@ -12,7 +12,7 @@ import type { ControllerDefinition, ReconcileContext } from '../runtime/controll
 import { TerminalError } from '../runtime/controller.js';
 import { claimCidr, releaseCidrClaim, vpcScope } from './cidr-claims.js';
 import { availableIpCount, parseCidr } from './ipam.js';
-import { partReconciler, type PartBehaviour } from './part-reconciler.js';
+import { partReconciler, type PartBehaviour, PART_READS } from './part-reconciler.js';
 import { displayName, listParts } from './parts.js';
 import {
   checkAvailabilityZone,
@@ -120,6 +120,7 @@ const behaviour = (database: DataPlane): PartBehaviour<Subnet> => ({
 export const subnetController = (database: DataPlane): ControllerDefinition => ({
   name: 'subnet',
   for: SUBNET,
+  reads: PART_READS,
   watches: [
     {
       type: NAT_GATEWAY,

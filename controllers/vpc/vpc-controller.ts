@@ -16,7 +16,9 @@ import {
   DELETION_ORDER,
   displayName,
   INTERNET_GATEWAY,
+  cachedParts,
   listParts,
+  VPC_PART_INDEXES,
   NAT_GATEWAY,
   NETWORK_ACL,
   ROUTE_TABLE,
@@ -119,16 +121,16 @@ async function createIfMissing(
   }
 }
 
-async function countParts(context: ReconcileContext, vpc: Vpc) {
-  const count = async (type: typeof VPC) =>
-    (await listParts<VpcPart>(context.store, type, vpc.metadata.namespace!, vpc.metadata.name)).length;
+function countParts(context: ReconcileContext, vpc: Vpc) {
+  const count = (type: typeof VPC) =>
+    cachedParts<VpcPart>(context.cache, type, vpc.metadata.namespace!, vpc.metadata.name).length;
   return {
-    subnetCount: await count(SUBNET),
-    routeTableCount: await count(ROUTE_TABLE),
-    natGatewayCount: await count(NAT_GATEWAY),
-    internetGatewayCount: await count(INTERNET_GATEWAY),
-    securityGroupCount: await count(SECURITY_GROUP),
-    networkAclCount: await count(NETWORK_ACL),
+    subnetCount: count(SUBNET),
+    routeTableCount: count(ROUTE_TABLE),
+    natGatewayCount: count(NAT_GATEWAY),
+    internetGatewayCount: count(INTERNET_GATEWAY),
+    securityGroupCount: count(SECURITY_GROUP),
+    networkAclCount: count(NETWORK_ACL),
   };
 }
 
@@ -138,6 +140,8 @@ async function countParts(context: ReconcileContext, vpc: Vpc) {
  */
 async function removeParts(context: ReconcileContext, vpc: Vpc): Promise<boolean> {
   for (const type of DELETION_ORDER) {
+    // From the store, not the cache: the finalizer goes once this finds nothing, and a cache that
+    // has not yet seen a part created a moment ago would let the VPC go with the part behind it.
     const parts = await listParts<VpcPart>(context.store, type, vpc.metadata.namespace!, vpc.metadata.name);
     if (parts.length === 0) continue;
     for (const part of parts) {
@@ -256,7 +260,7 @@ export function vpcReconciler(config: VpcConfig, database: DataPlane): Reconcile
         },
         context.clock.now(),
       ),
-      ...(await countParts(context, vpc)),
+      ...countParts(context, vpc),
       mainRouteTableId: mainRouteTableId(vpc),
       defaultNetworkAclId: defaultNetworkAclId(vpc),
       defaultSecurityGroupId: defaultSecurityGroupId(vpc),
@@ -270,6 +274,7 @@ export function vpcController(config: VpcConfig, database: DataPlane): Controlle
     name: 'vpc',
     for: VPC,
     owns: [...DELETION_ORDER],
+    indexes: VPC_PART_INDEXES,
     reconcile: vpcReconciler(config, database),
   };
 }
