@@ -10,7 +10,13 @@ import { renderCrdFiles } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
-import { CHART_DIR, HELM, helmPresent, renderChart, type Manifest as RenderedManifest } from '../fixtures/chart.js';
+import {
+  CHART_DIR,
+  HELM,
+  helmPresent,
+  renderChart,
+  type Manifest as RenderedManifest,
+} from '../fixtures/chart.js';
 
 const repoRoot = packageRoot(import.meta.url);
 const chart = CHART_DIR;
