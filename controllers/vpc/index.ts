@@ -15,9 +15,16 @@ export { newPartId, newSubnetId, newVpcId, partIdPattern } from './ids.js';
 export { availableIpCount, formatCidr, nextFreeBlocks, parseCidr } from './ipam.js';
 export { listParts, withOwner } from './parts.js';
 export { findAllocationById } from './public-ips.js';
-export { effectiveRoutes, localRoute, routeStates } from './routing-controllers.js';
-export { securityGroupRuleProblems } from './security-group-controller.js';
-export { subnetOverlapMessage, subnetProblems } from './subnet-controller.js';
+export {
+  effectiveRoutes,
+  localRoute,
+  routeStates,
+  securityGroupRuleProblems,
+  subnetOverlapMessage,
+  subnetProblems,
+  vpcLimitMessage,
+  vpcOverlapMessage,
+} from './engine.js';
 export {
   countTombstonesDeletedBefore,
   findTombstone,
@@ -35,7 +42,6 @@ export {
   collectProblems,
 } from './validation.js';
 export type { ValidationProblem } from './validation.js';
-export { vpcLimitMessage, vpcOverlapMessage } from './vpc-controller.js';
 export { defaultNetworkAclId, mainRouteTableId } from './vpc-defaults.js';
 
 /**

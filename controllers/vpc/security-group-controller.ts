@@ -1,36 +1,10 @@
 /** The SecurityGroup controller: checks every rule; a group source must be a group of the same VPC. */
-import { SECURITY_GROUP, type SecurityGroup, type SecurityGroupRule } from '../../crds/vpc.js';
+import { SPEC_RULE_FIELDS, securityGroupRuleProblems } from './engine.js';
+import { SECURITY_GROUP, type SecurityGroup } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
 import { listParts } from './parts.js';
-import { checkSecurityGroupRule, collectProblems, VpcValidationError } from './validation.js';
-
-/** Field names as the caller spells them: REST (`inbound_rules`, `port_range`) or the object's. */
-export interface RuleFieldNames {
-  inbound: string;
-  outbound: string;
-  portRange: string;
-}
-
-export const SPEC_RULE_FIELDS: RuleFieldNames = {
-  inbound: 'spec.inboundRules',
-  outbound: 'spec.outboundRules',
-  portRange: 'portRange',
-};
-
-/** Every problem of the group's rules; `groupIds` are the security groups of its VPC. */
-export function securityGroupRuleProblems(
-  rules: { inbound: readonly SecurityGroupRule[]; outbound: readonly SecurityGroupRule[] },
-  groupIds: ReadonlySet<string>,
-  names: RuleFieldNames,
-) {
-  const check = (field: string, rule: SecurityGroupRule, portRangeRequired: boolean) => () =>
-    checkSecurityGroupRule(field, rule, { groupIds, portRangeRequired, names });
-  return collectProblems([
-    ...rules.inbound.map((rule, index) => check(`${names.inbound}[${index}]`, rule, true)),
-    ...rules.outbound.map((rule, index) => check(`${names.outbound}[${index}]`, rule, false)),
-  ]);
-}
+import { VpcValidationError } from './validation.js';
 
 export const securityGroupController: ControllerDefinition = {
   name: 'security-group',

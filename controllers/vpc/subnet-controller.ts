@@ -1,12 +1,6 @@
 /** The Subnet controller: checks the block against the VPC and its siblings, claims it, counts addresses. */
-import {
-  NAT_GATEWAY,
-  SUBNET,
-  type NatGateway,
-  type Subnet,
-  type SubnetStatus,
-  type Vpc,
-} from '../../crds/vpc.js';
+import { subnetOverlapMessage, subnetProblems } from './engine.js';
+import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet, type SubnetStatus } from '../../crds/vpc.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { ControllerDefinition, ReconcileContext } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
@@ -14,36 +8,10 @@ import { claimCidr, releaseCidrClaim, vpcScope } from './cidr-claims.js';
 import { availableIpCount, parseCidr } from './ipam.js';
 import { partReconciler, type PartBehaviour, PART_READS } from './part-reconciler.js';
 import { displayName, listParts } from './parts.js';
-import {
-  checkAvailabilityZone,
-  checkSubnetBlock,
-  collectProblems,
-  VpcValidationError,
-} from './validation.js';
+import { VpcValidationError } from './validation.js';
 import { defaultNetworkAclId, mainRouteTableId } from './vpc-defaults.js';
 
 export const SUBNET_FINALIZER = 'cloudplane.dev/subnet-cidr-claim';
-
-/** The sentence both the REST 409 and the Ready condition use for an overlapping subnet. */
-export function subnetOverlapMessage(
-  field: string,
-  cidr: string,
-  sibling: { name: string; id: string; cidr: string },
-) {
-  return `${field}: ${cidr} overlaps subnet "${sibling.name}" (${sibling.id}) with block ${sibling.cidr}`;
-}
-
-/** Checks that need only the subnet and its VPC; shared with the REST route. */
-export function subnetProblems(
-  fields: { cidrBlock: string; availabilityZone: string },
-  spec: { cidrBlock: string; availabilityZone: string },
-  vpc: Vpc,
-) {
-  return collectProblems([
-    () => checkSubnetBlock(fields.cidrBlock, spec.cidrBlock, parseCidr(vpc.spec!.cidrBlock)),
-    () => checkAvailabilityZone(fields.availabilityZone, spec.availabilityZone, vpc.spec!.region),
-  ]);
-}
 
 /** Addresses held in the subnet: one per NAT gateway living there. */
 export async function assignedAddresses(

@@ -3,6 +3,7 @@
  * parts, and on deletion removes the parts in dependency order before letting the object go and
  * leaving a tombstone.
  */
+import { VpcReason, vpcOverlapMessage, vpcLimitMessage, vpcSpecProblems } from './engine.js';
 import type { VpcConfig } from '../../config/vpc.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import { VPC, type Vpc, type VpcPart, type VpcStatus } from '../../crds/vpc.js';
@@ -26,7 +27,6 @@ import {
   SUBNET,
 } from './parts.js';
 import { writeTombstone } from './tombstones.js';
-import { checkBlock, checkRegion, collectProblems } from './validation.js';
 import {
   defaultNetworkAcl,
   defaultNetworkAclId,
@@ -39,35 +39,8 @@ import {
 /** Held while the VPC has parts or claims to clean up. */
 export const VPC_FINALIZER = 'cloudplane.dev/vpc-cleanup';
 
-/** Ready condition reasons. */
-export const VpcReason = {
-  Provisioning: 'Provisioning',
-  Available: 'Available',
-  InvalidSpec: 'InvalidSpec',
-  CidrConflict: 'CidrConflict',
-  LimitReached: 'VpcLimitReached',
-  Deleting: 'Deleting',
-} as const;
-
-/** The sentence both the REST 409 and the Ready condition use for an overlapping VPC. */
-export function vpcOverlapMessage(
-  field: string,
-  cidr: string,
-  other: { name: string; id: string; cidr: string },
-) {
-  return `${field}: ${cidr} overlaps VPC "${other.name}" (${other.id}) with block ${other.cidr} in the same region`;
-}
-
-export function vpcLimitMessage(limit: number): string {
-  return `the organization already has ${limit} VPCs, the limit (CLOUDPLANE_VPC_LIMIT); delete one first`;
-}
-
 function validate(vpc: Vpc, config: VpcConfig): void {
-  const spec = vpc.spec!;
-  const problems = collectProblems([
-    () => checkBlock('spec.cidrBlock', spec.cidrBlock),
-    () => checkRegion('spec.region', spec.region, config.regions),
-  ]);
+  const problems = vpcSpecProblems(vpc.spec!, config.regions);
   if (problems.length > 0) {
     throw new TerminalError(VpcReason.InvalidSpec, problems.map((problem) => problem.message).join('; '));
   }
