@@ -4,19 +4,13 @@
  * integration has not been checked yet, and reports the phase: `connected`, `error`, `expired`,
  * or `disconnected` while disabled.
  */
-import type { Integration, IntegrationStatus } from '../../crds/integration.js';
+import { connectedStatus, disconnectedStatus, needsCheck, verifiedOutcome } from './engine.js';
+import type { Integration } from '../../crds/integration.js';
 import { INTEGRATION } from '../../crds/integration.js';
-import { findCondition, setCondition } from '../runtime/conditions.js';
 import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
-import { isStoreError } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { removeRepositoryHooks } from '../../integrations/codehost-hooks.js';
-import {
-  checkConnection,
-  providerContext,
-  type ConnectionOutcome,
-  type IntegrationServices,
-} from '../../integrations/connection.js';
+import { checkConnection, providerContext, type IntegrationServices } from '../../integrations/connection.js';
 import { deleteCredentials, readCredentials } from '../../integrations/credentials.js';
 import { pendingVerification, readActivity } from '../../integrations/activity.js';
 
@@ -26,74 +20,10 @@ export const INTEGRATION_CREDENTIALS_FINALIZER = 'cloudplane.dev/integration-cre
 /** How soon an integration whose provider could not be reached is checked again. */
 const UNREACHABLE_RETRY_MS = 60_000;
 
-/** The status after a check: the phase, the Ready condition and the error count. */
-export function connectedStatus(
-  integration: Integration,
-  outcome: ConnectionOutcome,
-  now: Date,
-): IntegrationStatus {
-  const current = integration.status ?? {};
-  const failed = outcome.phase !== 'connected';
-  return {
-    ...current,
-    phase: outcome.phase,
-    observedGeneration: integration.metadata.generation,
-    conditions: setCondition(
-      current.conditions,
-      {
-        type: 'Ready',
-        status: failed ? 'False' : 'True',
-        reason: outcome.reason,
-        message: outcome.message,
-        observedGeneration: integration.metadata.generation,
-      },
-      now,
-    ),
-    lastSync: failed ? current.lastSync : now.toISOString(),
-    errorCount: (current.errorCount ?? 0) + (failed ? 1 : 0),
-    ...(failed ? { lastError: outcome.message } : {}),
-    ...(outcome.accountKey === undefined ? {} : { accountKey: outcome.accountKey }),
-  };
-}
-
-/** The status of a disabled integration. */
-export function disconnectedStatus(integration: Integration, now: Date): IntegrationStatus {
-  const current = integration.status ?? {};
-  return {
-    ...current,
-    phase: 'disconnected',
-    observedGeneration: integration.metadata.generation,
-    conditions: setCondition(
-      current.conditions,
-      {
-        type: 'Ready',
-        status: 'False',
-        reason: 'Disabled',
-        message: 'the integration is disabled',
-        observedGeneration: integration.metadata.generation,
-      },
-      now,
-    ),
-  };
-}
-
-function needsCheck(integration: Integration): boolean {
-  const status = integration.status;
-  if (status?.observedGeneration !== integration.metadata.generation) return true;
-  if (status?.phase === undefined || status.phase === 'pending' || status.phase === 'disconnected')
-    return true;
-  return findCondition(status.conditions, 'Ready')?.reason === 'ProviderUnreachable';
-}
-
 export function integrationController(services: IntegrationServices): ControllerDefinition {
-  const reconcile: Reconciler = async ({ namespace, name }, { store, logger, clock }) => {
-    let integration: Integration;
-    try {
-      integration = await store.get<Integration>(INTEGRATION, namespace, name);
-    } catch (error) {
-      if (isStoreError(error, 'NotFound')) return;
-      throw error;
-    }
+  const reconcile: Reconciler = async ({ namespace, name }, { store, cache, logger, clock }) => {
+    let integration = cache.get<Integration>(INTEGRATION, namespace, name);
+    if (integration === undefined) return;
     const finalizers = integration.metadata.finalizers ?? [];
     if (integration.metadata.deletionTimestamp) {
       if (!finalizers.includes(INTEGRATION_CREDENTIALS_FINALIZER)) return;
@@ -141,17 +71,7 @@ export function integrationController(services: IntegrationServices): Controller
         store,
         INTEGRATION,
         integration,
-        connectedStatus(
-          integration,
-          {
-            phase: 'connected',
-            reason: 'Connected',
-            message: `the ${integration.spec?.type} provider accepted the credentials`,
-            ...(verification.accountKey === null ? {} : { accountKey: verification.accountKey }),
-            transient: false,
-          },
-          new Date(verification.at),
-        ),
+        connectedStatus(integration, verifiedOutcome(integration, verification), new Date(verification.at)),
       );
       logger.info('integration verified at creation');
       return;
