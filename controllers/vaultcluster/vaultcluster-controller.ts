@@ -2,7 +2,6 @@ import type { VaultCluster } from '../../crds/vault-cluster.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
-import { isStoreError } from '../../control-plane/types.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { DEFAULT_SHARES, DEFAULT_THRESHOLD, desiredStatus, specProblem } from './engine.js';
 import { VAULT_ENGINE_VERSION, vaultClusterId, type VaultEngine } from '../../vault/vault-engine.js';
@@ -29,14 +28,9 @@ export interface VaultClusterControllerOptions {
  */
 export function vaultClusterController(options: VaultClusterControllerOptions): ControllerDefinition {
   const { engine } = options;
-  const reconcile: Reconciler = async ({ namespace, name }, { store, clock, logger }) => {
-    let cluster: VaultCluster;
-    try {
-      cluster = await store.get<VaultCluster>(VAULT_CLUSTER, namespace, name);
-    } catch (error) {
-      if (isStoreError(error, 'NotFound')) return;
-      throw error;
-    }
+  const reconcile: Reconciler = async ({ namespace, name }, { store, cache, clock, logger }) => {
+    let cluster = cache.get<VaultCluster>(VAULT_CLUSTER, namespace, name);
+    if (cluster === undefined) return;
     const clusterId = vaultClusterId(namespace ?? '', name);
     const finalizers = cluster.metadata.finalizers ?? [];
     if (cluster.metadata.deletionTimestamp) {

@@ -7,7 +7,6 @@ import type { DataPlane } from '../../data-plane/data-plane.js';
 import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
-import { isStoreError } from '../../control-plane/types.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
 import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePublicIp } from './public-ips.js';
 
@@ -17,19 +16,14 @@ export function natGatewayController(config: VpcConfig, database: DataPlane): Co
   return {
     name: 'nat-gateway',
     for: NAT_GATEWAY,
-    reads: PART_READS,
+    reads: [...PART_READS, SUBNET],
     reconcile: partReconciler<NatGateway>({
       type: NAT_GATEWAY,
       finalizer: NAT_GATEWAY_FINALIZER,
       async converge(gateway, vpc, context) {
         const { namespace, name } = gateway.metadata;
         const spec = gateway.spec!;
-        let subnet: Subnet | undefined;
-        try {
-          subnet = await context.store.get<Subnet>(SUBNET, namespace, spec.subnetId);
-        } catch (error) {
-          if (!isStoreError(error, 'NotFound')) throw error;
-        }
+        const subnet = context.cache.get<Subnet>(SUBNET, namespace, spec.subnetId);
         if (!subnet || subnet.spec?.vpcRef !== vpc.metadata.name) {
           throw new TerminalError(
             'SubnetNotFound',

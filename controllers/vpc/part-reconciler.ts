@@ -106,13 +106,8 @@ export function partReconciler<T extends VpcPart>(behaviour: PartBehaviour<T>): 
   };
 
   return async ({ namespace, name }, context): Promise<ReconcileResult | void> => {
-    let part: T;
-    try {
-      part = await context.store.get<T>(type, namespace, name);
-    } catch (error) {
-      if (isStoreError(error, 'NotFound')) return;
-      throw error;
-    }
+    let part = context.cache.get<T>(type, namespace, name);
+    if (part === undefined) return;
     if (part.metadata.deletionTimestamp) return removeFinalizer(behaviour, part, context);
 
     const vpcId = part.spec!.vpcRef;

@@ -77,6 +77,11 @@ export const VPC_PART_INDEXES: CacheIndex[] = [
   },
 }));
 
+/** The `vpcRef` indexes of the given part kinds, for a controller's `indexes`. */
+export function vpcRefIndexes(...types: KindDescriptor[]): CacheIndex[] {
+  return VPC_PART_INDEXES.filter((index) => types.includes(index.type as KindDescriptor));
+}
+
 /** The VPC's parts of one kind, from the informer cache through the `vpcRef` index. */
 export function cachedParts<T extends VpcPart>(
   cache: CacheReader,

@@ -12,7 +12,7 @@ import {
 } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
-import { listParts } from './parts.js';
+import { cachedParts, vpcRefIndexes } from './parts.js';
 import { VpcValidationError } from './validation.js';
 import { mainRouteTableId } from './vpc-defaults.js';
 
@@ -20,6 +20,7 @@ export const routeTableController: ControllerDefinition = {
   name: 'route-table',
   for: ROUTE_TABLE,
   reads: PART_READS,
+  indexes: vpcRefIndexes(SUBNET),
   watches: [
     {
       type: SUBNET,
@@ -35,8 +36,8 @@ export const routeTableController: ControllerDefinition = {
     async converge(table, vpc, context) {
       const problems = routeProblems(table.spec?.routes ?? []);
       if (problems.length > 0) throw new VpcValidationError(problems);
-      const subnets = await listParts<Subnet>(
-        context.store,
+      const subnets = cachedParts<Subnet>(
+        context.cache,
         SUBNET,
         table.metadata.namespace!,
         vpc.metadata.name,

@@ -3,18 +3,19 @@ import { SPEC_RULE_FIELDS, securityGroupRuleProblems } from './engine.js';
 import { SECURITY_GROUP, type SecurityGroup } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
-import { listParts } from './parts.js';
+import { cachedParts, vpcRefIndexes } from './parts.js';
 import { VpcValidationError } from './validation.js';
 
 export const securityGroupController: ControllerDefinition = {
   name: 'security-group',
   for: SECURITY_GROUP,
   reads: PART_READS,
+  indexes: vpcRefIndexes(SECURITY_GROUP),
   reconcile: partReconciler<SecurityGroup>({
     type: SECURITY_GROUP,
     async converge(group, vpc, context) {
-      const groups = await listParts<SecurityGroup>(
-        context.store,
+      const groups = cachedParts<SecurityGroup>(
+        context.cache,
         SECURITY_GROUP,
         group.metadata.namespace!,
         vpc.metadata.name,

@@ -7,19 +7,16 @@ import { TerminalError } from '../runtime/controller.js';
 import { claimCidr, releaseCidrClaim, vpcScope } from './cidr-claims.js';
 import { availableIpCount, parseCidr } from './ipam.js';
 import { partReconciler, type PartBehaviour, PART_READS } from './part-reconciler.js';
-import { displayName, listParts } from './parts.js';
+import { cachedParts, displayName, vpcRefIndexes } from './parts.js';
 import { VpcValidationError } from './validation.js';
 import { defaultNetworkAclId, mainRouteTableId } from './vpc-defaults.js';
 
 export const SUBNET_FINALIZER = 'cloudplane.dev/subnet-cidr-claim';
 
 /** Addresses held in the subnet: one per NAT gateway living there. */
-export async function assignedAddresses(
-  context: Pick<ReconcileContext, 'store'>,
-  subnet: Subnet,
-): Promise<number> {
-  const gateways = await listParts<NatGateway>(
-    context.store,
+function assignedAddresses(context: Pick<ReconcileContext, 'cache'>, subnet: Subnet): number {
+  const gateways = cachedParts<NatGateway>(
+    context.cache,
     NAT_GATEWAY,
     subnet.metadata.namespace!,
     subnet.spec!.vpcRef,
@@ -72,7 +69,7 @@ const behaviour = (database: DataPlane): PartBehaviour<Subnet> => ({
     );
     if (problems.length > 0) throw new VpcValidationError(problems);
     await claimBlock(subnet, database, context);
-    const assigned = await assignedAddresses(context, subnet);
+    const assigned = assignedAddresses(context, subnet);
     return {
       availableIpCount: availableIpCount(parseCidr(spec.cidrBlock), assigned),
       assignedIpCount: assigned,
@@ -89,6 +86,7 @@ export const subnetController = (database: DataPlane): ControllerDefinition => (
   name: 'subnet',
   for: SUBNET,
   reads: PART_READS,
+  indexes: vpcRefIndexes(NAT_GATEWAY),
   watches: [
     {
       type: NAT_GATEWAY,

@@ -196,13 +196,8 @@ async function markProvisioning(vpc: Vpc, context: ReconcileContext): Promise<Vp
 
 export function vpcReconciler(config: VpcConfig, database: DataPlane): Reconciler {
   return async ({ namespace, name }, context) => {
-    let vpc: Vpc;
-    try {
-      vpc = await context.store.get<Vpc>(VPC, namespace, name);
-    } catch (error) {
-      if (isStoreError(error, 'NotFound')) return;
-      throw error;
-    }
+    let vpc = context.cache.get<Vpc>(VPC, namespace, name);
+    if (vpc === undefined) return;
     if (vpc.metadata.deletionTimestamp) return finalize(vpc, database, context);
 
     validate(vpc, config);
