@@ -119,7 +119,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     oauth: { providers: createOAuthProviders(config.oauth), redirectUris: config.oauth.redirectUris },
     vault,
     vaultApiAddress: (name: string) => vaultApiAddress(publicUrl.href, name),
-    vpc: config.vpc,
+    vpcConfig: config.vpc,
     integrations: config.integrations,
     integrationRuns,
     platformKey,
@@ -141,7 +141,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         apiKeysRoutes(accounts.deps),
         organizationsRoutes(accounts.deps),
         oauthRoutes(accounts.deps, config.oauth),
-        vpcRoutes({ store: apiStore, config: config.vpc }),
+        vpcRoutes,
         vaultRoutes({ engine: vault, apiAddress }),
         integrationRoutes({
           store: apiStore,

@@ -9,7 +9,6 @@ import {
   type SecurityGroup,
   type SecurityGroupRule,
 } from '../../../crds/vpc.js';
-import type { ObjectStore } from '../../../control-plane/types.js';
 import { newPartId, partIdPattern } from '../../../controllers/vpc/index.js';
 import { listParts, withOwner } from '../../../controllers/vpc/index.js';
 import { securityGroupRuleProblems } from '../../../controllers/vpc/index.js';
@@ -113,197 +112,195 @@ function aclView(acl: NetworkAcl) {
 const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
   a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
-export function securityRoutes(store: ObjectStore): RouteDefinition[] {
-  const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
-  const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
-  return [
-    defineRoute<{ params: VpcParams }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/vpcs/:id/security-groups',
-      scopes: ['vpc:read'],
-      summary: "A VPC's security groups",
-      request: { params: vpcParams },
-      responses: {
-        200: { description: 'Security groups', schema: { type: 'array', items: SECURITY_GROUP_VIEW } },
+const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
+const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
+
+export const SECURITY_ROUTES: RouteDefinition[] = [
+  defineRoute<{ params: VpcParams }>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/vpcs/:id/security-groups',
+    scopes: ['vpc:read'],
+    summary: "A VPC's security groups",
+    request: { params: vpcParams },
+    responses: {
+      200: { description: 'Security groups', schema: { type: 'array', items: SECURITY_GROUP_VIEW } },
+    },
+    async handler({ params, principal, now, store }) {
+      const namespace = tenantNamespace(principal);
+      await readVpc(store, namespace, params.id);
+      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
+      return { data: groups.map((group) => groupView(group, now())).sort(byCreation) };
+    },
+  }),
+  defineRoute<{ params: VpcParams; body: CreateGroupBody }>({
+    ...base,
+    method: 'post',
+    path: '/api/v1/vpcs/:id/security-groups',
+    scopes: ['vpc:write'],
+    summary: 'Create a security group',
+    description:
+      'Rules name a protocol (tcp, udp, icmp, -1), a port range <from>-<to> inside 0-65535, and a source ' +
+      'that is a CIDR block or a security group of the same VPC. Without outbound_rules the group may ' +
+      'send anywhere. Group names are unique within a VPC.',
+    request: {
+      params: vpcParams,
+      body: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
+          description: { type: 'string', maxLength: 255 },
+          inbound_rules: { type: 'array', maxItems: 60, items: RULE },
+          outbound_rules: { type: 'array', maxItems: 60, items: RULE },
+        },
       },
-      async handler({ params, principal, now }) {
-        const namespace = tenantNamespace(principal);
-        await readVpc(store, namespace, params.id);
-        const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-        return { data: groups.map((group) => groupView(group, now())).sort(byCreation) };
-      },
-    }),
-    defineRoute<{ params: VpcParams; body: CreateGroupBody }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/vpcs/:id/security-groups',
-      scopes: ['vpc:write'],
-      summary: 'Create a security group',
-      description:
-        'Rules name a protocol (tcp, udp, icmp, -1), a port range <from>-<to> inside 0-65535, and a source ' +
-        'that is a CIDR block or a security group of the same VPC. Without outbound_rules the group may ' +
-        'send anywhere. Group names are unique within a VPC.',
-      request: {
-        params: vpcParams,
-        body: {
+    },
+    responses: {
+      201: {
+        description: 'The new group',
+        schema: {
           type: 'object',
-          required: ['name'],
-          additionalProperties: false,
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
-            description: { type: 'string', maxLength: 255 },
-            inbound_rules: { type: 'array', maxItems: 60, items: RULE },
-            outbound_rules: { type: 'array', maxItems: 60, items: RULE },
+            id: SECURITY_GROUP_VIEW.properties.id,
+            name: SECURITY_GROUP_VIEW.properties.name,
+            description: SECURITY_GROUP_VIEW.properties.description,
+            created_at: SECURITY_GROUP_VIEW.properties.created_at,
           },
         },
       },
-      responses: {
-        201: {
-          description: 'The new group',
-          schema: {
+    },
+    async handler({ params, body, principal, now, store }) {
+      const namespace = tenantNamespace(principal);
+      const vpc = await readLiveVpc(store, namespace, params.id);
+      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
+      const id = newPartId('sg');
+      const inbound = (body.inbound_rules ?? []).map(toSpecRule);
+      const outbound = body.outbound_rules?.map(toSpecRule) ?? [
+        { protocol: '-1' as const, source: '0.0.0.0/0' },
+      ];
+      const problems = securityGroupRuleProblems(
+        { inbound, outbound: body.outbound_rules ? outbound : [] },
+        new Set([id, ...groups.map((group) => group.metadata.name)]),
+        { inbound: 'inbound_rules', outbound: 'outbound_rules', portRange: 'port_range' },
+      );
+      if (problems.length > 0) throw invalid(problems);
+      const name = body.name.trim();
+      const namesake = groups.find((group) => (group.spec?.name ?? group.metadata.name) === name);
+      if (namesake) {
+        throw conflict(
+          `a security group named "${name}" already exists in VPC ${params.id}: ${namesake.metadata.name}`,
+          {
+            details: { existing_security_group_id: namesake.metadata.name },
+          },
+        );
+      }
+      const created = await store.create<SecurityGroup>(
+        SECURITY_GROUP,
+        withOwner<SecurityGroup>(
+          {
+            apiVersion: API_VERSION,
+            kind: 'SecurityGroup',
+            metadata: { name: id, namespace },
+            spec: {
+              vpcRef: params.id,
+              name,
+              description: body.description ?? '',
+              inboundRules: inbound,
+              outboundRules: outbound,
+            },
+          },
+          vpc,
+        ),
+      );
+      return {
+        status: 201,
+        data: { id, name, description: body.description ?? '', created_at: createdAt(created, now()) },
+      };
+    },
+  }),
+  defineRoute<{ params: VpcParams & { sg_id: string } }>({
+    ...base,
+    method: 'delete',
+    path: '/api/v1/vpcs/:id/security-groups/:sg_id',
+    scopes: ['vpc:write'],
+    summary: 'Delete a security group',
+    description: "Refused for the VPC's default group and for a group another group's rules name as source.",
+    request: {
+      params: {
+        type: 'object',
+        required: ['id', 'sg_id'],
+        properties: { id: ID_SCHEMA, sg_id: { type: 'string', pattern: partIdPattern('sg') } },
+      },
+    },
+    responses: { 204: { description: 'Deleted' } },
+    async handler({ params, principal, store }) {
+      const namespace = tenantNamespace(principal);
+      await readVpc(store, namespace, params.id);
+      const group = await readPart<SecurityGroup>(
+        store,
+        SECURITY_GROUP,
+        namespace,
+        params.id,
+        params.sg_id,
+        'security group',
+      );
+      if (group.spec?.isDefault) {
+        throw conflict(
+          `${params.sg_id} is the default security group of VPC ${params.id}; it goes with the VPC`,
+        );
+      }
+      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
+      const referrer = groups.find(
+        (other) =>
+          other.metadata.name !== params.sg_id &&
+          [...(other.spec?.inboundRules ?? []), ...(other.spec?.outboundRules ?? [])].some(
+            (rule) => rule.source === params.sg_id,
+          ),
+      );
+      if (referrer) {
+        throw conflict(
+          `security group ${referrer.metadata.name} has a rule naming ${params.sg_id}; remove it first`,
+          {
+            details: { referencing_security_group_id: referrer.metadata.name },
+          },
+        );
+      }
+      await store.delete(SECURITY_GROUP, namespace, params.sg_id);
+      return { status: 204 };
+    },
+  }),
+  defineRoute<{ params: VpcParams }>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/vpcs/:id/network-acls',
+    scopes: ['vpc:read'],
+    summary: "A VPC's network ACLs",
+    description: 'Rule number 32767 is the catch-all rule shown as * elsewhere.',
+    request: { params: vpcParams },
+    responses: {
+      200: {
+        description: 'Network ACLs',
+        schema: {
+          type: 'array',
+          items: {
             type: 'object',
             properties: {
-              id: SECURITY_GROUP_VIEW.properties.id,
-              name: SECURITY_GROUP_VIEW.properties.name,
-              description: SECURITY_GROUP_VIEW.properties.description,
-              created_at: SECURITY_GROUP_VIEW.properties.created_at,
+              id: { type: 'string', pattern: '^acl-' },
+              is_default: { type: 'boolean' },
+              inbound_rules: { type: 'array', items: { type: 'object' } },
+              outbound_rules: { type: 'array', items: { type: 'object' } },
             },
           },
         },
       },
-      async handler({ params, body, principal, now }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readLiveVpc(store, namespace, params.id);
-        const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-        const id = newPartId('sg');
-        const inbound = (body.inbound_rules ?? []).map(toSpecRule);
-        const outbound = body.outbound_rules?.map(toSpecRule) ?? [
-          { protocol: '-1' as const, source: '0.0.0.0/0' },
-        ];
-        const problems = securityGroupRuleProblems(
-          { inbound, outbound: body.outbound_rules ? outbound : [] },
-          new Set([id, ...groups.map((group) => group.metadata.name)]),
-          { inbound: 'inbound_rules', outbound: 'outbound_rules', portRange: 'port_range' },
-        );
-        if (problems.length > 0) throw invalid(problems);
-        const name = body.name.trim();
-        const namesake = groups.find((group) => (group.spec?.name ?? group.metadata.name) === name);
-        if (namesake) {
-          throw conflict(
-            `a security group named "${name}" already exists in VPC ${params.id}: ${namesake.metadata.name}`,
-            {
-              details: { existing_security_group_id: namesake.metadata.name },
-            },
-          );
-        }
-        const created = await store.create<SecurityGroup>(
-          SECURITY_GROUP,
-          withOwner<SecurityGroup>(
-            {
-              apiVersion: API_VERSION,
-              kind: 'SecurityGroup',
-              metadata: { name: id, namespace },
-              spec: {
-                vpcRef: params.id,
-                name,
-                description: body.description ?? '',
-                inboundRules: inbound,
-                outboundRules: outbound,
-              },
-            },
-            vpc,
-          ),
-        );
-        return {
-          status: 201,
-          data: { id, name, description: body.description ?? '', created_at: createdAt(created, now()) },
-        };
-      },
-    }),
-    defineRoute<{ params: VpcParams & { sg_id: string } }>({
-      ...base,
-      method: 'delete',
-      path: '/api/v1/vpcs/:id/security-groups/:sg_id',
-      scopes: ['vpc:write'],
-      summary: 'Delete a security group',
-      description:
-        "Refused for the VPC's default group and for a group another group's rules name as source.",
-      request: {
-        params: {
-          type: 'object',
-          required: ['id', 'sg_id'],
-          properties: { id: ID_SCHEMA, sg_id: { type: 'string', pattern: partIdPattern('sg') } },
-        },
-      },
-      responses: { 204: { description: 'Deleted' } },
-      async handler({ params, principal }) {
-        const namespace = tenantNamespace(principal);
-        await readVpc(store, namespace, params.id);
-        const group = await readPart<SecurityGroup>(
-          store,
-          SECURITY_GROUP,
-          namespace,
-          params.id,
-          params.sg_id,
-          'security group',
-        );
-        if (group.spec?.isDefault) {
-          throw conflict(
-            `${params.sg_id} is the default security group of VPC ${params.id}; it goes with the VPC`,
-          );
-        }
-        const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-        const referrer = groups.find(
-          (other) =>
-            other.metadata.name !== params.sg_id &&
-            [...(other.spec?.inboundRules ?? []), ...(other.spec?.outboundRules ?? [])].some(
-              (rule) => rule.source === params.sg_id,
-            ),
-        );
-        if (referrer) {
-          throw conflict(
-            `security group ${referrer.metadata.name} has a rule naming ${params.sg_id}; remove it first`,
-            {
-              details: { referencing_security_group_id: referrer.metadata.name },
-            },
-          );
-        }
-        await store.delete(SECURITY_GROUP, namespace, params.sg_id);
-        return { status: 204 };
-      },
-    }),
-    defineRoute<{ params: VpcParams }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/vpcs/:id/network-acls',
-      scopes: ['vpc:read'],
-      summary: "A VPC's network ACLs",
-      description: 'Rule number 32767 is the catch-all rule shown as * elsewhere.',
-      request: { params: vpcParams },
-      responses: {
-        200: {
-          description: 'Network ACLs',
-          schema: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string', pattern: '^acl-' },
-                is_default: { type: 'boolean' },
-                inbound_rules: { type: 'array', items: { type: 'object' } },
-                outbound_rules: { type: 'array', items: { type: 'object' } },
-              },
-            },
-          },
-        },
-      },
-      async handler({ params, principal }) {
-        const namespace = tenantNamespace(principal);
-        await readVpc(store, namespace, params.id);
-        const acls = await listParts<NetworkAcl>(store, NETWORK_ACL, namespace, params.id);
-        return { data: acls.map(aclView) };
-      },
-    }),
-  ];
-}
+    },
+    async handler({ params, principal, store }) {
+      const namespace = tenantNamespace(principal);
+      await readVpc(store, namespace, params.id);
+      const acls = await listParts<NetworkAcl>(store, NETWORK_ACL, namespace, params.id);
+      return { data: acls.map(aclView) };
+    },
+  }),
+];

@@ -1,7 +1,6 @@
 /** `/api/v1/vpcs/:id/subnets`. */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { SUBNET, type NatGateway, type Subnet, type Vpc } from '../../../crds/vpc.js';
-import type { ObjectStore } from '../../../control-plane/types.js';
 import { claimCidr, releaseCidrClaim, vpcScope } from '../../../controllers/vpc/index.js';
 import { newSubnetId } from '../../../controllers/vpc/index.js';
 import { availableIpCount, parseCidr } from '../../../controllers/vpc/index.js';
@@ -79,203 +78,195 @@ function subnetView(subnet: Subnet, vpc: Vpc, gateways: readonly NatGateway[], n
   };
 }
 
-export function subnetRoutes(store: ObjectStore): RouteDefinition[] {
-  const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
-  const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
-  return [
-    defineRoute<{ params: VpcParams }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/vpcs/:id/subnets',
-      scopes: ['vpc:read'],
-      summary: "A VPC's subnets",
-      request: { params: vpcParams },
-      responses: { 200: { description: 'Subnets', schema: { type: 'array', items: SUBNET_SUMMARY } } },
-      async handler({ params, principal, now }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readVpc(store, namespace, params.id);
-        const parts = await readParts(store, namespace);
-        const gateways = partsOf(parts.natGateways, params.id);
-        return {
-          data: partsOf(parts.subnets, params.id)
-            .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
-            .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
-        };
+const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
+const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
+
+export const SUBNET_ROUTES: RouteDefinition[] = [
+  defineRoute<{ params: VpcParams }>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/vpcs/:id/subnets',
+    scopes: ['vpc:read'],
+    summary: "A VPC's subnets",
+    request: { params: vpcParams },
+    responses: { 200: { description: 'Subnets', schema: { type: 'array', items: SUBNET_SUMMARY } } },
+    async handler({ params, principal, now, store }) {
+      const namespace = tenantNamespace(principal);
+      const vpc = await readVpc(store, namespace, params.id);
+      const parts = await readParts(store, namespace);
+      const gateways = partsOf(parts.natGateways, params.id);
+      return {
+        data: partsOf(parts.subnets, params.id)
+          .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
+          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
+      };
+    },
+  }),
+  defineRoute<{ params: VpcParams; body: CreateSubnetBody }>({
+    ...base,
+    method: 'post',
+    path: '/api/v1/vpcs/:id/subnets',
+    scopes: ['vpc:write'],
+    summary: 'Create a subnet',
+    description:
+      "The block must lie inside the VPC's block and overlap no other subnet of the VPC; " +
+      'GET /vpcs/:id/available-cidrs finds free ones.',
+    request: {
+      params: vpcParams,
+      body: {
+        type: 'object',
+        required: ['name', 'cidr_block', 'availability_zone'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
+          cidr_block: { type: 'string', maxLength: 18 },
+          availability_zone: { type: 'string', maxLength: 64 },
+          map_public_ip_on_launch: { type: 'boolean' },
+        },
       },
-    }),
-    defineRoute<{ params: VpcParams; body: CreateSubnetBody }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/vpcs/:id/subnets',
-      scopes: ['vpc:write'],
-      summary: 'Create a subnet',
-      description:
-        "The block must lie inside the VPC's block and overlap no other subnet of the VPC; " +
-        'GET /vpcs/:id/available-cidrs finds free ones.',
-      request: {
-        params: vpcParams,
-        body: {
+    },
+    responses: {
+      201: {
+        description: 'The new subnet',
+        schema: {
           type: 'object',
-          required: ['name', 'cidr_block', 'availability_zone'],
-          additionalProperties: false,
           properties: {
-            name: { type: 'string', minLength: 1, maxLength: 255, pattern: '\\S' },
-            cidr_block: { type: 'string', maxLength: 18 },
-            availability_zone: { type: 'string', maxLength: 64 },
-            map_public_ip_on_launch: { type: 'boolean' },
+            id: SUBNET_SUMMARY.properties.id,
+            name: SUBNET_SUMMARY.properties.name,
+            cidr_block: SUBNET_SUMMARY.properties.cidr_block,
+            availability_zone: SUBNET_SUMMARY.properties.availability_zone,
+            available_ip_count: SUBNET_SUMMARY.properties.available_ip_count,
+            created_at: SUBNET_SUMMARY.properties.created_at,
           },
         },
       },
-      responses: {
-        201: {
-          description: 'The new subnet',
-          schema: {
-            type: 'object',
-            properties: {
-              id: SUBNET_SUMMARY.properties.id,
-              name: SUBNET_SUMMARY.properties.name,
-              cidr_block: SUBNET_SUMMARY.properties.cidr_block,
-              availability_zone: SUBNET_SUMMARY.properties.availability_zone,
-              available_ip_count: SUBNET_SUMMARY.properties.available_ip_count,
-              created_at: SUBNET_SUMMARY.properties.created_at,
-            },
-          },
-        },
-      },
-      async handler({ params, body, principal, database, now, logger }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readLiveVpc(store, namespace, params.id);
-        const problems = subnetProblems(
-          { cidrBlock: 'cidr_block', availabilityZone: 'availability_zone' },
-          { cidrBlock: body.cidr_block, availabilityZone: body.availability_zone },
-          vpc,
-        );
-        if (problems.length > 0) throw invalid(problems);
-        const id = newSubnetId();
-        const name = body.name.trim();
-        const claim = await claimCidr(
-          database,
-          {
-            namespace,
-            kind: 'Subnet',
-            scope: vpcScope(params.id),
-            resourceId: id,
-            resourceName: name,
-            cidr: body.cidr_block,
-          },
-          now(),
-        );
-        if (claim.outcome === 'overlap') {
-          const { holder } = claim;
-          throw conflict(
-            subnetOverlapMessage('cidr_block', body.cidr_block, {
-              name: holder.resource_name,
-              id: holder.resource_id,
-              cidr: holder.cidr_block,
-            }),
-            {
-              details: {
-                conflicting_subnet: {
-                  id: holder.resource_id,
-                  name: holder.resource_name,
-                  cidr_block: holder.cidr_block,
-                },
-              },
-            },
-          );
-        }
-        let created: Subnet;
-        try {
-          created = await store.create<Subnet>(
-            SUBNET,
-            withOwner<Subnet>(
-              {
-                apiVersion: API_VERSION,
-                kind: 'Subnet',
-                metadata: { name: id, namespace },
-                spec: {
-                  vpcRef: params.id,
-                  name,
-                  cidrBlock: body.cidr_block,
-                  availabilityZone: body.availability_zone,
-                  mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
-                },
-              },
-              vpc,
-            ),
-          );
-        } catch (error) {
-          await releaseCidrClaim(database, namespace, id);
-          throw error;
-        }
-        logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
-        return {
-          status: 201,
-          data: {
-            id,
-            name,
-            cidr_block: body.cidr_block,
-            availability_zone: body.availability_zone,
-            available_ip_count: availableIpCount(parseCidr(body.cidr_block), 0),
-            created_at: createdAt(created, now()),
-          },
-        };
-      },
-    }),
-    defineRoute<{ params: VpcParams & { subnet_id: string } }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/vpcs/:id/subnets/:subnet_id',
-      scopes: ['vpc:read'],
-      summary: 'Read a subnet',
-      request: { params: SUBNET_PARAMS },
-      responses: { 200: { description: 'The subnet', schema: SUBNET_DETAIL } },
-      async handler({ params, principal, now }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readVpc(store, namespace, params.id);
-        const subnet = await readPart<Subnet>(
-          store,
-          SUBNET,
+    },
+    async handler({ params, body, principal, database, now, logger, store }) {
+      const namespace = tenantNamespace(principal);
+      const vpc = await readLiveVpc(store, namespace, params.id);
+      const problems = subnetProblems(
+        { cidrBlock: 'cidr_block', availabilityZone: 'availability_zone' },
+        { cidrBlock: body.cidr_block, availabilityZone: body.availability_zone },
+        vpc,
+      );
+      if (problems.length > 0) throw invalid(problems);
+      const id = newSubnetId();
+      const name = body.name.trim();
+      const claim = await claimCidr(
+        database,
+        {
           namespace,
-          params.id,
-          params.subnet_id,
-          'subnet',
-        );
-        const gateways = partsOf((await readParts(store, namespace)).natGateways, params.id);
-        const view = subnetView(subnet, vpc, gateways, now());
-        return {
-          data: { ...view.summary, assigned_ip_count: view.assigned, network_acl_id: view.networkAclId },
-        };
-      },
-    }),
-    defineRoute<{ params: VpcParams & { subnet_id: string } }>({
-      ...base,
-      method: 'delete',
-      path: '/api/v1/vpcs/:id/subnets/:subnet_id',
-      scopes: ['vpc:write'],
-      summary: 'Delete a subnet',
-      description: 'Refused while a NAT gateway lives in the subnet; the answer names it.',
-      request: { params: SUBNET_PARAMS },
-      responses: { 204: { description: 'Deleted' } },
-      async handler({ params, principal }) {
-        const namespace = tenantNamespace(principal);
-        await readVpc(store, namespace, params.id);
-        await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
-        const holders = partsOf((await readParts(store, namespace)).natGateways, params.id).filter(
-          (gateway) => gateway.spec?.subnetId === params.subnet_id,
-        );
-        if (holders.length > 0) {
-          const ids = holders.map((gateway) => gateway.metadata.name);
-          throw conflict(
-            `subnet ${params.subnet_id} still holds NAT gateway ${ids.join(', ')}; delete it first`,
-            {
-              details: { nat_gateway_ids: ids },
+          kind: 'Subnet',
+          scope: vpcScope(params.id),
+          resourceId: id,
+          resourceName: name,
+          cidr: body.cidr_block,
+        },
+        now(),
+      );
+      if (claim.outcome === 'overlap') {
+        const { holder } = claim;
+        throw conflict(
+          subnetOverlapMessage('cidr_block', body.cidr_block, {
+            name: holder.resource_name,
+            id: holder.resource_id,
+            cidr: holder.cidr_block,
+          }),
+          {
+            details: {
+              conflicting_subnet: {
+                id: holder.resource_id,
+                name: holder.resource_name,
+                cidr_block: holder.cidr_block,
+              },
             },
-          );
-        }
-        await store.delete(SUBNET, namespace, params.subnet_id);
-        return { status: 204 };
-      },
-    }),
-  ];
-}
+          },
+        );
+      }
+      let created: Subnet;
+      try {
+        created = await store.create<Subnet>(
+          SUBNET,
+          withOwner<Subnet>(
+            {
+              apiVersion: API_VERSION,
+              kind: 'Subnet',
+              metadata: { name: id, namespace },
+              spec: {
+                vpcRef: params.id,
+                name,
+                cidrBlock: body.cidr_block,
+                availabilityZone: body.availability_zone,
+                mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
+              },
+            },
+            vpc,
+          ),
+        );
+      } catch (error) {
+        await releaseCidrClaim(database, namespace, id);
+        throw error;
+      }
+      logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
+      return {
+        status: 201,
+        data: {
+          id,
+          name,
+          cidr_block: body.cidr_block,
+          availability_zone: body.availability_zone,
+          available_ip_count: availableIpCount(parseCidr(body.cidr_block), 0),
+          created_at: createdAt(created, now()),
+        },
+      };
+    },
+  }),
+  defineRoute<{ params: VpcParams & { subnet_id: string } }>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/vpcs/:id/subnets/:subnet_id',
+    scopes: ['vpc:read'],
+    summary: 'Read a subnet',
+    request: { params: SUBNET_PARAMS },
+    responses: { 200: { description: 'The subnet', schema: SUBNET_DETAIL } },
+    async handler({ params, principal, now, store }) {
+      const namespace = tenantNamespace(principal);
+      const vpc = await readVpc(store, namespace, params.id);
+      const subnet = await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
+      const gateways = partsOf((await readParts(store, namespace)).natGateways, params.id);
+      const view = subnetView(subnet, vpc, gateways, now());
+      return {
+        data: { ...view.summary, assigned_ip_count: view.assigned, network_acl_id: view.networkAclId },
+      };
+    },
+  }),
+  defineRoute<{ params: VpcParams & { subnet_id: string } }>({
+    ...base,
+    method: 'delete',
+    path: '/api/v1/vpcs/:id/subnets/:subnet_id',
+    scopes: ['vpc:write'],
+    summary: 'Delete a subnet',
+    description: 'Refused while a NAT gateway lives in the subnet; the answer names it.',
+    request: { params: SUBNET_PARAMS },
+    responses: { 204: { description: 'Deleted' } },
+    async handler({ params, principal, store }) {
+      const namespace = tenantNamespace(principal);
+      await readVpc(store, namespace, params.id);
+      await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
+      const holders = partsOf((await readParts(store, namespace)).natGateways, params.id).filter(
+        (gateway) => gateway.spec?.subnetId === params.subnet_id,
+      );
+      if (holders.length > 0) {
+        const ids = holders.map((gateway) => gateway.metadata.name);
+        throw conflict(
+          `subnet ${params.subnet_id} still holds NAT gateway ${ids.join(', ')}; delete it first`,
+          {
+            details: { nat_gateway_ids: ids },
+          },
+        );
+      }
+      await store.delete(SUBNET, namespace, params.subnet_id);
+      return { status: 204 };
+    },
+  }),
+];

@@ -29,7 +29,7 @@ import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
-import { gatewayRoutes } from './gateways.js';
+import { GATEWAY_ROUTES } from './gateways.js';
 import {
   createdAt,
   invalid,
@@ -42,8 +42,8 @@ import {
   type PartsOfNamespace,
   type VpcParams,
 } from './vpc-resources.js';
-import { securityRoutes } from './security.js';
-import { subnetRoutes } from './subnets.js';
+import { SECURITY_ROUTES } from './security.js';
+import { SUBNET_ROUTES } from './subnets.js';
 
 const STATUSES = ['provisioning', 'available', 'deleting', 'deleted'] as const;
 type VpcRestStatus = (typeof STATUSES)[number];
@@ -195,337 +195,332 @@ async function overlappingVpcName(store: ObjectStore, namespace: string, id: str
   }
 }
 
-export interface VpcRouteDependencies {
-  /** The object store holding the VPC kinds. */
-  store: ObjectStore;
-  config: VpcConfig;
+/** What the VPC routes need beyond the core services. */
+export interface VpcRouteServices {
+  vpcConfig: VpcConfig;
 }
 
+const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
+const read = ['vpc:read'];
+const write = ['vpc:write'];
+
 /** Every `/api/v1/vpcs` route. */
-export function vpcRoutes({ store, config }: VpcRouteDependencies): RouteModule {
-  const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
-  const read = ['vpc:read'];
-  const write = ['vpc:write'];
-  return {
-    area: 'vpc',
-    routes: [
-      defineRoute<{ query: LimitOffsetQuery & { region?: string; status?: VpcRestStatus } }>({
-        ...base,
-        method: 'get',
-        path: '/api/v1/vpcs',
-        scopes: read,
-        summary: "The organization's VPCs",
-        description: 'Deleted VPCs appear only with status=deleted, until garbage collection purges them.',
-        request: {
-          query: {
+export const vpcRoutes: RouteModule<VpcRouteServices> = {
+  area: 'vpc',
+  routes: [
+    defineRoute<{ query: LimitOffsetQuery & { region?: string; status?: VpcRestStatus } }>({
+      ...base,
+      method: 'get',
+      path: '/api/v1/vpcs',
+      scopes: read,
+      summary: "The organization's VPCs",
+      description: 'Deleted VPCs appear only with status=deleted, until garbage collection purges them.',
+      request: {
+        query: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', maxLength: 64 },
+            status: { type: 'string', enum: STATUSES },
+            ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+          },
+        },
+      },
+      responses: {
+        200: { description: 'VPCs, oldest first', schema: { type: 'array', items: VPC_SUMMARY } },
+      },
+      async handler({ query, principal, database, now, store }) {
+        const namespace = tenantNamespace(principal);
+        let rows: ReturnType<typeof summary>[];
+        if (query.status === 'deleted') {
+          rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
+        } else {
+          const parts = await readParts(store, namespace);
+          const { items } = await store.list<Vpc>(VPC, { namespace });
+          rows = items
+            .map((vpc) => summary(vpc, parts, now()))
+            .filter((row) => query.status === undefined || row.status === query.status);
+        }
+        const selected = rows
+          .filter((row) => query.region === undefined || row.region === query.region)
+          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+        return { data: selected.slice(query.offset, query.offset + query.limit) };
+      },
+    }),
+    defineRoute<{ body: CreateVpcBody }, VpcRouteServices>({
+      ...base,
+      method: 'post',
+      path: '/api/v1/vpcs',
+      scopes: write,
+      summary: 'Create a VPC',
+      description:
+        'The block must not overlap another VPC of the organization in the same region. The VPC is ' +
+        'provisioning until its controller has created its main route table, default network ACL and ' +
+        'default security group.',
+      request: {
+        body: {
+          type: 'object',
+          required: ['name', 'cidr_block', 'region'],
+          additionalProperties: false,
+          properties: {
+            name: NAME,
+            cidr_block: { type: 'string', maxLength: 18 },
+            region: { type: 'string', maxLength: 64 },
+            ...FLAGS,
+          },
+        },
+      },
+      responses: {
+        201: {
+          description: 'The new VPC',
+          schema: {
             type: 'object',
             properties: {
-              region: { type: 'string', maxLength: 64 },
-              status: { type: 'string', enum: STATUSES },
-              ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+              id: VPC_SUMMARY.properties.id,
+              name: VPC_SUMMARY.properties.name,
+              cidr_block: VPC_SUMMARY.properties.cidr_block,
+              region: VPC_SUMMARY.properties.region,
+              status: VPC_SUMMARY.properties.status,
+              is_default: VPC_SUMMARY.properties.is_default,
+              created_at: VPC_SUMMARY.properties.created_at,
             },
           },
         },
-        responses: {
-          200: { description: 'VPCs, oldest first', schema: { type: 'array', items: VPC_SUMMARY } },
-        },
-        async handler({ query, principal, database, now }) {
-          const namespace = tenantNamespace(principal);
-          let rows: ReturnType<typeof summary>[];
-          if (query.status === 'deleted') {
-            rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
-          } else {
-            const parts = await readParts(store, namespace);
-            const { items } = await store.list<Vpc>(VPC, { namespace });
-            rows = items
-              .map((vpc) => summary(vpc, parts, now()))
-              .filter((row) => query.status === undefined || row.status === query.status);
-          }
-          const selected = rows
-            .filter((row) => query.region === undefined || row.region === query.region)
-            .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-          return { data: selected.slice(query.offset, query.offset + query.limit) };
-        },
-      }),
-      defineRoute<{ body: CreateVpcBody }>({
-        ...base,
-        method: 'post',
-        path: '/api/v1/vpcs',
-        scopes: write,
-        summary: 'Create a VPC',
-        description:
-          'The block must not overlap another VPC of the organization in the same region. The VPC is ' +
-          'provisioning until its controller has created its main route table, default network ACL and ' +
-          'default security group.',
-        request: {
-          body: {
-            type: 'object',
-            required: ['name', 'cidr_block', 'region'],
-            additionalProperties: false,
-            properties: {
-              name: NAME,
-              cidr_block: { type: 'string', maxLength: 18 },
-              region: { type: 'string', maxLength: 64 },
-              ...FLAGS,
-            },
+      },
+      async handler({ body, principal, database, now, logger, store, vpcConfig }) {
+        const problems = collectProblems([
+          () => checkBlock('cidr_block', body.cidr_block),
+          () => checkRegion('region', body.region, vpcConfig.regions),
+        ]);
+        if (problems.length > 0) throw invalid(problems);
+        const namespace = await ensureTenantNamespace(store, principal);
+        const id = newVpcId();
+        const name = body.name.trim();
+        const claim = await claimCidr(
+          database,
+          {
+            namespace,
+            kind: 'Vpc',
+            scope: regionScope(body.region),
+            resourceId: id,
+            resourceName: name,
+            cidr: body.cidr_block,
+            limit: vpcConfig.limitPerOrganization,
           },
-        },
-        responses: {
-          201: {
-            description: 'The new VPC',
-            schema: {
-              type: 'object',
-              properties: {
-                id: VPC_SUMMARY.properties.id,
-                name: VPC_SUMMARY.properties.name,
-                cidr_block: VPC_SUMMARY.properties.cidr_block,
-                region: VPC_SUMMARY.properties.region,
-                status: VPC_SUMMARY.properties.status,
-                is_default: VPC_SUMMARY.properties.is_default,
-                created_at: VPC_SUMMARY.properties.created_at,
-              },
-            },
-          },
-        },
-        async handler({ body, principal, database, now, logger }) {
-          const problems = collectProblems([
-            () => checkBlock('cidr_block', body.cidr_block),
-            () => checkRegion('region', body.region, config.regions),
-          ]);
-          if (problems.length > 0) throw invalid(problems);
-          const namespace = await ensureTenantNamespace(store, principal);
-          const id = newVpcId();
-          const name = body.name.trim();
-          const claim = await claimCidr(
-            database,
-            {
-              namespace,
-              kind: 'Vpc',
-              scope: regionScope(body.region),
-              resourceId: id,
-              resourceName: name,
-              cidr: body.cidr_block,
-              limit: config.limitPerOrganization,
-            },
-            now(),
+          now(),
+        );
+        if (claim.outcome === 'limit') throw limitReached(claim.limit);
+        if (claim.outcome === 'overlap') {
+          const { holder } = claim;
+          const holderName = await overlappingVpcName(
+            store,
+            namespace,
+            holder.resource_id,
+            holder.resource_name,
           );
-          if (claim.outcome === 'limit') throw limitReached(claim.limit);
-          if (claim.outcome === 'overlap') {
-            const { holder } = claim;
-            const holderName = await overlappingVpcName(
-              store,
-              namespace,
-              holder.resource_id,
-              holder.resource_name,
-            );
-            throw conflict(
-              vpcOverlapMessage('cidr_block', body.cidr_block, {
-                name: holderName,
-                id: holder.resource_id,
-                cidr: holder.cidr_block,
-              }),
-              {
-                details: {
-                  conflicting_vpc: {
-                    id: holder.resource_id,
-                    name: holderName,
-                    cidr_block: holder.cidr_block,
-                  },
+          throw conflict(
+            vpcOverlapMessage('cidr_block', body.cidr_block, {
+              name: holderName,
+              id: holder.resource_id,
+              cidr: holder.cidr_block,
+            }),
+            {
+              details: {
+                conflicting_vpc: {
+                  id: holder.resource_id,
+                  name: holderName,
+                  cidr_block: holder.cidr_block,
                 },
               },
-            );
-          }
-          let created: Vpc;
-          try {
-            created = await store.create<Vpc>(VPC, {
-              apiVersion: API_VERSION,
-              kind: 'Vpc',
-              metadata: {
-                name: id,
-                namespace,
-                annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
-              },
-              spec: {
-                name,
-                cidrBlock: body.cidr_block,
-                region: body.region,
-                enableDnsHostnames: body.enable_dns_hostnames ?? false,
-                enableDnsSupport: body.enable_dns_support ?? true,
-                enableFlowLogs: body.enable_flow_logs ?? false,
-                isDefault: false,
-              },
-            });
-          } catch (error) {
-            await releaseCidrClaim(database, namespace, id);
-            throw error;
-          }
-          logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
-          return {
-            status: 201,
-            data: {
-              id,
-              name,
-              cidr_block: body.cidr_block,
-              region: body.region,
-              status: 'provisioning',
-              is_default: false,
-              created_at: createdAt(created, now()),
             },
-          };
-        },
-      }),
-      defineRoute<{ params: VpcParams }>({
-        ...base,
-        method: 'get',
-        path: '/api/v1/vpcs/:id',
-        scopes: read,
-        summary: 'Read a VPC',
-        request: { params: VPC_PARAMS },
-        responses: { 200: { description: 'The VPC', schema: VPC_DETAIL } },
-        async handler({ params, principal, database, now }) {
-          const namespace = tenantNamespace(principal);
-          try {
-            const vpc = await readVpc(store, namespace, params.id);
-            return { data: detail(vpc, await readParts(store, namespace), now()) };
-          } catch (error) {
-            const tombstone = await findTombstone(database, namespace, params.id);
-            if (tombstone) return { data: tombstoneDetail(tombstone) };
-            throw error;
-          }
-        },
-      }),
-      defineRoute<{ params: VpcParams; body: PatchVpcBody }>({
-        ...base,
-        method: 'patch',
-        path: '/api/v1/vpcs/:id',
-        scopes: write,
-        summary: "Change a VPC's name or settings",
-        description: 'Only name and the three flags can change; any other field is refused by name.',
-        request: {
-          params: VPC_PARAMS,
-          body: { type: 'object', additionalProperties: false, properties: { name: NAME, ...FLAGS } },
-        },
-        responses: {
-          200: {
-            description: 'The VPC as changed',
-            schema: {
-              type: 'object',
-              properties: {
-                id: VPC_SUMMARY.properties.id,
-                name: VPC_SUMMARY.properties.name,
-                updated_at: VPC_DETAIL.properties.updated_at,
-              },
-            },
-          },
-        },
-        async handler({ params, body, principal, now }) {
-          const namespace = tenantNamespace(principal);
-          const vpc = await readVpc(store, namespace, params.id);
-          if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${params.id} is being deleted`);
-          const stamp = now().toISOString();
-          const changed = await store.update<Vpc>(VPC, {
-            ...vpc,
+          );
+        }
+        let created: Vpc;
+        try {
+          created = await store.create<Vpc>(VPC, {
+            apiVersion: API_VERSION,
+            kind: 'Vpc',
             metadata: {
-              ...vpc.metadata,
-              annotations: { ...vpc.metadata.annotations, [UPDATED_AT_ANNOTATION]: stamp },
+              name: id,
+              namespace,
+              annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
             },
             spec: {
-              ...vpc.spec!,
-              ...(body.name !== undefined && { name: body.name.trim() }),
-              ...(body.enable_dns_hostnames !== undefined && {
-                enableDnsHostnames: body.enable_dns_hostnames,
-              }),
-              ...(body.enable_dns_support !== undefined && { enableDnsSupport: body.enable_dns_support }),
-              ...(body.enable_flow_logs !== undefined && { enableFlowLogs: body.enable_flow_logs }),
+              name,
+              cidrBlock: body.cidr_block,
+              region: body.region,
+              enableDnsHostnames: body.enable_dns_hostnames ?? false,
+              enableDnsSupport: body.enable_dns_support ?? true,
+              enableFlowLogs: body.enable_flow_logs ?? false,
+              isDefault: false,
             },
           });
-          return { data: { id: params.id, name: changed.spec?.name ?? params.id, updated_at: stamp } };
-        },
-      }),
-      defineRoute<{ params: VpcParams }>({
-        ...base,
-        method: 'delete',
-        path: '/api/v1/vpcs/:id',
-        scopes: write,
-        summary: 'Delete a VPC and everything in it',
-        description:
-          'The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route ' +
-          'tables, security groups and network ACLs in that order, then the VPC, which is then listed ' +
-          'with status=deleted until garbage collection purges it.',
-        request: { params: VPC_PARAMS },
-        responses: { 204: { description: 'Deletion has begun' } },
-        async handler({ params, principal, logger }) {
-          const namespace = tenantNamespace(principal);
-          await readVpc(store, namespace, params.id);
-          await store.delete(VPC, namespace, params.id);
-          logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
-          return { status: 204 };
-        },
-      }),
-      defineRoute<{ params: VpcParams; query: { prefix: number; count: number } }>({
-        ...base,
-        method: 'get',
-        path: '/api/v1/vpcs/:id/available-cidrs',
-        scopes: read,
-        summary: 'Free blocks of a size for a new subnet',
-        description:
-          "The lowest blocks of /prefix inside the VPC's block that overlap no subnet; fewer (or none) when the VPC is full.",
-        request: {
-          params: VPC_PARAMS,
-          query: {
-            type: 'object',
-            required: ['prefix'],
-            properties: {
-              prefix: { type: 'integer', minimum: MIN_BLOCK_PREFIX, maximum: MAX_BLOCK_PREFIX },
-              count: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
-            },
+        } catch (error) {
+          await releaseCidrClaim(database, namespace, id);
+          throw error;
+        }
+        logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
+        return {
+          status: 201,
+          data: {
+            id,
+            name,
+            cidr_block: body.cidr_block,
+            region: body.region,
+            status: 'provisioning',
+            is_default: false,
+            created_at: createdAt(created, now()),
           },
-        },
-        responses: {
-          200: {
-            description: 'Free blocks, lowest first',
-            schema: {
-              type: 'object',
-              properties: {
-                prefix: { type: 'integer' },
-                cidr_blocks: { type: 'array', items: { type: 'string' } },
-              },
-            },
-          },
-        },
-        async handler({ params, query, principal, database }) {
-          const namespace = tenantNamespace(principal);
+        };
+      },
+    }),
+    defineRoute<{ params: VpcParams }>({
+      ...base,
+      method: 'get',
+      path: '/api/v1/vpcs/:id',
+      scopes: read,
+      summary: 'Read a VPC',
+      request: { params: VPC_PARAMS },
+      responses: { 200: { description: 'The VPC', schema: VPC_DETAIL } },
+      async handler({ params, principal, database, now, store }) {
+        const namespace = tenantNamespace(principal);
+        try {
           const vpc = await readVpc(store, namespace, params.id);
-          const block = parseCidr(vpc.spec!.cidrBlock);
-          if (query.prefix < block.prefix) {
-            throw badRequest(
-              `prefix: /${query.prefix} is larger than the VPC's block ${vpc.spec!.cidrBlock}`,
-              {
-                details: {
-                  fields: [
-                    {
-                      in: 'query',
-                      field: 'prefix',
-                      rule: 'within_vpc',
-                      message: `larger than ${vpc.spec!.cidrBlock}`,
-                    },
-                  ],
-                },
-              },
-            );
-          }
-          const subnets = partsOf((await readParts(store, namespace)).subnets, params.id);
-          const taken = [
-            ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
-            ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
-          ];
-          const free = nextFreeBlocks(block, taken, query.prefix, query.count);
-          return { data: { prefix: query.prefix, cidr_blocks: free.map(formatCidr) } };
+          return { data: detail(vpc, await readParts(store, namespace), now()) };
+        } catch (error) {
+          const tombstone = await findTombstone(database, namespace, params.id);
+          if (tombstone) return { data: tombstoneDetail(tombstone) };
+          throw error;
+        }
+      },
+    }),
+    defineRoute<{ params: VpcParams; body: PatchVpcBody }>({
+      ...base,
+      method: 'patch',
+      path: '/api/v1/vpcs/:id',
+      scopes: write,
+      summary: "Change a VPC's name or settings",
+      description: 'Only name and the three flags can change; any other field is refused by name.',
+      request: {
+        params: VPC_PARAMS,
+        body: { type: 'object', additionalProperties: false, properties: { name: NAME, ...FLAGS } },
+      },
+      responses: {
+        200: {
+          description: 'The VPC as changed',
+          schema: {
+            type: 'object',
+            properties: {
+              id: VPC_SUMMARY.properties.id,
+              name: VPC_SUMMARY.properties.name,
+              updated_at: VPC_DETAIL.properties.updated_at,
+            },
+          },
         },
-      }),
-      ...subnetRoutes(store),
-      ...securityRoutes(store),
-      ...gatewayRoutes(store),
-    ],
-  };
-}
+      },
+      async handler({ params, body, principal, now, store }) {
+        const namespace = tenantNamespace(principal);
+        const vpc = await readVpc(store, namespace, params.id);
+        if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${params.id} is being deleted`);
+        const stamp = now().toISOString();
+        const changed = await store.update<Vpc>(VPC, {
+          ...vpc,
+          metadata: {
+            ...vpc.metadata,
+            annotations: { ...vpc.metadata.annotations, [UPDATED_AT_ANNOTATION]: stamp },
+          },
+          spec: {
+            ...vpc.spec!,
+            ...(body.name !== undefined && { name: body.name.trim() }),
+            ...(body.enable_dns_hostnames !== undefined && {
+              enableDnsHostnames: body.enable_dns_hostnames,
+            }),
+            ...(body.enable_dns_support !== undefined && { enableDnsSupport: body.enable_dns_support }),
+            ...(body.enable_flow_logs !== undefined && { enableFlowLogs: body.enable_flow_logs }),
+          },
+        });
+        return { data: { id: params.id, name: changed.spec?.name ?? params.id, updated_at: stamp } };
+      },
+    }),
+    defineRoute<{ params: VpcParams }>({
+      ...base,
+      method: 'delete',
+      path: '/api/v1/vpcs/:id',
+      scopes: write,
+      summary: 'Delete a VPC and everything in it',
+      description:
+        'The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route ' +
+        'tables, security groups and network ACLs in that order, then the VPC, which is then listed ' +
+        'with status=deleted until garbage collection purges it.',
+      request: { params: VPC_PARAMS },
+      responses: { 204: { description: 'Deletion has begun' } },
+      async handler({ params, principal, logger, store }) {
+        const namespace = tenantNamespace(principal);
+        await readVpc(store, namespace, params.id);
+        await store.delete(VPC, namespace, params.id);
+        logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
+        return { status: 204 };
+      },
+    }),
+    defineRoute<{ params: VpcParams; query: { prefix: number; count: number } }>({
+      ...base,
+      method: 'get',
+      path: '/api/v1/vpcs/:id/available-cidrs',
+      scopes: read,
+      summary: 'Free blocks of a size for a new subnet',
+      description:
+        "The lowest blocks of /prefix inside the VPC's block that overlap no subnet; fewer (or none) when the VPC is full.",
+      request: {
+        params: VPC_PARAMS,
+        query: {
+          type: 'object',
+          required: ['prefix'],
+          properties: {
+            prefix: { type: 'integer', minimum: MIN_BLOCK_PREFIX, maximum: MAX_BLOCK_PREFIX },
+            count: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'Free blocks, lowest first',
+          schema: {
+            type: 'object',
+            properties: {
+              prefix: { type: 'integer' },
+              cidr_blocks: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+      },
+      async handler({ params, query, principal, database, store }) {
+        const namespace = tenantNamespace(principal);
+        const vpc = await readVpc(store, namespace, params.id);
+        const block = parseCidr(vpc.spec!.cidrBlock);
+        if (query.prefix < block.prefix) {
+          throw badRequest(`prefix: /${query.prefix} is larger than the VPC's block ${vpc.spec!.cidrBlock}`, {
+            details: {
+              fields: [
+                {
+                  in: 'query',
+                  field: 'prefix',
+                  rule: 'within_vpc',
+                  message: `larger than ${vpc.spec!.cidrBlock}`,
+                },
+              ],
+            },
+          });
+        }
+        const subnets = partsOf((await readParts(store, namespace)).subnets, params.id);
+        const taken = [
+          ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
+          ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
+        ];
+        const free = nextFreeBlocks(block, taken, query.prefix, query.count);
+        return { data: { prefix: query.prefix, cidr_blocks: free.map(formatCidr) } };
+      },
+    }),
+    ...SUBNET_ROUTES,
+    ...SECURITY_ROUTES,
+    ...GATEWAY_ROUTES,
+  ],
+};
