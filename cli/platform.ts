@@ -143,15 +143,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         oauthRoutes(accounts.deps, config.oauth),
         vpcRoutes,
         vaultRoutes({ engine: vault, apiAddress }),
-        integrationRoutes({
-          store: apiStore,
-          platformKey,
-          runs: integrationRuns,
-          config: config.integrations,
-          publicUrl,
-        }),
+        integrationRoutes,
         integrationEventRoutes,
-        integrationWebhookRoutes({ platformKey, publicUrl }),
+        integrationWebhookRoutes,
         ...(deps.extraRoutes ?? []),
       ],
       mounts: [

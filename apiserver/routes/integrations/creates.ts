@@ -28,7 +28,8 @@ import {
   providerRefusal,
   restSummary,
   servicesOf,
-  type IntegrationRouteDependencies,
+  type IntegrationRouteContext,
+  type IntegrationRouteServices,
 } from './integration-resources.js';
 
 const CREATED_FIELDS = {
@@ -53,16 +54,15 @@ interface TypedCreate {
  * `beforeStore` runs after the verification with the new id (codehost creates its webhooks there).
  */
 async function createVerified(
-  deps: IntegrationRouteDependencies,
-  ctx: Pick<RouteContext, 'database' | 'now'> & { principal: Principal },
+  ctx: IntegrationRouteContext & { principal: Principal },
   request: TypedCreate,
   beforeStore?: (
     id: string,
   ) => Promise<{ configuration: Record<string, unknown>; credentials: IntegrationCredentials }>,
 ): Promise<{ integration: Integration; configuration: Record<string, unknown> }> {
-  const services = servicesOf(deps, ctx);
-  const namespace = await ensureTenantNamespace(deps.store, ctx.principal);
-  await checkNameFree(deps.store, namespace, request.name);
+  const services = servicesOf(ctx);
+  const namespace = await ensureTenantNamespace(ctx.store, ctx.principal);
+  await checkNameFree(ctx.store, namespace, request.name);
   let verified;
   try {
     verified = await PROVIDERS[request.type].verify(
@@ -125,222 +125,229 @@ function body(required: string[], properties: Record<string, JsonSchema>): JsonS
 const SECRET = { type: 'string', minLength: 1, maxLength: 4096 } as const satisfies JsonSchema;
 
 /** The five type-specific create routes. */
-export function typedCreateRoutes(deps: IntegrationRouteDependencies): RouteDefinition[] {
-  return [
-    defineRoute<{
+export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = [
+  defineRoute<
+    {
       body: { name: string; installation_id: string; repositories: string[]; events: string[] };
-    }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/codehost',
-      scopes: write,
-      summary: 'Connect a codehost installation',
-      description:
-        'Creates a webhook on each repository delivering the events to webhook_url, signed with ' +
-        'webhook_secret, which is shown only in this answer.',
-      request: {
-        body: body(['installation_id', 'repositories', 'events'], {
-          installation_id: { type: 'string', pattern: '^\\d+$', maxLength: 20 },
-          repositories: {
-            type: 'array',
-            minItems: 1,
-            maxItems: 100,
-            items: { type: 'string', maxLength: 200 },
-          },
-          events: { type: 'array', minItems: 1, items: { type: 'string', maxLength: 64 } },
-        }),
-      },
-      responses: {
-        201: {
-          description: 'The integration, connected',
-          schema: {
-            type: 'object',
-            properties: {
-              ...CREATED_FIELDS,
-              webhook_url: { type: 'string' },
-              webhook_secret: { type: 'string' },
-            },
+    },
+    IntegrationRouteServices
+  >({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/codehost',
+    scopes: write,
+    summary: 'Connect a codehost installation',
+    description:
+      'Creates a webhook on each repository delivering the events to webhook_url, signed with ' +
+      'webhook_secret, which is shown only in this answer.',
+    request: {
+      body: body(['installation_id', 'repositories', 'events'], {
+        installation_id: { type: 'string', pattern: '^\\d+$', maxLength: 20 },
+        repositories: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 100,
+          items: { type: 'string', maxLength: 200 },
+        },
+        events: { type: 'array', minItems: 1, items: { type: 'string', maxLength: 64 } },
+      }),
+    },
+    responses: {
+      201: {
+        description: 'The integration, connected',
+        schema: {
+          type: 'object',
+          properties: {
+            ...CREATED_FIELDS,
+            webhook_url: { type: 'string' },
+            webhook_secret: { type: 'string' },
           },
         },
       },
-      async handler(ctx) {
-        const { installation_id, repositories, events } = ctx.body;
-        const events_ = [...new Set(events)];
-        checkConfiguration('codehost', { installation_id, repositories, events: events_ });
-        const secret = randomBytes(32).toString('hex');
-        let webhookUrl = '';
-        const { integration } = await createVerified(
-          deps,
-          ctx,
-          {
-            type: 'codehost',
-            name: ctx.body.name.trim(),
-            configuration: { installation_id, repositories },
-            credentials: {},
-            credentialField: 'installation_id',
-          },
-          async (id) => {
-            const context = providerContext(servicesOf(deps, ctx));
-            webhookUrl = codehostWebhookUrl(deps.publicUrl.href, id);
-            try {
-              const token = await accessToken({}, { installation_id }, context);
-              const hooks = await installRepositoryHooks(
-                token,
-                repositories,
-                { url: webhookUrl, secret, events: events_ },
-                context,
-              );
-              return {
-                configuration: { webhook_id: codehostWebhookId(id), webhook_events: events_, hooks },
-                credentials: { webhook_secret: secret },
-              };
-            } catch (error) {
-              if (error instanceof ProviderError) throw providerRefusal(error, 'repositories');
-              throw error;
-            }
-          },
-        );
-        return created(ctx, integration, { webhook_url: webhookUrl, webhook_secret: secret });
-      },
-    }),
-    defineRoute<{ body: { name: string; api_token: string; zones: string[] } }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/edgenet',
-      scopes: write,
-      summary: 'Connect an edgenet account',
-      request: {
-        body: body(['api_token', 'zones'], {
-          api_token: SECRET,
-          zones: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 253 } },
-        }),
-      },
-      responses: {
-        201: {
-          description: 'The integration, connected, with the zone ids found',
-          schema: { type: 'object', properties: { ...CREATED_FIELDS, zones: { type: 'array' } } },
-        },
-      },
-      async handler(ctx) {
-        const zones = [...new Set(ctx.body.zones)];
-        checkConfiguration('edgenet', { zones });
-        const { integration, configuration } = await createVerified(deps, ctx, {
-          type: 'edgenet',
+    },
+    async handler(ctx) {
+      const { installation_id, repositories, events } = ctx.body;
+      const events_ = [...new Set(events)];
+      checkConfiguration('codehost', { installation_id, repositories, events: events_ });
+      const secret = randomBytes(32).toString('hex');
+      let webhookUrl = '';
+      const { integration } = await createVerified(
+        ctx,
+        {
+          type: 'codehost',
           name: ctx.body.name.trim(),
-          configuration: { zones },
-          credentials: { api_token: ctx.body.api_token },
-          credentialField: 'api_token',
-        });
-        return created(ctx, integration, { zones: configuration.zones });
-      },
-    }),
-    defineRoute<{ body: { name: string; api_key: string; app_key?: string; site: string; tags?: string[] } }>(
-      {
-        ...base,
-        method: 'post',
-        path: '/api/v1/integrations/monitor',
-        scopes: write,
-        summary: 'Connect a monitor account',
-        request: {
-          body: body(['api_key', 'site'], {
-            api_key: SECRET,
-            app_key: SECRET,
-            site: { type: 'string', enum: MONITOR_SITES },
-            tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 200 } },
-          }),
+          configuration: { installation_id, repositories },
+          credentials: {},
+          credentialField: 'installation_id',
         },
-        responses: {
-          201: {
-            description: 'The integration, connected',
-            schema: {
-              type: 'object',
-              properties: { ...CREATED_FIELDS, tags: { type: 'array', items: { type: 'string' } } },
-            },
-          },
+        async (id) => {
+          const context = providerContext(servicesOf(ctx));
+          webhookUrl = codehostWebhookUrl(ctx.publicUrl.href, id);
+          try {
+            const token = await accessToken({}, { installation_id }, context);
+            const hooks = await installRepositoryHooks(
+              token,
+              repositories,
+              { url: webhookUrl, secret, events: events_ },
+              context,
+            );
+            return {
+              configuration: { webhook_id: codehostWebhookId(id), webhook_events: events_, hooks },
+              credentials: { webhook_secret: secret },
+            };
+          } catch (error) {
+            if (error instanceof ProviderError) throw providerRefusal(error, 'repositories');
+            throw error;
+          }
         },
-        async handler(ctx) {
-          const tags = [...new Set(ctx.body.tags ?? [])];
-          checkConfiguration('monitor', { site: ctx.body.site, tags });
-          const { integration } = await createVerified(deps, ctx, {
-            type: 'monitor',
-            name: ctx.body.name.trim(),
-            configuration: { site: ctx.body.site, tags },
-            credentials: {
-              api_key: ctx.body.api_key,
-              ...(ctx.body.app_key === undefined ? {} : { app_key: ctx.body.app_key }),
-            },
-            credentialField: 'api_key',
-          });
-          return created(ctx, integration, { tags });
-        },
+      );
+      return created(ctx, integration, { webhook_url: webhookUrl, webhook_secret: secret });
+    },
+  }),
+  defineRoute<{ body: { name: string; api_token: string; zones: string[] } }, IntegrationRouteServices>({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/edgenet',
+    scopes: write,
+    summary: 'Connect an edgenet account',
+    request: {
+      body: body(['api_token', 'zones'], {
+        api_token: SECRET,
+        zones: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 253 } },
+      }),
+    },
+    responses: {
+      201: {
+        description: 'The integration, connected, with the zone ids found',
+        schema: { type: 'object', properties: { ...CREATED_FIELDS, zones: { type: 'array' } } },
       },
-    ),
-    defineRoute<{ body: { name: string; webhook_url: string; channels: Record<string, string> } }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/chat',
-      scopes: write,
-      summary: 'Connect a chat workspace through an incoming webhook',
-      description: 'A test message is posted to each channel; the webhook URL must be a public https URL.',
-      request: {
-        body: body(['webhook_url', 'channels'], {
-          webhook_url: { type: 'string', minLength: 1, maxLength: 2048 },
-          channels: {
-            type: 'object',
-            propertyNames: { enum: CHAT_PURPOSES },
-            additionalProperties: { type: 'string', maxLength: 80 },
-          },
-        }),
-      },
-      responses: {
-        201: {
-          description: 'The integration, connected',
-          schema: { type: 'object', properties: { ...CREATED_FIELDS, channels: { type: 'object' } } },
-        },
-      },
-      async handler(ctx) {
-        checkConfiguration('chat', { channels: ctx.body.channels });
-        const { integration } = await createVerified(deps, ctx, {
-          type: 'chat',
-          name: ctx.body.name.trim(),
-          configuration: { channels: ctx.body.channels },
-          credentials: { webhook_url: ctx.body.webhook_url },
-          credentialField: 'webhook_url',
-        });
-        return created(ctx, integration, { channels: ctx.body.channels });
-      },
-    }),
-    defineRoute<{ body: { name: string; integration_key: string; service_id: string } }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/pager',
-      scopes: write,
-      summary: 'Connect a pager service',
-      description:
-        'The routing key is checked for its form only: the pager has no way to check it without paging; ' +
-        'POST /integrations/:id/test sends a trigger and resolves it at once.',
-      request: {
-        body: body(['integration_key', 'service_id'], {
-          integration_key: { type: 'string', minLength: 1, maxLength: 64 },
-          service_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
-        }),
-      },
-      responses: {
-        201: {
-          description: 'The integration, connected',
-          schema: { type: 'object', properties: { ...CREATED_FIELDS, service_id: { type: 'string' } } },
+    },
+    async handler(ctx) {
+      const zones = [...new Set(ctx.body.zones)];
+      checkConfiguration('edgenet', { zones });
+      const { integration, configuration } = await createVerified(ctx, {
+        type: 'edgenet',
+        name: ctx.body.name.trim(),
+        configuration: { zones },
+        credentials: { api_token: ctx.body.api_token },
+        credentialField: 'api_token',
+      });
+      return created(ctx, integration, { zones: configuration.zones });
+    },
+  }),
+  defineRoute<
+    { body: { name: string; api_key: string; app_key?: string; site: string; tags?: string[] } },
+    IntegrationRouteServices
+  >({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/monitor',
+    scopes: write,
+    summary: 'Connect a monitor account',
+    request: {
+      body: body(['api_key', 'site'], {
+        api_key: SECRET,
+        app_key: SECRET,
+        site: { type: 'string', enum: MONITOR_SITES },
+        tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 200 } },
+      }),
+    },
+    responses: {
+      201: {
+        description: 'The integration, connected',
+        schema: {
+          type: 'object',
+          properties: { ...CREATED_FIELDS, tags: { type: 'array', items: { type: 'string' } } },
         },
       },
-      async handler(ctx) {
-        const { integration } = await createVerified(deps, ctx, {
-          type: 'pager',
-          name: ctx.body.name.trim(),
-          configuration: { service_id: ctx.body.service_id },
-          credentials: { integration_key: ctx.body.integration_key },
-          credentialField: 'integration_key',
-        });
-        return created(ctx, integration, { service_id: ctx.body.service_id });
+    },
+    async handler(ctx) {
+      const tags = [...new Set(ctx.body.tags ?? [])];
+      checkConfiguration('monitor', { site: ctx.body.site, tags });
+      const { integration } = await createVerified(ctx, {
+        type: 'monitor',
+        name: ctx.body.name.trim(),
+        configuration: { site: ctx.body.site, tags },
+        credentials: {
+          api_key: ctx.body.api_key,
+          ...(ctx.body.app_key === undefined ? {} : { app_key: ctx.body.app_key }),
+        },
+        credentialField: 'api_key',
+      });
+      return created(ctx, integration, { tags });
+    },
+  }),
+  defineRoute<
+    { body: { name: string; webhook_url: string; channels: Record<string, string> } },
+    IntegrationRouteServices
+  >({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/chat',
+    scopes: write,
+    summary: 'Connect a chat workspace through an incoming webhook',
+    description: 'A test message is posted to each channel; the webhook URL must be a public https URL.',
+    request: {
+      body: body(['webhook_url', 'channels'], {
+        webhook_url: { type: 'string', minLength: 1, maxLength: 2048 },
+        channels: {
+          type: 'object',
+          propertyNames: { enum: CHAT_PURPOSES },
+          additionalProperties: { type: 'string', maxLength: 80 },
+        },
+      }),
+    },
+    responses: {
+      201: {
+        description: 'The integration, connected',
+        schema: { type: 'object', properties: { ...CREATED_FIELDS, channels: { type: 'object' } } },
       },
-    }),
-  ];
-}
+    },
+    async handler(ctx) {
+      checkConfiguration('chat', { channels: ctx.body.channels });
+      const { integration } = await createVerified(ctx, {
+        type: 'chat',
+        name: ctx.body.name.trim(),
+        configuration: { channels: ctx.body.channels },
+        credentials: { webhook_url: ctx.body.webhook_url },
+        credentialField: 'webhook_url',
+      });
+      return created(ctx, integration, { channels: ctx.body.channels });
+    },
+  }),
+  defineRoute<
+    { body: { name: string; integration_key: string; service_id: string } },
+    IntegrationRouteServices
+  >({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/pager',
+    scopes: write,
+    summary: 'Connect a pager service',
+    description:
+      'The routing key is checked for its form only: the pager has no way to check it without paging; ' +
+      'POST /integrations/:id/test sends a trigger and resolves it at once.',
+    request: {
+      body: body(['integration_key', 'service_id'], {
+        integration_key: { type: 'string', minLength: 1, maxLength: 64 },
+        service_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
+      }),
+    },
+    responses: {
+      201: {
+        description: 'The integration, connected',
+        schema: { type: 'object', properties: { ...CREATED_FIELDS, service_id: { type: 'string' } } },
+      },
+    },
+    async handler(ctx) {
+      const { integration } = await createVerified(ctx, {
+        type: 'pager',
+        name: ctx.body.name.trim(),
+        configuration: { service_id: ctx.body.service_id },
+        credentials: { integration_key: ctx.body.integration_key },
+        credentialField: 'integration_key',
+      });
+      return created(ctx, integration, { service_id: ctx.body.service_id });
+    },
+  }),
+];

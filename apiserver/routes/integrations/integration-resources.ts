@@ -28,18 +28,25 @@ import type { ProviderError } from '../../../integrations/providers/provider.js'
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
 import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import type { RouteContext } from '../../routing/route.js';
+import type { RequestShape, RouteContext } from '../../routing/route.js';
+import type { Principal } from '../../../accounts/principal.js';
 import { UPDATED_AT_ANNOTATION } from '../vpc/vpc-resources.js';
 
-export interface IntegrationRouteDependencies {
-  store: ObjectStore;
+/** What the integration routes need beyond the core services. */
+export interface IntegrationRouteServices {
   /** The platform key credentials are sealed under. */
   platformKey: Buffer;
   /** Where tests and syncs run after their 202. */
-  runs: BackgroundRuns;
-  config: IntegrationsConfig;
+  integrationRuns: BackgroundRuns;
+  integrations: IntegrationsConfig;
   publicUrl: PublicUrl;
 }
+
+/** A handler's context in the integrations area. */
+export type IntegrationRouteContext = Pick<
+  RouteContext<RequestShape, Principal | undefined, IntegrationRouteServices>,
+  'store' | 'database' | 'now' | 'platformKey' | 'integrationRuns' | 'integrations' | 'publicUrl'
+>;
 
 export const PHASES: readonly IntegrationPhase[] = [
   'pending',
@@ -251,13 +258,13 @@ export async function createIntegration(
 }
 
 /** The services of the integration code, from a route's context. */
-export function servicesOf(deps: IntegrationRouteDependencies, ctx: Pick<RouteContext, 'database' | 'now'>) {
+export function servicesOf(ctx: IntegrationRouteContext) {
   return {
-    store: deps.store,
-    runs: deps.runs,
+    store: ctx.store,
+    runs: ctx.integrationRuns,
     database: ctx.database,
-    platformKey: deps.platformKey,
-    config: deps.config,
+    platformKey: ctx.platformKey,
+    config: ctx.integrations,
     now: ctx.now,
   };
 }

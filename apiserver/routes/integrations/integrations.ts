@@ -17,7 +17,7 @@ import { unprocessable } from '../../errors.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
-import { typedCreateRoutes } from './creates.js';
+import { TYPED_CREATE_ROUTES } from './creates.js';
 import {
   checkNameFree,
   createIntegration,
@@ -33,12 +33,12 @@ import {
   restDetail,
   restSummary,
   servicesOf,
-  type IntegrationRouteDependencies,
+  type IntegrationRouteServices,
 } from './integration-resources.js';
-import { integrationRunRoutes } from './runs.js';
+import { INTEGRATION_RUN_ROUTES } from './runs.js';
 import { UPDATED_AT_ANNOTATION } from '../vpc/vpc-resources.js';
 
-export type { IntegrationRouteDependencies } from './integration-resources.js';
+export type { IntegrationRouteServices } from './integration-resources.js';
 
 interface GenericCreateBody {
   name: string;
@@ -68,215 +68,215 @@ function knownType(type: string): IntegrationType {
 }
 
 /** Every `/api/v1/integrations` route. */
-export function integrationRoutes(deps: IntegrationRouteDependencies): RouteModule {
-  const { store } = deps;
-  const base = { area: 'integrations', auth: 'authenticated', tags: ['integrations'] } as const;
-  const read = ['integrations:read'];
-  const write = ['integrations:write'];
-  return {
-    area: 'integrations',
-    routes: [
-      defineRoute<{ query: LimitOffsetQuery & { type?: IntegrationType; status?: string } }>({
-        ...base,
-        method: 'get',
-        path: '/api/v1/integrations',
-        scopes: read,
-        summary: "The organization's integrations",
-        request: {
-          query: {
+const base = { area: 'integrations', auth: 'authenticated', tags: ['integrations'] } as const;
+const read = ['integrations:read'];
+const write = ['integrations:write'];
+export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
+  area: 'integrations',
+  routes: [
+    defineRoute<
+      { query: LimitOffsetQuery & { type?: IntegrationType; status?: string } },
+      IntegrationRouteServices
+    >({
+      ...base,
+      method: 'get',
+      path: '/api/v1/integrations',
+      scopes: read,
+      summary: "The organization's integrations",
+      request: {
+        query: {
+          type: 'object',
+          properties: {
+            type: { type: 'string', enum: INTEGRATION_TYPES },
+            status: { type: 'string', enum: PHASES },
+            ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'Integrations, oldest first',
+          schema: { type: 'array', items: INTEGRATION_SUMMARY },
+        },
+      },
+      async handler({ query, principal, now, database, store }) {
+        const { items } = await store.list<Integration>(INTEGRATION, {
+          namespace: tenantNamespace(principal),
+        });
+        const activity = await readActivity(
+          database,
+          items.map((item) => item.metadata.name),
+        );
+        const rows = items
+          .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
+          .filter((row) => query.type === undefined || row.type === query.type)
+          .filter((row) => query.status === undefined || row.status === query.status)
+          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+        return { data: rows.slice(query.offset, query.offset + query.limit) };
+      },
+    }),
+    defineRoute<{ body: GenericCreateBody }, IntegrationRouteServices>({
+      ...base,
+      method: 'post',
+      path: '/api/v1/integrations',
+      scopes: write,
+      summary: 'Create an integration',
+      description:
+        'The integration is pending until its controller has checked the credentials with the provider; it ' +
+        'then becomes connected, or error (expired) naming what the provider answered.',
+      request: {
+        body: {
+          type: 'object',
+          required: ['name', 'type', 'credentials'],
+          additionalProperties: false,
+          properties: {
+            name: NAME,
+            type: { type: 'string', maxLength: 32 },
+            credentials: { type: 'object' },
+            configuration: { type: 'object' },
+          },
+        },
+      },
+      responses: {
+        201: {
+          description: 'The new integration, pending',
+          schema: {
             type: 'object',
             properties: {
-              type: { type: 'string', enum: INTEGRATION_TYPES },
-              status: { type: 'string', enum: PHASES },
-              ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
+              id: INTEGRATION_SUMMARY.properties.id,
+              name: INTEGRATION_SUMMARY.properties.name,
+              type: INTEGRATION_SUMMARY.properties.type,
+              status: INTEGRATION_SUMMARY.properties.status,
+              configuration: INTEGRATION_SUMMARY.properties.configuration,
+              created_at: INTEGRATION_SUMMARY.properties.created_at,
             },
           },
         },
-        responses: {
-          200: {
-            description: 'Integrations, oldest first',
-            schema: { type: 'array', items: INTEGRATION_SUMMARY },
-          },
-        },
-        async handler({ query, principal, now, database }) {
-          const { items } = await store.list<Integration>(INTEGRATION, {
-            namespace: tenantNamespace(principal),
-          });
-          const activity = await readActivity(
-            database,
-            items.map((item) => item.metadata.name),
-          );
-          const rows = items
-            .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
-            .filter((row) => query.type === undefined || row.type === query.type)
-            .filter((row) => query.status === undefined || row.status === query.status)
-            .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-          return { data: rows.slice(query.offset, query.offset + query.limit) };
-        },
-      }),
-      defineRoute<{ body: GenericCreateBody }>({
-        ...base,
-        method: 'post',
-        path: '/api/v1/integrations',
-        scopes: write,
-        summary: 'Create an integration',
-        description:
-          'The integration is pending until its controller has checked the credentials with the provider; it ' +
-          'then becomes connected, or error (expired) naming what the provider answered.',
-        request: {
-          body: {
-            type: 'object',
-            required: ['name', 'type', 'credentials'],
-            additionalProperties: false,
-            properties: {
-              name: NAME,
-              type: { type: 'string', maxLength: 32 },
-              credentials: { type: 'object' },
-              configuration: { type: 'object' },
-            },
-          },
-        },
-        responses: {
-          201: {
-            description: 'The new integration, pending',
-            schema: {
-              type: 'object',
-              properties: {
-                id: INTEGRATION_SUMMARY.properties.id,
-                name: INTEGRATION_SUMMARY.properties.name,
-                type: INTEGRATION_SUMMARY.properties.type,
-                status: INTEGRATION_SUMMARY.properties.status,
-                configuration: INTEGRATION_SUMMARY.properties.configuration,
-                created_at: INTEGRATION_SUMMARY.properties.created_at,
-              },
-            },
-          },
-        },
-        async handler(ctx) {
-          const { body, principal } = ctx;
-          const type = knownType(body.type);
-          const configuration = body.configuration ?? {};
-          const configProblems = configurationProblems(type, configuration);
-          if (configProblems.length > 0) throw invalidConfiguration(configProblems);
-          const credentialIssues = credentialProblems(type, body.credentials);
-          if (credentialIssues.length > 0) throw invalidCredentials(credentialIssues);
-          const services = servicesOf(deps, ctx);
-          if (type === 'chat') {
-            try {
-              await checkOutboundUrl(String(body.credentials.webhook_url), {
-                allowPrivate: services.config.allowPrivateEgress,
-              });
-            } catch (error) {
-              if (!(error instanceof EgressError)) throw error;
-              throw invalidCredentials([{ field: 'credentials.webhook_url', message: error.message }]);
-            }
+      },
+      async handler(ctx) {
+        const { body, principal } = ctx;
+        const type = knownType(body.type);
+        const configuration = body.configuration ?? {};
+        const configProblems = configurationProblems(type, configuration);
+        if (configProblems.length > 0) throw invalidConfiguration(configProblems);
+        const credentialIssues = credentialProblems(type, body.credentials);
+        if (credentialIssues.length > 0) throw invalidCredentials(credentialIssues);
+        const services = servicesOf(ctx);
+        if (type === 'chat') {
+          try {
+            await checkOutboundUrl(String(body.credentials.webhook_url), {
+              allowPrivate: services.config.allowPrivateEgress,
+            });
+          } catch (error) {
+            if (!(error instanceof EgressError)) throw error;
+            throw invalidCredentials([{ field: 'credentials.webhook_url', message: error.message }]);
           }
-          const namespace = await ensureTenantNamespace(store, principal);
-          const name = body.name.trim();
-          await checkNameFree(store, namespace, name);
-          const created = await createIntegration(services, {
-            id: newIntegrationId(),
-            namespace,
-            type,
+        }
+        const namespace = await ensureTenantNamespace(ctx.store, principal);
+        const name = body.name.trim();
+        await checkNameFree(ctx.store, namespace, name);
+        const created = await createIntegration(services, {
+          id: newIntegrationId(),
+          namespace,
+          type,
+          name,
+          configuration,
+          credentials: body.credentials as Record<string, string>,
+          accountKey: null,
+          verified: false,
+        });
+        const { id, status, created_at } = restSummary(created, {}, ctx.now());
+        return { status: 201, data: { id, name, type, status, configuration, created_at } };
+      },
+    }),
+    ...TYPED_CREATE_ROUTES,
+    defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
+      ...base,
+      method: 'get',
+      path: '/api/v1/integrations/:id',
+      scopes: read,
+      summary: 'Read an integration',
+      request: { params: ID_PARAMS },
+      responses: { 200: { description: 'The integration', schema: INTEGRATION_DETAIL } },
+      async handler({ params, principal, now, database, store }) {
+        const integration = await readIntegration(store, tenantNamespace(principal), params.id);
+        return { data: restDetail(integration, await activityOf(database, integration), now()) };
+      },
+    }),
+    defineRoute<{ params: { id: string }; body: PatchBody }, IntegrationRouteServices>({
+      ...base,
+      method: 'patch',
+      path: '/api/v1/integrations/:id',
+      scopes: write,
+      summary: 'Rename, reconfigure, enable or disable an integration',
+      description:
+        'Configuration keys given replace the stored ones. Disabling makes the integration disconnected; ' +
+        'enabling it, or changing its configuration, checks it with the provider again.',
+      request: {
+        params: ID_PARAMS,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+          properties: { name: NAME, configuration: { type: 'object' }, enabled: { type: 'boolean' } },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The integration changed',
+          schema: {
+            type: 'object',
+            properties: {
+              id: INTEGRATION_SUMMARY.properties.id,
+              name: INTEGRATION_SUMMARY.properties.name,
+              updated_at: INTEGRATION_DETAIL.properties.updated_at,
+            },
+          },
+        },
+      },
+      async handler({ params, body, principal, now, store }) {
+        const namespace = tenantNamespace(principal);
+        const integration = await readIntegration(store, namespace, params.id);
+        const spec = integration.spec!;
+        if (body.configuration !== undefined) {
+          const problems = configurationProblems(spec.type, body.configuration);
+          if (problems.length > 0) throw invalidConfiguration(problems);
+        }
+        const name = body.name?.trim() ?? spec.name;
+        if (name !== spec.name) await checkNameFree(store, namespace, name, params.id);
+        const updatedAt = now().toISOString();
+        const updated = await store.update<Integration>(INTEGRATION, {
+          ...integration,
+          metadata: {
+            ...integration.metadata,
+            annotations: { ...integration.metadata.annotations, [UPDATED_AT_ANNOTATION]: updatedAt },
+          },
+          spec: {
+            ...spec,
             name,
-            configuration,
-            credentials: body.credentials as Record<string, string>,
-            accountKey: null,
-            verified: false,
-          });
-          const { id, status, created_at } = restSummary(created, {}, ctx.now());
-          return { status: 201, data: { id, name, type, status, configuration, created_at } };
-        },
-      }),
-      ...typedCreateRoutes(deps),
-      defineRoute<{ params: { id: string } }>({
-        ...base,
-        method: 'get',
-        path: '/api/v1/integrations/:id',
-        scopes: read,
-        summary: 'Read an integration',
-        request: { params: ID_PARAMS },
-        responses: { 200: { description: 'The integration', schema: INTEGRATION_DETAIL } },
-        async handler({ params, principal, now, database }) {
-          const integration = await readIntegration(store, tenantNamespace(principal), params.id);
-          return { data: restDetail(integration, await activityOf(database, integration), now()) };
-        },
-      }),
-      defineRoute<{ params: { id: string }; body: PatchBody }>({
-        ...base,
-        method: 'patch',
-        path: '/api/v1/integrations/:id',
-        scopes: write,
-        summary: 'Rename, reconfigure, enable or disable an integration',
-        description:
-          'Configuration keys given replace the stored ones. Disabling makes the integration disconnected; ' +
-          'enabling it, or changing its configuration, checks it with the provider again.',
-        request: {
-          params: ID_PARAMS,
-          body: {
-            type: 'object',
-            additionalProperties: false,
-            minProperties: 1,
-            properties: { name: NAME, configuration: { type: 'object' }, enabled: { type: 'boolean' } },
+            configuration: { ...spec.configuration, ...body.configuration },
+            enabled: body.enabled ?? spec.enabled ?? true,
           },
-        },
-        responses: {
-          200: {
-            description: 'The integration changed',
-            schema: {
-              type: 'object',
-              properties: {
-                id: INTEGRATION_SUMMARY.properties.id,
-                name: INTEGRATION_SUMMARY.properties.name,
-                updated_at: INTEGRATION_DETAIL.properties.updated_at,
-              },
-            },
-          },
-        },
-        async handler({ params, body, principal, now }) {
-          const namespace = tenantNamespace(principal);
-          const integration = await readIntegration(store, namespace, params.id);
-          const spec = integration.spec!;
-          if (body.configuration !== undefined) {
-            const problems = configurationProblems(spec.type, body.configuration);
-            if (problems.length > 0) throw invalidConfiguration(problems);
-          }
-          const name = body.name?.trim() ?? spec.name;
-          if (name !== spec.name) await checkNameFree(store, namespace, name, params.id);
-          const updatedAt = now().toISOString();
-          const updated = await store.update<Integration>(INTEGRATION, {
-            ...integration,
-            metadata: {
-              ...integration.metadata,
-              annotations: { ...integration.metadata.annotations, [UPDATED_AT_ANNOTATION]: updatedAt },
-            },
-            spec: {
-              ...spec,
-              name,
-              configuration: { ...spec.configuration, ...body.configuration },
-              enabled: body.enabled ?? spec.enabled ?? true,
-            },
-          });
-          return { data: { id: updated.metadata.name, name, updated_at: updatedAt } };
-        },
-      }),
-      defineRoute<{ params: { id: string } }>({
-        ...base,
-        method: 'delete',
-        path: '/api/v1/integrations/:id',
-        scopes: write,
-        summary: 'Delete an integration',
-        description: 'Its credentials are destroyed and its codehost webhooks removed (best effort).',
-        request: { params: ID_PARAMS },
-        responses: { 204: { description: 'Deleted' } },
-        async handler({ params, principal }) {
-          const namespace = tenantNamespace(principal);
-          await readIntegration(store, namespace, params.id);
-          await store.delete(INTEGRATION, namespace, params.id);
-          return { status: 204 };
-        },
-      }),
-      ...integrationRunRoutes(deps),
-    ],
-  };
-}
+        });
+        return { data: { id: updated.metadata.name, name, updated_at: updatedAt } };
+      },
+    }),
+    defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
+      ...base,
+      method: 'delete',
+      path: '/api/v1/integrations/:id',
+      scopes: write,
+      summary: 'Delete an integration',
+      description: 'Its credentials are destroyed and its codehost webhooks removed (best effort).',
+      request: { params: ID_PARAMS },
+      responses: { 204: { description: 'Deleted' } },
+      async handler({ params, principal, store }) {
+        const namespace = tenantNamespace(principal);
+        await readIntegration(store, namespace, params.id);
+        await store.delete(INTEGRATION, namespace, params.id);
+        return { status: 204 };
+      },
+    }),
+    ...INTEGRATION_RUN_ROUTES,
+  ],
+};

@@ -12,7 +12,7 @@ import {
   ID_PARAMS,
   readIntegration,
   servicesOf,
-  type IntegrationRouteDependencies,
+  type IntegrationRouteServices,
 } from './integration-resources.js';
 
 const RUN_STATUS = { type: 'string', enum: ['in-progress', 'passed', 'failed'] } as const;
@@ -72,141 +72,141 @@ const read = ['integrations:read'];
 const write = ['integrations:write'];
 
 /** Tests, codehost syncs and health. */
-export function integrationRunRoutes(deps: IntegrationRouteDependencies): RouteDefinition[] {
-  const { store } = deps;
-  return [
-    defineRoute<{ params: { id: string } }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/:id/test',
-      scopes: write,
-      summary: 'Test an integration',
-      description: 'Checks connection, authentication and permissions with the provider in the background.',
-      request: { params: ID_PARAMS },
-      responses: {
-        202: {
-          description: 'The test, in progress',
-          schema: {
-            type: 'object',
-            properties: {
-              test_id: TEST_RESULT.properties.test_id,
-              integration_id: TEST_RESULT.properties.integration_id,
-              status: TEST_RESULT.properties.status,
-              started_at: TEST_RESULT.properties.started_at,
-            },
-          },
-        },
-      },
-      async handler(ctx) {
-        const integration = await readIntegration(store, tenantNamespace(ctx.principal), ctx.params.id);
-        const test = await startTest(servicesOf(deps, ctx), integration);
-        const { test_id, integration_id, status, started_at } = test;
-        return { status: 202, data: { test_id, integration_id, status, started_at } };
-      },
-    }),
-    defineRoute<{ params: { id: string; test_id: string } }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/integrations/:id/test/:test_id',
-      scopes: read,
-      summary: 'Read a test of an integration',
-      request: {
-        params: {
+export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[] = [
+  defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/:id/test',
+    scopes: write,
+    summary: 'Test an integration',
+    description: 'Checks connection, authentication and permissions with the provider in the background.',
+    request: { params: ID_PARAMS },
+    responses: {
+      202: {
+        description: 'The test, in progress',
+        schema: {
           type: 'object',
-          properties: { ...ID_PARAMS.properties, test_id: { type: 'string', maxLength: 64 } },
-        },
-      },
-      responses: { 200: { description: 'The test', schema: TEST_RESULT } },
-      async handler({ params, principal, database }) {
-        await readIntegration(store, tenantNamespace(principal), params.id);
-        const test = await readTest({ database }, params.id, params.test_id);
-        if (test === undefined)
-          throw notFound(`test ${params.test_id} of integration ${params.id} does not exist`);
-        return { data: test };
-      },
-    }),
-    defineRoute<{ params: { id: string }; body: { repositories?: string[]; full_sync?: boolean } }>({
-      ...base,
-      method: 'post',
-      path: '/api/v1/integrations/:id/codehost/sync',
-      scopes: write,
-      summary: 'Synchronise the repositories of a codehost integration',
-      description:
-        'With full_sync, every repository the installation reaches; otherwise the repositories named. ' +
-        'Runs in the background; GET /integrations/:id/codehost/sync/:sync_id reads the outcome.',
-      request: {
-        params: ID_PARAMS,
-        body: {
-          type: 'object',
-          additionalProperties: false,
           properties: {
-            repositories: {
-              type: 'array',
-              maxItems: 100,
-              items: { type: 'string', pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' },
-            },
-            full_sync: { type: 'boolean', default: false },
+            test_id: TEST_RESULT.properties.test_id,
+            integration_id: TEST_RESULT.properties.integration_id,
+            status: TEST_RESULT.properties.status,
+            started_at: TEST_RESULT.properties.started_at,
           },
         },
       },
-      responses: {
-        202: {
-          description: 'The sync, in progress',
-          schema: {
-            type: 'object',
-            properties: { sync_id: SYNC_RESULT.properties.sync_id, status: SYNC_RESULT.properties.status },
+    },
+    async handler(ctx) {
+      const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
+      const test = await startTest(servicesOf(ctx), integration);
+      const { test_id, integration_id, status, started_at } = test;
+      return { status: 202, data: { test_id, integration_id, status, started_at } };
+    },
+  }),
+  defineRoute<{ params: { id: string; test_id: string } }, IntegrationRouteServices>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/integrations/:id/test/:test_id',
+    scopes: read,
+    summary: 'Read a test of an integration',
+    request: {
+      params: {
+        type: 'object',
+        properties: { ...ID_PARAMS.properties, test_id: { type: 'string', maxLength: 64 } },
+      },
+    },
+    responses: { 200: { description: 'The test', schema: TEST_RESULT } },
+    async handler({ params, principal, database, store }) {
+      await readIntegration(store, tenantNamespace(principal), params.id);
+      const test = await readTest({ database }, params.id, params.test_id);
+      if (test === undefined)
+        throw notFound(`test ${params.test_id} of integration ${params.id} does not exist`);
+      return { data: test };
+    },
+  }),
+  defineRoute<
+    { params: { id: string }; body: { repositories?: string[]; full_sync?: boolean } },
+    IntegrationRouteServices
+  >({
+    ...base,
+    method: 'post',
+    path: '/api/v1/integrations/:id/codehost/sync',
+    scopes: write,
+    summary: 'Synchronise the repositories of a codehost integration',
+    description:
+      'With full_sync, every repository the installation reaches; otherwise the repositories named. ' +
+      'Runs in the background; GET /integrations/:id/codehost/sync/:sync_id reads the outcome.',
+    request: {
+      params: ID_PARAMS,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          repositories: {
+            type: 'array',
+            maxItems: 100,
+            items: { type: 'string', pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$' },
           },
+          full_sync: { type: 'boolean', default: false },
         },
       },
-      async handler(ctx) {
-        const integration = await readIntegration(store, tenantNamespace(ctx.principal), ctx.params.id);
-        if (integration.spec?.type !== 'codehost') {
-          throw unprocessable(
-            `integration ${ctx.params.id} is of type ${integration.spec?.type}, not codehost`,
-          );
-        }
-        const configured = (integration.spec.configuration?.repositories as string[] | undefined) ?? [];
-        const sync = await startSync(servicesOf(deps, ctx), integration, {
-          repositories: ctx.body.repositories ?? configured,
-          fullSync: ctx.body.full_sync ?? false,
-        });
-        return { status: 202, data: { sync_id: sync.sync_id, status: sync.status } };
-      },
-    }),
-    defineRoute<{ params: { id: string; sync_id: string } }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/integrations/:id/codehost/sync/:sync_id',
-      scopes: read,
-      summary: 'Read a codehost sync',
-      request: {
-        params: {
+    },
+    responses: {
+      202: {
+        description: 'The sync, in progress',
+        schema: {
           type: 'object',
-          properties: { ...ID_PARAMS.properties, sync_id: { type: 'string', maxLength: 64 } },
+          properties: { sync_id: SYNC_RESULT.properties.sync_id, status: SYNC_RESULT.properties.status },
         },
       },
-      responses: { 200: { description: 'The sync', schema: SYNC_RESULT } },
-      async handler({ params, principal, database }) {
-        await readIntegration(store, tenantNamespace(principal), params.id);
-        const sync = await readSync({ database }, params.id, params.sync_id);
-        if (sync === undefined)
-          throw notFound(`sync ${params.sync_id} of integration ${params.id} does not exist`);
-        return { data: sync };
+    },
+    async handler(ctx) {
+      const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
+      if (integration.spec?.type !== 'codehost') {
+        throw unprocessable(
+          `integration ${ctx.params.id} is of type ${integration.spec?.type}, not codehost`,
+        );
+      }
+      const configured = (integration.spec.configuration?.repositories as string[] | undefined) ?? [];
+      const sync = await startSync(servicesOf(ctx), integration, {
+        repositories: ctx.body.repositories ?? configured,
+        fullSync: ctx.body.full_sync ?? false,
+      });
+      return { status: 202, data: { sync_id: sync.sync_id, status: sync.status } };
+    },
+  }),
+  defineRoute<{ params: { id: string; sync_id: string } }, IntegrationRouteServices>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/integrations/:id/codehost/sync/:sync_id',
+    scopes: read,
+    summary: 'Read a codehost sync',
+    request: {
+      params: {
+        type: 'object',
+        properties: { ...ID_PARAMS.properties, sync_id: { type: 'string', maxLength: 64 } },
       },
-    }),
-    defineRoute<{ params: { id: string } }>({
-      ...base,
-      method: 'get',
-      path: '/api/v1/integrations/:id/health',
-      scopes: read,
-      summary: 'The health of an integration',
-      description: 'Computed from its phase, its last 20 tests, syncs and forwarded events.',
-      request: { params: ID_PARAMS },
-      responses: { 200: { description: 'Health', schema: HEALTH } },
-      async handler({ params, principal, database }) {
-        const integration = await readIntegration(store, tenantNamespace(principal), params.id);
-        return { data: await readHealth(database, integration) };
-      },
-    }),
-  ];
-}
+    },
+    responses: { 200: { description: 'The sync', schema: SYNC_RESULT } },
+    async handler({ params, principal, database, store }) {
+      await readIntegration(store, tenantNamespace(principal), params.id);
+      const sync = await readSync({ database }, params.id, params.sync_id);
+      if (sync === undefined)
+        throw notFound(`sync ${params.sync_id} of integration ${params.id} does not exist`);
+      return { data: sync };
+    },
+  }),
+  defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
+    ...base,
+    method: 'get',
+    path: '/api/v1/integrations/:id/health',
+    scopes: read,
+    summary: 'The health of an integration',
+    description: 'Computed from its phase, its last 20 tests, syncs and forwarded events.',
+    request: { params: ID_PARAMS },
+    responses: { 200: { description: 'Health', schema: HEALTH } },
+    async handler({ params, principal, database, store }) {
+      const integration = await readIntegration(store, tenantNamespace(principal), params.id);
+      return { data: await readHealth(database, integration) };
+    },
+  }),
+];

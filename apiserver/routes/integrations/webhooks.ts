@@ -43,7 +43,7 @@ interface AttemptQuery {
   offset: number;
 }
 
-export interface IntegrationWebhookRouteDependencies {
+export interface IntegrationWebhookRouteServices {
   /** The key the signing secrets are sealed under. */
   platformKey: Buffer;
   publicUrl: PublicUrl;
@@ -57,10 +57,10 @@ const SIGNING_SECRET = {
   },
 } as const satisfies JsonSchema;
 
-export const integrationWebhookRoutes = (deps: IntegrationWebhookRouteDependencies): RouteModule => ({
+export const integrationWebhookRoutes: RouteModule<IntegrationWebhookRouteServices> = {
   area: 'integrations',
   routes: [
-    defineRoute<{ params: { id: string } }>({
+    defineRoute<{ params: { id: string } }, IntegrationWebhookRouteServices>({
       method: 'get',
       path: '/api/v1/integrations/:id/webhooks',
       area: 'integrations',
@@ -69,12 +69,12 @@ export const integrationWebhookRoutes = (deps: IntegrationWebhookRouteDependenci
       summary: "List an integration's webhooks",
       request: { params: INTEGRATION_PARAMS },
       responses: { 200: { description: 'The webhooks', schema: { type: 'array', items: WEBHOOK } } },
-      async handler({ params, principal, store }) {
+      async handler({ params, principal, store, publicUrl }) {
         const integration = await readTenantIntegration(store, principal, params.id);
-        return { data: integrationWebhooks(integration, deps.publicUrl.href) };
+        return { data: integrationWebhooks(integration, publicUrl.href) };
       },
     }),
-    defineRoute<{ params: { id: string }; query: AttemptQuery }>({
+    defineRoute<{ params: { id: string }; query: AttemptQuery }, IntegrationWebhookRouteServices>({
       method: 'post',
       path: '/api/v1/integrations/:id/webhooks/delivery-attempts',
       area: 'integrations',
@@ -111,7 +111,7 @@ export const integrationWebhookRoutes = (deps: IntegrationWebhookRouteDependenci
         return { status: 200, data: rows };
       },
     }),
-    defineRoute<{ params: { id: string } }>({
+    defineRoute<{ params: { id: string } }, IntegrationWebhookRouteServices>({
       method: 'post',
       path: '/api/v1/integrations/:id/webhooks/signing-secret',
       area: 'integrations',
@@ -123,17 +123,17 @@ export const integrationWebhookRoutes = (deps: IntegrationWebhookRouteDependenci
         'a POST because it reveals a secret, so it needs the write scope.',
       request: { params: INTEGRATION_PARAMS },
       responses: { 200: { description: 'The signing secret', schema: SIGNING_SECRET } },
-      async handler({ params, principal, store, database, now }) {
+      async handler({ params, principal, store, database, now, platformKey }) {
         const integration = await readTenantIntegration(store, principal, params.id);
         const id = integration.metadata.name;
         return {
           status: 200,
           data: {
             webhook_id: outboundWebhookId(id),
-            signing_secret: await signingSecretOf(database, deps.platformKey, id, now()),
+            signing_secret: await signingSecretOf(database, platformKey, id, now()),
           },
         };
       },
     }),
   ],
-});
+};
