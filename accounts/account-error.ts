@@ -3,7 +3,14 @@
  * facade decides what each looks like on the wire (status, body, headers).
  */
 export type AccountErrorReason =
-  'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable';
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'rate_limited'
+  | 'unavailable';
 
 export interface AccountErrorOptions {
   /** The machine-readable code a client branches on, e.g. `invalid_credentials`. */
@@ -20,6 +27,7 @@ const DEFAULT_CODES: Record<AccountErrorReason, string> = {
   forbidden: 'forbidden',
   not_found: 'not_found',
   conflict: 'conflict',
+  gone: 'gone',
   rate_limited: 'rate_limited',
   unavailable: 'service_unavailable',
 };
@@ -67,6 +75,11 @@ export function notFound(message: string, options?: AccountErrorOptions): Accoun
 
 export function conflicting(code: string, message: string, options?: AccountErrorOptions): AccountError {
   return new AccountError('conflict', message, { ...options, code });
+}
+
+/** What the request names existed but is spent: a used, revoked or expired link. */
+export function spent(code: string, message: string): AccountError {
+  return new AccountError('gone', message, { code });
 }
 
 export function throttled(retryAfterSeconds: number, message: string): AccountError {

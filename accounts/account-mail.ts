@@ -55,3 +55,25 @@ export async function sendAccountMail(
     );
   }
 }
+
+export function invitationMail(
+  baseUrl: string,
+  to: string,
+  token: string,
+  invitation: { organization: string; inviter: string; role: string; expiresAt: string },
+): MailMessage {
+  const link = `${baseUrl}/accept-invitation?token=${encodeURIComponent(token)}`;
+  return {
+    to,
+    subject: `${invitation.inviter} invited you to ${invitation.organization} on cloudplane`,
+    text: [
+      `${invitation.inviter} invited you to join the organization "${invitation.organization}" on cloudplane as ${invitation.role}.`,
+      '',
+      `Sign in (or create an account) with this address and open this link before ${invitation.expiresAt}:`,
+      '',
+      link,
+      '',
+      'If you do not want to join, ignore this message.',
+    ].join('\n'),
+  };
+}

@@ -10,7 +10,7 @@ export function randomBase32(length: number): string {
   return text;
 }
 
-export type IdPrefix = 'usr' | 'org' | 'sess' | 'key';
+export type IdPrefix = 'usr' | 'org' | 'sess' | 'key' | 'inv';
 
 /** A new identifier such as `usr_` followed by 24 random characters (120 bits). */
 export function newId(prefix: IdPrefix): string {

@@ -40,6 +40,34 @@ export async function register(
   return user;
 }
 
+/** Verification mails one address may be sent per hour; beyond, requests are dropped silently. */
+export const VERIFICATION_MAILS_PER_HOUR = 3;
+
+/**
+ * Sends a new verification link to an account whose address is not verified yet. Whatever the
+ * address (unknown, verified, over its hourly budget) the caller learns nothing: the answer is
+ * the same and the mail leaves after it.
+ */
+export async function resendVerification(deps: AccountsDeps, mailer: Mailer, email: string): Promise<void> {
+  const user = await findUserRow(deps.database.kysely, { email });
+  if (!user || user.email_verified) return;
+  const hourAgo = new Date(deps.now().getTime() - 60 * 60 * 1000).toISOString();
+  const { count } = await deps.database.kysely
+    .selectFrom('email_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('user_id', '=', user.id)
+    .where('purpose', '=', 'verify_email')
+    .where('created_at', '>', hourAgo)
+    .executeTakeFirstOrThrow();
+  if (Number(count) >= VERIFICATION_MAILS_PER_HOUR) {
+    deps.logger.info({ userId: user.id }, 'verification mail not resent: hourly budget spent');
+    return;
+  }
+  const token = await issueEmailToken(deps, user.id, 'verify_email');
+  deps.logger.info({ userId: user.id }, 'verification mail resent');
+  void sendAccountMail(deps, mailer, verificationMail(deps.publicUrl.href, user.email, token));
+}
+
 /**
  * Spends a verification token, marks the address verified and signs the user in. With two-factor
  * on, the sign-in still needs the second factor: 403 `2fa_required`, as from login.

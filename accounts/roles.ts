@@ -28,12 +28,30 @@ const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
  * - `member`: reads everything and builds infrastructure (VPCs, stacks, streaming clusters), but
  *   writes neither vault secrets nor integrations, the two places that hold credentials of their
  *   own. Those stay with admins, who answer for who can read them.
+ * - `viewer`: reads everything, writes nothing.
  */
 export const ROLE_SCOPES: Readonly<Record<OrganizationRole, readonly Scope[]>> = {
   owner: ['*'],
   admin: ['*'],
   member: [...READ_SCOPES, 'vpc:write', 'stacks:write', 'streaming:write'],
+  viewer: READ_SCOPES,
 };
+
+/** Every role, the most powerful first. */
+export const ROLES: readonly OrganizationRole[] = ['owner', 'admin', 'member', 'viewer'];
+
+/**
+ * Whether `actor` may invite, promote, demote or remove members. Owners and admins manage the
+ * team; only an owner grants or takes away ownership, as on GitHub.
+ */
+export function mayManageMembers(actor: OrganizationRole): boolean {
+  return actor === 'owner' || actor === 'admin';
+}
+
+/** Whether `actor` may give `role` to someone, or change the role of someone who holds `role`. */
+export function mayAssign(actor: OrganizationRole, role: OrganizationRole): boolean {
+  return mayManageMembers(actor) && (role !== 'owner' || actor === 'owner');
+}
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);

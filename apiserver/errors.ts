@@ -170,6 +170,7 @@ const ACCOUNT_ERROR_STATUS: Record<AccountErrorReason, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   rate_limited: 429,
   unavailable: 503,
 };

@@ -139,7 +139,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       routes: [
         accountsRoutes(accounts.deps, accounts.mailer),
         apiKeysRoutes(accounts.deps),
-        organizationsRoutes(accounts.deps),
+        organizationsRoutes(accounts.deps, accounts.mailer),
         oauthRoutes(accounts.deps, config.oauth),
         vpcRoutes,
         vaultRoutes({ engine: vault, apiAddress }),

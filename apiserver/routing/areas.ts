@@ -19,7 +19,11 @@ export interface AreaConventions {
 
 /** The API's areas and the conventions the specification gives each. */
 export const API_AREAS = {
-  accounts: { prefixes: ['/v1/auth', '/v1/organizations'], success: 'enveloped', errors: 'flat' },
+  accounts: {
+    prefixes: ['/v1/auth', '/v1/organizations', '/v1/invitations'],
+    success: 'enveloped',
+    errors: 'flat',
+  },
   stacks: { prefixes: ['/v1/stacks'], success: 'enveloped', errors: 'general' },
   /** The other `/v1` resource families of the overview (databases, NFS shares, backups, quotas). */
   resources: { prefixes: ['/v1'], success: 'enveloped', errors: 'general' },

@@ -8,7 +8,8 @@
  * organizations never wait on each other. The claim is released when the resource's finalizer
  * runs.
  */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { serializedTransaction } from '../../data-plane/serialized-transaction.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { DataPlaneSchema, VpcCidrClaimsTable } from '../../data-plane/schema.js';
 import { overlaps, parseCidr, type Cidr } from './ipam.js';
@@ -41,12 +42,7 @@ export async function withClaimLock<T>(
   namespace: string,
   work: (trx: Transaction<DataPlaneSchema>) => Promise<T>,
 ): Promise<T> {
-  return database.kysely.transaction().execute(async (trx) => {
-    if (database.dialect === 'postgres') {
-      await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK_CLASS}, hashtext(${namespace}))`.execute(trx);
-    }
-    return work(trx);
-  });
+  return serializedTransaction(database, { lockClass: ADVISORY_LOCK_CLASS, key: namespace }, work);
 }
 
 /**

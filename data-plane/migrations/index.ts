@@ -8,6 +8,7 @@ import * as vaultAuthRoles from './0006_vault_auth_roles.js';
 import * as integrations from './0007_integrations.js';
 import * as integrationEvents from './0008_integration_events.js';
 import * as integrationVerification from './0009_integration_verification.js';
+import * as organizationTeams from './0010_organization_teams.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0007_integrations', up: integrations.up },
   { name: '0008_integration_events', up: integrationEvents.up },
   { name: '0009_integration_verification', up: integrationVerification.up },
+  { name: '0010_organization_teams', up: organizationTeams.up },
 ];

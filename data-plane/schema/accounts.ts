@@ -5,6 +5,8 @@ export interface AccountsTables {
   users: UsersTable;
   organizations: OrganizationsTable;
   organization_members: OrganizationMembersTable;
+  organization_invitations: OrganizationInvitationsTable;
+  organization_audit: OrganizationAuditTable;
   sessions: SessionsTable;
   refresh_tokens: RefreshTokensTable;
   email_tokens: EmailTokensTable;
@@ -42,12 +44,42 @@ export interface OrganizationsTable {
   created_at: string;
 }
 
-export type OrganizationRole = 'owner' | 'admin' | 'member';
+export type OrganizationRole = 'owner' | 'admin' | 'member' | 'viewer';
 
 export interface OrganizationMembersTable {
   organization_id: string;
   user_id: string;
   role: OrganizationRole;
+  created_at: string;
+}
+
+/** An invitation by e-mail to join an organization (migration 0010); the token is kept hashed. */
+export interface OrganizationInvitationsTable {
+  id: string;
+  organization_id: string;
+  /** Lowercase. */
+  email: string;
+  role: OrganizationRole;
+  token_hash: string;
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
+/** Who changed what in an organization's membership, and when (migration 0010). */
+export interface OrganizationAuditTable {
+  id: string;
+  organization_id: string;
+  /** The user who acted. */
+  actor_id: string;
+  /** `member_added`, `member_removed`, `role_changed`, `invitation_sent`, `invitation_revoked`, … */
+  action: string;
+  /** The user or e-mail address acted on. */
+  subject: string;
+  /** JSON object. */
+  details: string;
   created_at: string;
 }
 

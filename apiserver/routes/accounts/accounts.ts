@@ -10,7 +10,12 @@ import {
 } from '../../../accounts/password-changes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../accounts/passwords.js';
 import { profileOf, updateProfile, type ProfileChange } from '../../../accounts/profile.js';
-import { register, verifyEmail } from '../../../accounts/registration.js';
+import {
+  register,
+  resendVerification,
+  VERIFICATION_MAILS_PER_HOUR,
+  verifyEmail,
+} from '../../../accounts/registration.js';
 import { listSessions, refreshSession, revokeSession, revokeSessions } from '../../../accounts/sessions.js';
 import { beginTwoFactorSetup, confirmTwoFactor, disableTwoFactor } from '../../../accounts/two-factor.js';
 import { findUserRow } from '../../../accounts/users.js';
@@ -258,6 +263,26 @@ export function accountsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteMod
         async handler(ctx) {
           await requestPasswordReset(depsOf(ctx), mailer, ctx.body.email);
           return { data: { message: RESET_REQUESTED_MESSAGE } };
+        },
+      }),
+      defineRoute<{ body: { email: string } }>({
+        method: 'post',
+        path: '/v1/auth/resend-verification',
+        area: 'accounts',
+        auth: 'public',
+        tags: ['accounts'],
+        summary: 'E-mail a new verification link; answers the same whether the account exists or not',
+        description: `At most ${VERIFICATION_MAILS_PER_HOUR} verification mails per address and hour.`,
+        request: { body: body({ email: EMAIL }, ['email']) },
+        responses: { 202: { description: 'Accepted', schema: MESSAGE } },
+        async handler(ctx) {
+          await resendVerification(depsOf(ctx), mailer, ctx.body.email);
+          return {
+            status: 202,
+            data: {
+              message: 'If the address has an account waiting for verification, a new link is on its way.',
+            },
+          };
         },
       }),
       defineRoute<{ body: { token: string; password: string } }>({

@@ -1,9 +1,28 @@
 import { requireUserSession } from '../../../accounts/authenticator.js';
 import type { AccountsDeps } from '../../../accounts/deps.js';
+import {
+  acceptInvitation,
+  invite,
+  listPendingInvitations,
+  revokeInvitation,
+} from '../../../accounts/invitations.js';
+import type { Mailer } from '../../../accounts/mailer.js';
+import {
+  actorIn,
+  changeRole,
+  listMembers,
+  removeMember,
+  requireManager,
+  requireOwner,
+} from '../../../accounts/members.js';
+import { listAudit } from '../../../accounts/organization-audit.js';
 import { createOrganization, listMemberships } from '../../../accounts/organizations.js';
+import { ROLES } from '../../../accounts/roles.js';
+import type { OrganizationRole } from '../../../data-plane/schema.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { PAGE_QUERY_PROPERTIES, pageWindow, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteContext, type RouteModule } from '../../routing/route.js';
+import type { Principal } from '../../../accounts/principal.js';
 
 const ORGANIZATION = {
   type: 'object',
@@ -11,13 +30,81 @@ const ORGANIZATION = {
   properties: {
     id: { type: 'string', examples: ['org_abcdefghijklmnopqrstuvwx'] },
     name: { type: 'string' },
-    role: { type: 'string', enum: ['owner', 'admin', 'member'], description: "The caller's role" },
+    role: { type: 'string', enum: ROLES, description: "The caller's role" },
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const satisfies JsonSchema;
 
-/** `/v1/organizations`: the organizations the caller belongs to. */
-export function organizationsRoutes(accounts: AccountsDeps): RouteModule {
+const ROLE = { type: 'string', enum: ROLES } as const satisfies JsonSchema;
+const ORGANIZATION_ID = { type: 'string', pattern: '^org_[a-z2-7]{1,59}$' } as const satisfies JsonSchema;
+const USER_ID = { type: 'string', pattern: '^usr_[a-z2-7]{1,59}$' } as const satisfies JsonSchema;
+
+const MEMBER = {
+  type: 'object',
+  required: ['user_id', 'email', 'name', 'role', 'joined_at'],
+  properties: {
+    user_id: { type: 'string' },
+    email: { type: 'string', format: 'email' },
+    name: { type: 'string' },
+    role: ROLE,
+    joined_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const INVITATION = {
+  type: 'object',
+  required: ['id', 'email', 'role', 'invited_by', 'created_at', 'expires_at'],
+  properties: {
+    id: { type: 'string' },
+    email: { type: 'string', format: 'email' },
+    role: ROLE,
+    invited_by: { type: 'string', description: 'The user who sent it' },
+    created_at: { type: 'string', format: 'date-time' },
+    expires_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const AUDIT_ENTRY = {
+  type: 'object',
+  required: ['id', 'actor_id', 'action', 'subject', 'details', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    actor_id: { type: 'string' },
+    action: {
+      type: 'string',
+      enum: ['member_added', 'member_removed', 'role_changed', 'invitation_sent', 'invitation_revoked'],
+    },
+    subject: { type: 'string', description: 'The user id or e-mail address acted on' },
+    details: { type: 'object' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const ORGANIZATION_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: ORGANIZATION_ID },
+} as const satisfies JsonSchema;
+
+const MEMBER_PARAMS = {
+  type: 'object',
+  required: ['id', 'user_id'],
+  properties: { id: ORGANIZATION_ID, user_id: USER_ID },
+} as const satisfies JsonSchema;
+
+const base = { area: 'accounts', auth: 'authenticated', tags: ['organizations'] } as const;
+
+/** The signed-in caller's membership of the organization in the path (404 when none). */
+async function actorOf(accounts: AccountsDeps, ctx: Pick<RouteContext, 'params'> & { principal: Principal }) {
+  const userId = requireUserSession(ctx.principal).userId;
+  return actorIn(accounts.database.kysely, userId, (ctx.params as { id: string }).id);
+}
+
+/**
+ * `/v1/organizations`: the organizations the caller belongs to, their members and roles,
+ * invitations by e-mail, and the audit trail of membership changes.
+ */
+export function organizationsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteModule {
   return {
     area: 'accounts',
     routes: [
@@ -74,6 +161,209 @@ export function organizationsRoutes(accounts: AccountsDeps): RouteModule {
             );
           ctx.logger.info({ userId: ownerId, organizationId: organization.id }, 'organization created');
           return { status: 201, data: organization };
+        },
+      }),
+      defineRoute<{ params: { id: string } }>({
+        ...base,
+        method: 'get',
+        path: '/v1/organizations/:id/members',
+        summary: "The organization's members and their roles",
+        request: { params: ORGANIZATION_PARAMS },
+        responses: {
+          200: { description: 'Members, owners first', schema: { type: 'array', items: MEMBER } },
+        },
+        async handler(ctx) {
+          await actorOf(accounts, ctx);
+          return { data: await listMembers(accounts.database.kysely, ctx.params.id) };
+        },
+      }),
+      defineRoute<{ params: { id: string; user_id: string }; body: { role: OrganizationRole } }>({
+        ...base,
+        method: 'patch',
+        path: '/v1/organizations/:id/members/:user_id',
+        summary: "Change a member's role",
+        description:
+          'Owners and admins manage members; only an owner grants or takes away ownership. Demoting the ' +
+          'last owner is a 409 `last_owner`.',
+        request: {
+          params: MEMBER_PARAMS,
+          body: {
+            type: 'object',
+            required: ['role'],
+            additionalProperties: false,
+            properties: { role: ROLE },
+          },
+        },
+        responses: {
+          200: { description: 'The member', schema: MEMBER },
+          403: { description: 'The caller may not change this role' },
+          409: { description: '`last_owner`' },
+        },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          const member = await changeRole(
+            accounts.database,
+            { organizationId: ctx.params.id, actor, userId: ctx.params.user_id, role: ctx.body.role },
+            accounts.now(),
+          );
+          ctx.logger.info(
+            { organizationId: ctx.params.id, userId: ctx.params.user_id, role: ctx.body.role },
+            'member role changed',
+          );
+          return { data: member };
+        },
+      }),
+      defineRoute<{ params: { id: string; user_id: string } }>({
+        ...base,
+        method: 'delete',
+        path: '/v1/organizations/:id/members/:user_id',
+        summary: 'Remove a member, or leave the organization (your own user id)',
+        description:
+          "The member's access ends at once: their API keys for the organization are deleted and, if it was " +
+          'their current organization, they are switched to another of theirs (a new personal one when none ' +
+          'is left). Removing the last owner is a 409 `last_owner`.',
+        request: { params: MEMBER_PARAMS },
+        responses: { 204: { description: 'Removed' }, 409: { description: '`last_owner`' } },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          await removeMember(
+            accounts.database,
+            { organizationId: ctx.params.id, actor, userId: ctx.params.user_id },
+            accounts.now(),
+          );
+          ctx.logger.info({ organizationId: ctx.params.id, userId: ctx.params.user_id }, 'member removed');
+          return { status: 204 };
+        },
+      }),
+      defineRoute<{ params: { id: string }; body: { email: string; role: OrganizationRole } }>({
+        ...base,
+        method: 'post',
+        path: '/v1/organizations/:id/invitations',
+        summary: 'Invite someone by e-mail',
+        description:
+          'Sends a link that works once, for a week, for the invited address only. Inviting the address again ' +
+          'replaces its pending invitation. 409 `already_member` for a member; 429 past the hourly budget.',
+        request: {
+          params: ORGANIZATION_PARAMS,
+          body: {
+            type: 'object',
+            required: ['email', 'role'],
+            additionalProperties: false,
+            properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: ROLE },
+          },
+        },
+        responses: {
+          201: { description: 'The invitation (its link goes only to the address)', schema: INVITATION },
+          403: { description: 'The caller may not invite, or not with this role' },
+          409: { description: '`already_member`' },
+          429: { description: 'Too many invitations from this organization in the last hour' },
+        },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          const invitation = await invite(accounts, mailer, {
+            organizationId: ctx.params.id,
+            actor,
+            email: ctx.body.email,
+            role: ctx.body.role,
+          });
+          return { status: 201, data: invitation };
+        },
+      }),
+      defineRoute<{ params: { id: string } }>({
+        ...base,
+        method: 'get',
+        path: '/v1/organizations/:id/invitations',
+        summary: 'Invitations that can still be accepted',
+        request: { params: ORGANIZATION_PARAMS },
+        responses: {
+          200: {
+            description: 'Pending invitations, newest first',
+            schema: { type: 'array', items: INVITATION },
+          },
+        },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          requireManager(actor);
+          return {
+            data: await listPendingInvitations(accounts.database.kysely, ctx.params.id, accounts.now()),
+          };
+        },
+      }),
+      defineRoute<{ params: { id: string; invitation_id: string } }>({
+        ...base,
+        method: 'delete',
+        path: '/v1/organizations/:id/invitations/:invitation_id',
+        summary: 'Revoke a pending invitation; its link stops working at once',
+        request: {
+          params: {
+            type: 'object',
+            required: ['id', 'invitation_id'],
+            properties: {
+              id: ORGANIZATION_ID,
+              invitation_id: { type: 'string', pattern: '^inv_[a-z2-7]{1,59}$' },
+            },
+          },
+        },
+        responses: { 204: { description: 'Revoked' } },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          await revokeInvitation(accounts, {
+            organizationId: ctx.params.id,
+            actor,
+            invitationId: ctx.params.invitation_id,
+          });
+          return { status: 204 };
+        },
+      }),
+      defineRoute<{ params: { token: string } }>({
+        ...base,
+        method: 'post',
+        path: '/v1/invitations/:token/accept',
+        summary: 'Accept an invitation as the signed-in user',
+        description:
+          'The invitation must be for your verified address (403 otherwise); a used, revoked or expired one ' +
+          'is a 410. The organization is added to yours; switch to it with PATCH /v1/auth/me.',
+        request: {
+          params: {
+            type: 'object',
+            required: ['token'],
+            properties: { token: { type: 'string', minLength: 10, maxLength: 200 } },
+          },
+        },
+        responses: {
+          200: { description: 'The organization joined, with your role', schema: ORGANIZATION },
+          403: { description: '`invitation_for_another_address` or `email_not_verified`' },
+          409: { description: '`already_member`' },
+          410: { description: '`invitation_used`, `invitation_revoked` or `invitation_expired`' },
+        },
+        async handler(ctx) {
+          const userId = requireUserSession(ctx.principal).userId;
+          return { data: await acceptInvitation(accounts, { token: ctx.params.token, userId }) };
+        },
+      }),
+      defineRoute<{ params: { id: string }; query: PageQuery }>({
+        ...base,
+        method: 'get',
+        path: '/v1/organizations/:id/audit',
+        summary: 'Who changed what in the membership, newest first (owners only)',
+        request: {
+          params: ORGANIZATION_PARAMS,
+          query: { type: 'object', properties: PAGE_QUERY_PROPERTIES },
+        },
+        responses: {
+          200: {
+            description: 'A page of entries',
+            schema: { type: 'array', items: AUDIT_ENTRY },
+            paginated: true,
+          },
+          403: { description: 'The caller is not an owner' },
+        },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          requireOwner(actor, 'read the audit trail');
+          const window = pageWindow(ctx.query);
+          const { entries, total } = await listAudit(accounts.database.kysely, ctx.params.id, window);
+          return { data: entries, page: { total, page: ctx.query.page, perPage: ctx.query.per_page } };
         },
       }),
     ],
