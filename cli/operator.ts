@@ -1,5 +1,5 @@
 import { createApp } from '../apiserver/app.js';
-import { LEASE_KIND } from '../control-plane/built-in-kinds.js';
+import { LEASE_KIND, NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
 import type { EventBridge } from '../integrations/events/event-bridge.js';
+import type { OrganizationDeletionWorker } from '../accounts/organization-deletion.js';
 import { assemblePlatform, type Platform } from './platform.js';
 import { leaderElectionConfig } from '../config/leader-election.js';
 import type { Config } from '../config/index.js';
@@ -55,6 +56,15 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     scope: 'cluster',
   },
   {
+    apiGroup: '',
+    resources: ['namespaces'],
+    verbs: {
+      get: 'ObjectStore.delete reads the namespace first, to pin its uid',
+      delete: 'organization deletion removes the namespace of an organization once it is empty',
+    },
+    scope: 'cluster',
+  },
+  {
     apiGroup: 'coordination.k8s.io',
     resources: ['leases'],
     verbs: {
@@ -74,7 +84,10 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
 export async function runOperator(config: Config, logger: Logger): Promise<RunningPlatform> {
   const { namespace, identity } = leaderElectionConfig(process.env);
   const metrics = createMetrics();
-  const { store, database } = await openClusterDependencies(config, logger, metrics, [LEASE_KIND]);
+  const { store, database } = await openClusterDependencies(config, logger, metrics, [
+    LEASE_KIND,
+    NAMESPACE_KIND,
+  ]);
 
   let server;
   let platform: Platform;
@@ -95,6 +108,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   const eventDelivery = platform.startEventDelivery();
   let controllers: ControllerRunner | undefined;
   let eventBridge: EventBridge | undefined;
+  let organizationDeletion: OrganizationDeletionWorker | undefined;
   const leadership = runWithLeaderElection({
     store,
     leaseType: LEASE_KIND,
@@ -110,14 +124,17 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
       controllers = runner;
       // Only the leader publishes resource events: each replica would announce every change again.
       eventBridge = platform.startEventBridge();
+      organizationDeletion = platform.startOrganizationDeletion();
       runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
     },
     onStoppedLeading: async () => {
       const runner = controllers;
       const bridge = eventBridge;
+      const deletion = organizationDeletion;
       controllers = undefined;
       eventBridge = undefined;
-      await Promise.all([runner?.stop(), bridge?.stop()]);
+      organizationDeletion = undefined;
+      await Promise.all([runner?.stop(), bridge?.stop(), deletion?.stop()]);
     },
   });
   logger.info(

@@ -5,6 +5,10 @@
  */
 import type express from 'express';
 import { createAccounts, type Accounts } from '../accounts/index.js';
+import {
+  startOrganizationDeletion,
+  type OrganizationDeletionWorker,
+} from '../accounts/organization-deletion.js';
 import type { Mailer } from '../accounts/mailer.js';
 import { createOAuthProviders } from '../accounts/oauth/providers.js';
 import type { ScryptCost } from '../accounts/passwords.js';
@@ -32,6 +36,7 @@ import { platformControllers } from '../controllers/index.js';
 import { systemClock, type Clock } from '../controllers/runtime/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
+import { KINDS } from '../crds/index.js';
 import { BackgroundRuns } from '../integrations/background-runs.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../integrations/events/delivery-worker.js';
 import { startEventBridge, type EventBridge } from '../integrations/events/event-bridge.js';
@@ -63,6 +68,9 @@ export interface PlatformDependencies {
   onCodehostDelivery?: (delivery: CodehostDelivery) => Promise<void>;
 }
 
+/** How often the leader looks for organizations to delete, besides when one is asked for. */
+const ORGANIZATION_DELETION_INTERVAL_MS = 10_000;
+
 export interface Platform {
   /**
    * The REST facade with every area, the Vault-compatible API and the inbound webhooks, on
@@ -80,6 +88,8 @@ export interface Platform {
   startEventDelivery(): DeliveryWorker;
   /** Publishes resource changes as integration events; only one process (the leader) may. */
   startEventBridge(): EventBridge;
+  /** Drives organizations marked for deletion to the end; only one process (the leader) may. */
+  startOrganizationDeletion(): OrganizationDeletionWorker;
   /** Waits for the work the API started and answered 202 for (integration tests and syncs). */
   idle(): Promise<void>;
 }
@@ -112,6 +122,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
   });
   const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
   const integrationRuns = new BackgroundRuns(logger);
+  // The API marks an organization for deletion; the worker of this process, when it runs one,
+  // starts on it at once instead of at its next pass.
+  let deletionWorker: OrganizationDeletionWorker | undefined;
 
   const services = {
     accounts: accounts.deps,
@@ -124,6 +137,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     integrationRuns,
     platformKey,
     publicUrl,
+    organizationDeletion: { kick: () => deletionWorker?.kick() },
   } satisfies AreaServices;
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
@@ -200,6 +214,11 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
       }),
     startEventBridge: () => startEventBridge({ database, store, now, logger }),
+    startOrganizationDeletion: () =>
+      (deletionWorker = startOrganizationDeletion(
+        { database, store, kinds: KINDS, logger, now },
+        { intervalMs: ORGANIZATION_DELETION_INTERVAL_MS, followUpMs: 500 },
+      )),
     idle: () => integrationRuns.idle(),
   };
 }

@@ -75,6 +75,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   scheduler.start();
   const eventDelivery = platform.startEventDelivery();
   const eventBridge = platform.startEventBridge();
+  const organizationDeletion = platform.startOrganizationDeletion();
 
   const { http } = config;
   const server = await startServer(platform.restApi(), { host: http.host, port: http.port });
@@ -114,6 +115,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
       await Promise.all([server.close(), kubernetesApi.close()]);
       await platform.idle();
       await eventBridge.stop();
+      await organizationDeletion.stop();
       await eventDelivery.stop();
       await scheduler.stop();
       await controllers.stop();

@@ -1,12 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Organizations as teams: the `viewer` role, invitations by e-mail, and the audit trail of
- * membership changes. The role check cannot be altered in place on SQLite, so the members table is
+ * Organizations as teams: the `viewer` role, invitations by e-mail, the audit trail of
+ * membership changes, and the mark of an organization being deleted. The role check cannot be altered in place on SQLite, so the members table is
  * rebuilt under the same name (rows copied through a scratch table), which both dialects accept.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create table organization_members_before_viewer as select * from organization_members`.execute(db);
+  await db.schema.alterTable('organizations').addColumn('deleting_at', 'text').execute();
+  await db.schema.alterTable('organizations').addColumn('deleting_by', 'text').execute();
+  await sql`create table organization_members_before_viewer as select * from organization_members`.execute(
+    db,
+  );
   await db.schema.dropTable('organization_members').execute();
   await db.schema
     .createTable('organization_members')

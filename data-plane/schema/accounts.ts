@@ -42,6 +42,9 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: string;
+  /** Set when an owner asked for the organization's deletion (migration 0010); it is under way. */
+  deleting_at: string | null;
+  deleting_by: string | null;
 }
 
 export type OrganizationRole = 'owner' | 'admin' | 'member' | 'viewer';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVITATIONS_PER_HOUR } from '../../accounts/invitations.js';
+import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import { VERIFICATION_MAILS_PER_HOUR } from '../../accounts/registration.js';
 import {
   mailedToken,
@@ -370,5 +371,120 @@ describe('POST /v1/auth/resend-verification', () => {
     expect(mailedTokens(app, waiting.email, 'verify-email')).toHaveLength(VERIFICATION_MAILS_PER_HOUR);
     const newest = mailedToken(app, waiting.email, 'verify-email');
     expect((await call('POST', '/v1/auth/verify-email', undefined, { token: newest })).status).toBe(200);
+  });
+});
+
+describe('DELETE /v1/organizations/:id', () => {
+  it('refuses without the name, lists what is left without cascade, and with cascade deletes everything', async () => {
+    const owner = await verifiedUser('Closing Owner');
+    const member = await verifiedUser('Last Member');
+    await inviteAndAccept(owner, member, 'member');
+    await switchTo(member, owner.organizationId);
+    const org = owner.organizationId;
+    const namespace = `org-${org.slice(4)}`;
+    const vpc = await call('POST', '/api/v1/vpcs', owner.token, {
+      name: 'doomed',
+      cidr_block: '10.50.0.0/16',
+      region: 'us-east-1',
+    });
+    const vpcId = (vpc.body as { id: string }).id;
+    await eventually(async () =>
+      expect(
+        ((await call('GET', `/api/v1/vpcs/${vpcId}`, owner.token)).body as { status: string }).status,
+      ).toBe('available'),
+    );
+
+    const byMember = await call('DELETE', `/v1/organizations/${org}`, member.token, {
+      name: 'Closing Owner',
+    });
+    expect(byMember.status).toBe(403);
+    const { name } = data<{ name: string }[]>(await call('GET', '/v1/organizations', owner.token)).find(
+      (entry) => (entry as unknown as { id: string }).id === org,
+    )!;
+    const mismatch = await call('DELETE', `/v1/organizations/${org}`, owner.token, {
+      name: 'something else',
+    });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body).toMatchObject({ error: 'confirmation_mismatch' });
+    const notEmpty = await call('DELETE', `/v1/organizations/${org}`, owner.token, { name });
+    expect(notEmpty.status).toBe(409);
+    expect(notEmpty.body).toMatchObject({
+      error: 'organization_not_empty',
+      resources: expect.arrayContaining([{ kind: 'Vpc', name: vpcId }]),
+    });
+
+    const deleting = await call('DELETE', `/v1/organizations/${org}?cascade=true`, owner.token, { name });
+    expect(deleting.status).toBe(202);
+    expect(data(deleting)).toMatchObject({ id: org, status: 'deleting' });
+
+    await eventually(async () => {
+      const organizations = await app.database.kysely
+        .selectFrom('organizations')
+        .select('id')
+        .where('id', '=', org)
+        .execute();
+      expect(organizations).toEqual([]);
+    }, 30_000);
+    for (const kind of app.store.kinds()) {
+      if (!kind.namespaced) continue;
+      expect((await app.store.list(kind, { namespace })).items).toEqual([]);
+    }
+    const namespaces = await app.store.list(NAMESPACE_KIND, {});
+    expect(namespaces.items.map((item) => item.metadata.name)).not.toContain(namespace);
+    for (const table of ['vpc_tombstones', 'vpc_cidr_claims'] as const) {
+      expect(
+        await app.database.kysely.selectFrom(table).selectAll().where('namespace', '=', namespace).execute(),
+      ).toEqual([]);
+    }
+    expect(
+      await app.database.kysely
+        .selectFrom('organization_audit')
+        .selectAll()
+        .where('organization_id', '=', org)
+        .execute(),
+    ).toEqual([]);
+
+    for (const account of [owner, member]) {
+      const mine = data<{ id: string }[]>(await call('GET', '/v1/organizations', account.token));
+      expect(mine.map((entry) => entry.id)).not.toContain(org);
+      const me = data<{ current_organization_id: string }>(await call('GET', '/v1/auth/me', account.token));
+      expect(me.current_organization_id).not.toBe(org);
+      expect(mine.map((entry) => entry.id)).toContain(me.current_organization_id);
+    }
+  });
+});
+
+describe('an organization deletion cut short', () => {
+  it('is finished by the worker of the next process, from what the data plane says', async () => {
+    const owner = await verifiedUser('Interrupted Owner');
+    const org = owner.organizationId;
+    const vpc = await call('POST', '/api/v1/vpcs', owner.token, {
+      name: 'left-behind',
+      cidr_block: '10.60.0.0/16',
+      region: 'us-east-1',
+    });
+    expect(vpc.status).toBe(201);
+    // As if a process had accepted the deletion and died before its worker took a step.
+    await app.database.kysely
+      .updateTable('organizations')
+      .set({ deleting_at: app.clock.now().toISOString(), deleting_by: owner.id })
+      .where('id', '=', org)
+      .execute();
+    const restarted = app.platform.startOrganizationDeletion();
+    try {
+      await eventually(async () => {
+        const left = await app.database.kysely
+          .selectFrom('organizations')
+          .select('id')
+          .where('id', '=', org)
+          .execute();
+        expect(left).toEqual([]);
+      }, 30_000);
+    } finally {
+      await restarted.stop();
+    }
+    expect((await call('GET', `/api/v1/vpcs/${(vpc.body as { id: string }).id}`, owner.token)).status).toBe(
+      404,
+    );
   });
 });

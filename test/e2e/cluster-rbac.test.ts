@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import { loadKinds } from '../../crds/registry.js';
 import { helmPresent, HELM, renderChart, type Manifest } from '../fixtures/chart.js';
 import {
@@ -169,6 +170,36 @@ type RuleEditor = (manifests: Manifest[]) => void;
         const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };
         expect(read.status).toBe('deleted');
       }, STARTUP_MS);
+      expect(forbidden(operator)).toEqual([]);
+      expect(forbidden(apiserver)).toEqual([]);
+    },
+  );
+
+  it(
+    'deletes an organization with cascade: the operator empties and removes its namespace',
+    { timeout: 180_000 },
+    async () => {
+      const { operator, apiserver, call } = await startBoth();
+      const created = await call('POST', '/api/v1/vpcs', {
+        name: 'doomed',
+        cidr_block: '10.40.0.0/16',
+        region: 'us-east-1',
+      });
+      expect(created.status).toBe(201);
+      const organizations = async () =>
+        ((await (await call('GET', '/v1/organizations')).json()) as { data: { id: string; name: string }[] })
+          .data;
+      const [organization] = await organizations();
+      const namespace = `org-${organization!.id.slice(4)}`;
+      const deleting = await call('DELETE', `/v1/organizations/${organization!.id}?cascade=true`, {
+        name: organization!.name,
+      });
+      expect(deleting.status).toBe(202);
+      await eventually(async () => {
+        expect((await organizations()).map((entry) => entry.id)).not.toContain(organization!.id);
+      }, STARTUP_MS);
+      const namespaces = await api.store.list(NAMESPACE_KIND, {});
+      expect(namespaces.items.map((item) => item.metadata.name)).not.toContain(namespace);
       expect(forbidden(operator)).toEqual([]);
       expect(forbidden(apiserver)).toEqual([]);
     },

@@ -653,10 +653,11 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('lets the operator write status and finalizers and nothing more', () => {
+    it('lets the operator write status and finalizers, delete emptied namespaces, and nothing more', () => {
       expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator')).toEqual([
         { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
         { apiGroups: ['cloudplane.dev'], resources: ['*/finalizers'], verbs: ['update'] },
+        { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'delete'] },
       ]);
     });
 

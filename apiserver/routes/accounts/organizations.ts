@@ -16,6 +16,8 @@ import {
   requireOwner,
 } from '../../../accounts/members.js';
 import { listAudit } from '../../../accounts/organization-audit.js';
+import { requestOrganizationDeletion } from '../../../accounts/organization-deletion.js';
+import { KINDS } from '../../../crds/index.js';
 import { createOrganization, listMemberships } from '../../../accounts/organizations.js';
 import { ROLES } from '../../../accounts/roles.js';
 import type { OrganizationRole } from '../../../data-plane/schema.js';
@@ -94,6 +96,12 @@ const MEMBER_PARAMS = {
 
 const base = { area: 'accounts', auth: 'authenticated', tags: ['organizations'] } as const;
 
+/** What the organization routes need beyond the core services. */
+export interface OrganizationRouteServices {
+  /** Starts this process's deletion worker on a marked organization, when it runs one. */
+  organizationDeletion: { kick(): void };
+}
+
 /** The signed-in caller's membership of the organization in the path (404 when none). */
 async function actorOf(accounts: AccountsDeps, ctx: Pick<RouteContext, 'params'> & { principal: Principal }) {
   const userId = requireUserSession(ctx.principal).userId;
@@ -104,7 +112,10 @@ async function actorOf(accounts: AccountsDeps, ctx: Pick<RouteContext, 'params'>
  * `/v1/organizations`: the organizations the caller belongs to, their members and roles,
  * invitations by e-mail, and the audit trail of membership changes.
  */
-export function organizationsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteModule {
+export function organizationsRoutes(
+  accounts: AccountsDeps,
+  mailer: Mailer,
+): RouteModule<OrganizationRouteServices> {
   return {
     area: 'accounts',
     routes: [
@@ -364,6 +375,65 @@ export function organizationsRoutes(accounts: AccountsDeps, mailer: Mailer): Rou
           const window = pageWindow(ctx.query);
           const { entries, total } = await listAudit(accounts.database.kysely, ctx.params.id, window);
           return { data: entries, page: { total, page: ctx.query.page, perPage: ctx.query.per_page } };
+        },
+      }),
+      defineRoute<
+        { params: { id: string }; query: { cascade: boolean }; body: { name: string } },
+        OrganizationRouteServices
+      >({
+        ...base,
+        method: 'delete',
+        path: '/v1/organizations/:id',
+        summary: 'Delete the organization (owners), its name repeated as confirmation',
+        description:
+          'With resources left, a 409 `organization_not_empty` lists them unless `cascade=true`, which deletes ' +
+          'every resource through its normal finalizers, then the namespace, then the organization. The ' +
+          'deletion goes on in the background and survives a restart; members left without an organization ' +
+          'get a new personal one.',
+        request: {
+          params: ORGANIZATION_PARAMS,
+          query: { type: 'object', properties: { cascade: { type: 'boolean', default: false } } },
+          body: {
+            type: 'object',
+            required: ['name'],
+            additionalProperties: false,
+            properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+          },
+        },
+        responses: {
+          202: {
+            description: 'The deletion is under way',
+            schema: {
+              type: 'object',
+              required: ['id', 'status', 'remaining_resources'],
+              properties: {
+                id: ORGANIZATION_ID,
+                status: { type: 'string', enum: ['deleting'] },
+                remaining_resources: { type: 'integer', minimum: 0 },
+              },
+            },
+          },
+          400: { description: '`confirmation_mismatch`: the name does not repeat the organization name' },
+          403: { description: 'The caller is not an owner' },
+          409: { description: '`organization_not_empty`, with the resources left' },
+        },
+        async handler(ctx) {
+          const actor = await actorOf(accounts, ctx);
+          const { remaining } = await requestOrganizationDeletion(
+            {
+              database: accounts.database,
+              store: ctx.store,
+              kinds: KINDS,
+              logger: ctx.logger,
+              now: accounts.now,
+            },
+            { organizationId: ctx.params.id, actor, confirmation: ctx.body.name, cascade: ctx.query.cascade },
+          );
+          ctx.organizationDeletion.kick();
+          return {
+            status: 202,
+            data: { id: ctx.params.id, status: 'deleting', remaining_resources: remaining.length },
+          };
         },
       }),
     ],
