@@ -46,6 +46,15 @@ export const EVENT_CATALOGUE = {
     pager: 'trigger',
     description: 'An integration failed to reach its provider',
   },
+  'organization.member_added': { purpose: 'logs', description: 'Someone joined the organization' },
+  'organization.member_removed': {
+    purpose: 'logs',
+    description: 'A member was removed from the organization, or left it',
+  },
+  'organization.deleted': {
+    purpose: 'alerts',
+    description: 'An owner asked for the organization to be deleted; its resources are being removed',
+  },
   'resource.created': { purpose: 'logs', description: 'Any other resource was created' },
   'resource.updated': { purpose: 'logs', description: 'Any other resource was changed' },
   'resource.deleted': { purpose: 'logs', description: 'Any other resource was deleted' },

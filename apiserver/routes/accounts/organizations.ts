@@ -18,6 +18,8 @@ import {
 import { listAudit } from '../../../accounts/organization-audit.js';
 import { requestOrganizationDeletion } from '../../../accounts/organization-deletion.js';
 import { KINDS } from '../../../crds/index.js';
+import type { PlatformEventType } from '../../../integrations/events/catalogue.js';
+import { publishEvent } from '../../../integrations/events/publisher.js';
 import { createOrganization, listMemberships } from '../../../accounts/organizations.js';
 import { ROLES } from '../../../accounts/roles.js';
 import type { OrganizationRole } from '../../../data-plane/schema.js';
@@ -100,6 +102,19 @@ const base = { area: 'accounts', auth: 'authenticated', tags: ['organizations'] 
 export interface OrganizationRouteServices {
   /** Starts this process's deletion worker on a marked organization, when it runs one. */
   organizationDeletion: { kick(): void };
+}
+
+/** Announces a membership change to the organization's integrations that want it. */
+async function announce(
+  ctx: Pick<RouteContext, 'store' | 'database' | 'now'>,
+  event: {
+    organizationId: string;
+    type: PlatformEventType;
+    subject: string;
+    payload: Record<string, unknown>;
+  },
+): Promise<void> {
+  await publishEvent({ database: ctx.database, store: ctx.store, now: ctx.now }, event);
 }
 
 /** The signed-in caller's membership of the organization in the path (404 when none). */
@@ -243,6 +258,12 @@ export function organizationsRoutes(
             accounts.now(),
           );
           ctx.logger.info({ organizationId: ctx.params.id, userId: ctx.params.user_id }, 'member removed');
+          await announce(ctx, {
+            organizationId: ctx.params.id,
+            type: 'organization.member_removed',
+            subject: ctx.params.user_id,
+            payload: { user_id: ctx.params.user_id, removed_by: actor.userId },
+          });
           return { status: 204 };
         },
       }),
@@ -349,7 +370,14 @@ export function organizationsRoutes(
         },
         async handler(ctx) {
           const userId = requireUserSession(ctx.principal).userId;
-          return { data: await acceptInvitation(accounts, { token: ctx.params.token, userId }) };
+          const joined = await acceptInvitation(accounts, { token: ctx.params.token, userId });
+          await announce(ctx, {
+            organizationId: joined.id,
+            type: 'organization.member_added',
+            subject: userId,
+            payload: { user_id: userId, role: joined.role },
+          });
+          return { data: joined };
         },
       }),
       defineRoute<{ params: { id: string }; query: PageQuery }>({
@@ -429,6 +457,12 @@ export function organizationsRoutes(
             },
             { organizationId: ctx.params.id, actor, confirmation: ctx.body.name, cascade: ctx.query.cascade },
           );
+          await announce(ctx, {
+            organizationId: ctx.params.id,
+            type: 'organization.deleted',
+            subject: ctx.params.id,
+            payload: { deleted_by: actor.userId, cascade: ctx.query.cascade },
+          });
           ctx.organizationDeletion.kick();
           return {
             status: 202,
