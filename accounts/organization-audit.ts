@@ -16,7 +16,12 @@ function newAuditId(now: Date): string {
 
 /** What happened to an organization's membership; owners read it at `/v1/organizations/:id/audit`. */
 export type AuditAction =
-  'member_added' | 'member_removed' | 'role_changed' | 'invitation_sent' | 'invitation_revoked';
+  | 'member_added'
+  | 'member_removed'
+  | 'role_changed'
+  | 'invitation_sent'
+  | 'invitation_revoked'
+  | 'deletion_requested';
 
 export interface AuditEntry {
   id: string;

@@ -12,6 +12,7 @@ import { isStoreError, type ObjectStore, type ResourceType } from '../control-pl
 import type { Logger } from '../observability/logger.js';
 import { conflicting, invalidInput } from './account-error.js';
 import { requireOwner, switchAwayFrom, type Actor } from './members.js';
+import { recordAudit } from './organization-audit.js';
 import { organizationNamespace } from './organizations.js';
 
 export interface OrganizationDeletionDeps {
@@ -86,11 +87,25 @@ export async function requestOrganizationDeletion(
     );
   }
   if (organization.deleting_at === null) {
-    await deps.database.kysely
-      .updateTable('organizations')
-      .set({ deleting_at: deps.now().toISOString(), deleting_by: actor.userId })
-      .where('id', '=', organizationId)
-      .execute();
+    const now = deps.now();
+    await deps.database.kysely.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('organizations')
+        .set({ deleting_at: now.toISOString(), deleting_by: actor.userId })
+        .where('id', '=', organizationId)
+        .execute();
+      await recordAudit(
+        trx,
+        {
+          organizationId,
+          actorId: actor.userId,
+          action: 'deletion_requested',
+          subject: organizationId,
+          details: { cascade: request.cascade, remaining: remaining.length },
+        },
+        now,
+      );
+    });
     deps.logger.info(
       { organizationId, cascade: request.cascade, remaining: remaining.length },
       'organization deletion requested',

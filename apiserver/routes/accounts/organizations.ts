@@ -76,7 +76,14 @@ const AUDIT_ENTRY = {
     actor_id: { type: 'string' },
     action: {
       type: 'string',
-      enum: ['member_added', 'member_removed', 'role_changed', 'invitation_sent', 'invitation_revoked'],
+      enum: [
+        'member_added',
+        'member_removed',
+        'role_changed',
+        'invitation_sent',
+        'invitation_revoked',
+        'deletion_requested',
+      ],
     },
     subject: { type: 'string', description: 'The user id or e-mail address acted on' },
     details: { type: 'object' },
