@@ -81,8 +81,8 @@ describe('publishing an event', () => {
 });
 
 describe('the event catalogue', () => {
-  it('names every event <subject>.<verb>', () => {
-    for (const type of Object.keys(EVENT_CATALOGUE)) expect(type).toMatch(/^[a-z_]+\.[a-z]+$/);
+  it('names every event <subject>.<verb>, the verb one word or snake_case (organization.member_added)', () => {
+    for (const type of Object.keys(EVENT_CATALOGUE)) expect(type).toMatch(/^[a-z_]+\.[a-z]+(_[a-z]+)*$/);
   });
 
   it.each([
