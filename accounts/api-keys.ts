@@ -165,6 +165,7 @@ export async function authenticateApiKey(deps: AccountsDeps, key: string): Promi
       'k.secret_hash',
       'k.scopes',
       'k.organization_id',
+      'k.user_id',
       'k.expires_at',
       'k.last_used_at',
       'm.role',
@@ -187,6 +188,7 @@ export async function authenticateApiKey(deps: AccountsDeps, key: string): Promi
   return {
     kind: 'api_key',
     id: row.id,
+    userId: row.user_id,
     organizationId: row.organization_id,
     scopes: intersectScopes(JSON.parse(row.scopes) as string[], ROLE_SCOPES[row.role]),
     rateLimitKey: `key:${row.id}`,

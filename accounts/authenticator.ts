@@ -53,6 +53,7 @@ async function userPrincipal(deps: AccountsDeps, token: string): Promise<Princip
   const principal: Principal = {
     kind: 'user',
     id: session.userId,
+    userId: session.userId,
     organizationId: session.role ? session.organizationId : undefined,
     scopes: session.role ? [...ROLE_SCOPES[session.role]] : [],
     rateLimitKey: `user:${session.userId}`,

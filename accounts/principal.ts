@@ -5,6 +5,8 @@ export interface Principal {
   kind: 'user' | 'api_key' | 'system';
   id: string;
   organizationId?: string;
+  /** The user behind the credential: the signed-in user, or the creator of an API key. */
+  userId?: string;
   /** Granted scopes such as `vault:read`; `*` grants every scope. */
   scopes: string[];
   /** Requests with the same key share one rate-limit budget. */

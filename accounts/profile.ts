@@ -1,4 +1,5 @@
-import { notFound } from './account-error.js';
+import { notFound, refused } from './account-error.js';
+import type { Principal } from './principal.js';
 import type { AccountsDeps } from './deps.js';
 import { listMemberships, membershipOf } from './organizations.js';
 import { findUserById } from './users.js';
@@ -14,6 +15,29 @@ export interface UserView {
   organizations: { id: string; name: string; role: string }[];
   current_organization_id: string | null;
   created_at: string;
+}
+
+/** What `GET /v1/auth/me` answers: the user, and for an API key the key the call came with. */
+export interface CallerView extends UserView {
+  api_key?: { id: string; organization_id: string; scopes: string[] };
+}
+
+/**
+ * The user behind the caller's credential. Called with an API key, the key's creator (as a token
+ * answers GitHub's `GET /user`), with the key itself: what it may do is its scopes, not the user's.
+ */
+export async function callerOf(deps: AccountsDeps, principal: Principal): Promise<CallerView> {
+  if (principal.userId === undefined) throw refused('this credential belongs to no user');
+  const profile = await profileOf(deps, principal.userId);
+  if (principal.kind !== 'api_key') return profile;
+  return {
+    ...profile,
+    api_key: {
+      id: principal.id,
+      organization_id: principal.organizationId ?? '',
+      scopes: [...principal.scopes],
+    },
+  };
 }
 
 export interface ProfileChange {

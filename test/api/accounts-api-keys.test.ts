@@ -101,6 +101,38 @@ describe('using an API key', () => {
     });
   });
 
+  it('answers GET /v1/auth/me with the key creator and the key itself', async () => {
+    const created = await createKey({ name: 'whoami', scopes: ['vpc:read', 'vault:read'] });
+    const withKey = await app.call('GET', '/v1/auth/me', { headers: { 'x-api-key': created.key } });
+    expect(withKey.status).toBe(200);
+    const withToken = await enveloped<{ id: string; email: string; current_organization_id: string }>(
+      await app.call('GET', '/v1/auth/me', { token: owner.token }),
+    );
+    const body = await enveloped<Record<string, unknown>>(withKey);
+    expect(body.data).toEqual({
+      ...withToken.data,
+      api_key: {
+        id: created.id,
+        organization_id: withToken.data.current_organization_id,
+        scopes: ['vpc:read', 'vault:read'],
+      },
+    });
+  });
+
+  it.each([
+    ['PATCH', '/v1/auth/me', { name: 'Renamed' }],
+    ['POST', '/v1/auth/change-password', { current_password: 'x', new_password: 'y' }],
+    ['POST', '/v1/auth/2fa/enable', undefined],
+    ['GET', '/v1/auth/sessions', undefined],
+  ])('answers 403 to %s %s, which needs a signed-in session', async (method, path, body) => {
+    const created = await createKey({ name: `session-only ${path}`, scopes: ['*'] });
+    const response = await app.call(method, path, { headers: { 'x-api-key': created.key }, body });
+    expect(response.status).toBe(403);
+    expect((await response.json()) as Record<string, unknown>).toMatchObject({
+      message: expect.stringContaining('signed-in user'),
+    });
+  });
+
   it('answers 403 when the key lacks the scope of the route', async () => {
     const created = await createKey({ name: 'reader', scopes: ['vault:read'] });
     const response = await app.call('POST', '/api/v1/vault/probe', { headers: { 'x-api-key': created.key } });

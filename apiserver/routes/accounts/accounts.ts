@@ -9,7 +9,7 @@ import {
   resetPassword,
 } from '../../../accounts/password-changes.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../accounts/passwords.js';
-import { profileOf, updateProfile, type ProfileChange } from '../../../accounts/profile.js';
+import { type ProfileChange, callerOf, updateProfile } from '../../../accounts/profile.js';
 import {
   register,
   resendVerification,
@@ -347,10 +347,34 @@ export function accountsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteMod
         area: 'accounts',
         auth: 'authenticated',
         tags: ['accounts'],
-        summary: 'The signed-in user',
-        responses: { 200: { description: 'The user', schema: USER } },
+        summary: 'The signed-in user, or the creator of the API key the call came with',
+        description:
+          'With an API key the answer also names the key and its scopes. Operations on the session ' +
+          'itself (password, two-factor, sessions, profile changes) need a bearer token and answer ' +
+          '403 to an API key.',
+        responses: {
+          200: {
+            description: 'The user',
+            schema: {
+              ...USER,
+              properties: {
+                ...USER.properties,
+                api_key: {
+                  type: 'object',
+                  description: 'Present when the call came with an API key',
+                  required: ['id', 'organization_id', 'scopes'],
+                  properties: {
+                    id: { type: 'string' },
+                    organization_id: { type: 'string' },
+                    scopes: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+        },
         async handler(ctx) {
-          return { data: await profileOf(depsOf(ctx), requireUserSession(ctx.principal).userId) };
+          return { data: await callerOf(depsOf(ctx), ctx.principal) };
         },
       }),
       defineRoute<{ body: ProfileChange }>({
