@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { rewriteListMethod } from './list-method.js';
 
 /** In-flight requests get this long to finish once closing starts; then their connections are cut. */
 const DEFAULT_GRACE_MS = 10_000;
@@ -20,6 +21,8 @@ export interface ServerOptions {
   gracePeriodMs?: number;
   /** Serve HTTPS with this key and certificate (PEM). */
   tls?: { key: string; cert: string };
+  /** Take Vault's `LIST` method as `GET …?list=true` (see list-method.ts). */
+  listMethod?: boolean;
 }
 
 function urlOf(address: AddressInfo, secure: boolean): string {
@@ -33,6 +36,9 @@ export async function startServer(app: RequestListener, options: ServerOptions):
     ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, app)
     : http.createServer(app);
   let closing: Promise<void> | undefined;
+  // Before the HTTP server's own listener, which hands the socket to the parser.
+  if (options.listMethod)
+    server.prependListener(options.tls ? 'secureConnection' : 'connection', rewriteListMethod);
 
   // While closing, a response still in flight is the last on its connection.
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {

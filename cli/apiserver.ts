@@ -99,7 +99,11 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
     await store.synced();
     const platform = await assemblePlatform({ config, logger, metrics, store, database });
     const { http } = config;
-    const server = await startServer(platform.restApi(), { host: http.host, port: http.port });
+    const server = await startServer(platform.restApi(), {
+      host: http.host,
+      port: http.port,
+      listMethod: true,
+    });
     http.publicUrl.follow(server.url);
     logger.info(
       { url: server.url, mode: 'cluster', component: 'apiserver' },

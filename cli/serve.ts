@@ -78,7 +78,11 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const organizationDeletion = platform.startOrganizationDeletion();
 
   const { http } = config;
-  const server = await startServer(platform.restApi(), { host: http.host, port: http.port });
+  const server = await startServer(platform.restApi(), {
+    host: http.host,
+    port: http.port,
+    listMethod: true,
+  });
   http.publicUrl.follow(server.url);
 
   const startupToken = generateStartupToken();

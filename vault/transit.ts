@@ -96,6 +96,13 @@ export class TransitEngine {
     return { name, latest_version: version, min_decryption_version: 1 };
   }
 
+  /** Creates the key unless it exists (encrypting creates one too); answers it either way. */
+  async create(name: string): Promise<TransitKeyInfo> {
+    checkKeyName(name);
+    const key = (await this.load(name)) ?? (await this.createKey(name));
+    return { name, latest_version: key.latest, min_decryption_version: 1 };
+  }
+
   async read(name: string): Promise<TransitKeyInfo> {
     checkKeyName(name);
     const key = await this.load(name);

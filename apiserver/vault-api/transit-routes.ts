@@ -34,6 +34,16 @@ export function transitRoutes(router: Router): void {
     );
     send(res, 200, dataResponse({ ...info, type: 'aes256-gcm96' }));
   });
+  // Vault answers a key's creation with 204; creating one that exists changes nothing.
+  router.post('/v1/transit/keys/:key', async (req, res) => {
+    const key = param(req, 'key');
+    await initializedCluster(res).engine.perform(
+      tokenCaller(req),
+      { operation: 'UPDATE', path: `transit/keys/${key}`, capability: 'update', successStatus: 204 },
+      (operations) => operations.transit.create(key),
+    );
+    send(res, 204);
+  });
   router.get('/v1/transit/keys/:key', async (req, res) => {
     const key = param(req, 'key');
     const info = await initializedCluster(res).engine.perform(

@@ -182,7 +182,11 @@ export async function servePlatform({ routes = async () => [], prepare = async (
     database,
     extraRoutes: await routes(),
   });
-  const server = await startServer(platform.restApi(), { host: '127.0.0.1', port: 0 });
+  const server = await startServer(platform.restApi(), {
+    host: '127.0.0.1',
+    port: 0,
+    listMethod: true,
+  });
   config.http.publicUrl.follow(server.url);
   return {
     port: server.port,
