@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from '../errors.js';
-import { jsonBody } from '../middleware/json-body.js';
+import { jsonBody, noBody } from '../middleware/json-body.js';
 import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
@@ -99,7 +99,7 @@ export function mountRoutes<A extends AreaServices>(
       next();
     };
     const steps = [mark, options.admission, authorization(route)];
-    if (route.request?.body) steps.push(jsonBody(options.bodyLimitBytes));
+    steps.push(route.request?.body ? jsonBody(options.bodyLimitBytes) : noBody(options.bodyLimitBytes));
     app[route.method](route.path, ...steps, dispatch(route, options, validation));
 
     const shape = templateShape(route.path);

@@ -1,0 +1,121 @@
+/**
+ * Bad requests every operation refuses the same way, walked from `/openapi.json` so a new route is
+ * covered without a new test: a body sent to an operation that takes none (400, or 413 past the
+ * limit), and a body nesting deeper than the limit (400), each before any work.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH } from '../../apiserver/middleware/json-body.js';
+import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
+
+let app: TestPlatform;
+let owner: TestAccount;
+
+interface Operation {
+  method: string;
+  path: string;
+  takesBody: boolean;
+  authenticated: boolean;
+}
+
+let operations: Operation[] = [];
+
+beforeAll(async () => {
+  app = await startPlatform();
+  owner = await registerAndSignIn(app);
+  const document = (await (await app.call('GET', '/openapi.json')).json()) as {
+    paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>;
+  };
+  operations = Object.entries(document.paths).flatMap(([template, methods]) =>
+    Object.entries(methods)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        path: template.replace(/\{[^}]+\}/g, 'probe'),
+        takesBody: operation.requestBody !== undefined,
+        authenticated: (operation.security ?? []).length > 0,
+      })),
+  );
+});
+afterAll(async () => app?.close());
+
+/** The machine-readable code of an error body, in either error style. */
+function codeOf(body: unknown): string | undefined {
+  const error = (body as { error?: unknown }).error;
+  return typeof error === 'string' ? error : (error as { code?: string } | undefined)?.code;
+}
+
+/** node:http rather than fetch, which will not send a body with GET. */
+function send(operation: Operation, body: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${app.url}${operation.path}`,
+      {
+        method: operation.method,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(operation.authenticated ? { authorization: `Bearer ${owner.token}` } : {}),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => {
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text for the failure message
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    // The server may answer before reading a body it refuses, and close the connection.
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
+    request.end(body);
+  });
+}
+
+function nested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+describe('every operation of /openapi.json', () => {
+  it('walks enough operations to mean something', () => {
+    expect(operations.filter((operation) => operation.takesBody).length).toBeGreaterThan(20);
+    expect(operations.filter((operation) => !operation.takesBody).length).toBeGreaterThan(20);
+  });
+
+  it('refuses a body where it takes none: 400 unexpected_body, 413 past the limit', async () => {
+    const refusals: string[] = [];
+    for (const operation of operations.filter((entry) => !entry.takesBody)) {
+      const small = await send(operation, '{"unexpected":true}');
+      if (small.status !== 400 || codeOf(small.body) !== 'unexpected_body') {
+        refusals.push(`${operation.method} ${operation.path}: ${small.status} ${JSON.stringify(small.body)}`);
+      }
+      const large = await send(operation, JSON.stringify({ x: 'x'.repeat(app.config.http.bodyLimitBytes) }));
+      if (large.status !== 413)
+        refusals.push(`${operation.method} ${operation.path} (large): ${large.status}`);
+    }
+    expect(refusals).toEqual([]);
+  });
+
+  it(`refuses a body nesting deeper than ${MAX_JSON_DEPTH} levels with 400 too_deep, never a 5xx`, async () => {
+    const refusals: string[] = [];
+    for (const operation of operations.filter((entry) => entry.takesBody)) {
+      const deep = await send(operation, nested(MAX_JSON_DEPTH + 1));
+      if (deep.status !== 400 || codeOf(deep.body) !== 'too_deep') {
+        refusals.push(`${operation.method} ${operation.path}: ${deep.status} ${JSON.stringify(deep.body)}`);
+      }
+      const abyss = await send(operation, nested(50_000));
+      if (abyss.status >= 500)
+        refusals.push(`${operation.method} ${operation.path} (50,000 levels): ${abyss.status}`);
+    }
+    expect(refusals).toEqual([]);
+  });
+});
