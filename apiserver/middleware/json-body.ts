@@ -47,6 +47,71 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** The longest path parameter any route takes; ids and names are far shorter. */
+export const MAX_PARAMETER_LENGTH = 256;
+
+/** C0 and C1 controls (NUL included) and the bidirectional overrides and isolates. */
+const UNSAFE_IN_IDENTIFIERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a body field names or identifies something, as opposed to free text. */
+function isIdentifierField(key: string): boolean {
+  return key === 'name' || key === 'id' || key.endsWith('_id') || key === 'email';
+}
+
+/**
+ * The first string of the body that is not valid Unicode (a lone surrogate, anywhere), or that
+ * names or identifies something and holds a control character or a bidirectional override;
+ * undefined when there is none. Walked without recursion.
+ */
+export function unsafeString(value: unknown): { field: string; problem: string } | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [current, field] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return { field, problem: 'is not valid Unicode (a lone surrogate)' };
+      // Only the request's own fields: nested objects (secret data, templates) are the caller's text.
+      if (!field.includes('.') && isIdentifierField(field) && UNSAFE_IN_IDENTIFIERS.test(current)) {
+        return { field, problem: 'holds a control character or a bidirectional override' };
+      }
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, child] of Object.entries(current)) {
+        if (LONE_SURROGATE.test(key))
+          return { field: field || key, problem: 'has a key that is not valid Unicode' };
+        stack.push([child, field ? `${field}.${key}` : key]);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The first path parameter that is too long or holds what no identifier may; undefined when none. */
+export function unsafeParameter(
+  params: Record<string, string>,
+): { field: string; problem: string } | undefined {
+  for (const [field, value] of Object.entries(params)) {
+    if (value.length > MAX_PARAMETER_LENGTH)
+      return { field, problem: `is longer than ${MAX_PARAMETER_LENGTH} characters` };
+    if (UNSAFE_IN_IDENTIFIERS.test(value) || LONE_SURROGATE.test(value)) {
+      return { field, problem: 'holds a control character, a bidirectional override or invalid Unicode' };
+    }
+  }
+  return undefined;
+}
+
+function refusal(where: 'body' | 'params', found: { field: string; problem: string }) {
+  return badRequest(`${found.field} ${found.problem}`, {
+    code: 'invalid_characters',
+    details: { fields: [{ in: where, field: found.field, rule: 'characters', message: found.problem }] },
+  });
+}
+
+/** Refuses a path parameter no identifier may be before the route does any work. */
+export const safeParameters: RequestHandler = (req, _res, next) => {
+  const found = unsafeParameter(req.params as Record<string, string>);
+  next(found ? refusal('params', found) : undefined);
+};
+
 function declaredLength(headers: Record<string, string | string[] | undefined>): number | undefined {
   const length = headers['content-length'];
   return typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : undefined;
@@ -70,7 +135,8 @@ export function jsonBody(limitBytes: number): RequestHandler {
       } else if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) {
         next(badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'too_deep' }));
       } else {
-        next();
+        const found = unsafeString(req.body);
+        next(found ? refusal('body', found) : undefined);
       }
     });
   };

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from 'express';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from '../errors.js';
-import { jsonBody, noBody } from '../middleware/json-body.js';
+import { jsonBody, noBody, safeParameters } from '../middleware/json-body.js';
 import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
@@ -98,7 +98,7 @@ export function mountRoutes<A extends AreaServices>(
       state.route = route;
       next();
     };
-    const steps = [mark, options.admission, authorization(route)];
+    const steps = [mark, options.admission, authorization(route), safeParameters];
     steps.push(route.request?.body ? jsonBody(options.bodyLimitBytes) : noBody(options.bodyLimitBytes));
     app[route.method](route.path, ...steps, dispatch(route, options, validation));
 

@@ -14,6 +14,7 @@ let owner: TestAccount;
 
 interface Operation {
   method: string;
+  template: string;
   path: string;
   takesBody: boolean;
   authenticated: boolean;
@@ -32,6 +33,7 @@ beforeAll(async () => {
       .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
       .map(([method, operation]) => ({
         method: method.toUpperCase(),
+        template,
         path: template.replace(/\{[^}]+\}/g, 'probe'),
         takesBody: operation.requestBody !== undefined,
         authenticated: (operation.security ?? []).length > 0,
@@ -117,5 +119,60 @@ describe('every operation of /openapi.json', () => {
         refusals.push(`${operation.method} ${operation.path} (50,000 levels): ${abyss.status}`);
     }
     expect(refusals).toEqual([]);
+  });
+});
+
+describe('identifiers and names', () => {
+  const withParameters = () => operations.filter((operation) => operation.template.includes('{'));
+
+  it.each([
+    ['a NUL', 'a%00b'],
+    ['a right-to-left override', 'a%E2%80%AEb'],
+    ['too many characters', 'x'.repeat(300)],
+  ])('refuse %s in any path parameter with 400 naming it (or 404), never a 5xx', async (_case, value) => {
+    const refusals: string[] = [];
+    for (const operation of withParameters()) {
+      const path = operation.template.replace(/\{[^}]+\}/g, value);
+      const answer = await send({ ...operation, path }, operation.takesBody ? '{}' : '');
+      if (answer.status !== 400 && answer.status !== 404) {
+        refusals.push(
+          `${operation.method} ${operation.template}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
+      }
+    }
+    expect(withParameters().length).toBeGreaterThan(20);
+    expect(refusals).toEqual([]);
+  });
+
+  it.each([
+    ['a NUL in a name', '{"name":"a\\u0000b"}', 'name'],
+    ['a bidirectional override in a name', '{"name":"invoice\\u202Efdp.exe"}', 'name'],
+    ['a lone surrogate anywhere', '{"description":"\\ud800"}', 'description'],
+  ])(
+    'refuse %s with 400 invalid_characters naming the field, on every operation taking a body',
+    async (_case, body, field) => {
+      const refusals: string[] = [];
+      for (const operation of operations.filter((entry) => entry.takesBody)) {
+        const answer = await send(operation, body);
+        if (
+          answer.status !== 400 ||
+          codeOf(answer.body) !== 'invalid_characters' ||
+          !JSON.stringify(answer.body).includes(field)
+        ) {
+          refusals.push(
+            `${operation.method} ${operation.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
+        }
+      }
+      expect(refusals).toEqual([]);
+    },
+  );
+
+  it('lets a name hold any other valid Unicode', async () => {
+    const created = await app.call('POST', '/v1/organizations', {
+      token: owner.token,
+      body: { name: 'Équipe 🚀 ünïcode' },
+    });
+    expect(created.status).toBe(201);
   });
 });
