@@ -51,6 +51,7 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 export const MAX_PARAMETER_LENGTH = 256;
 
 /** C0 and C1 controls (NUL included) and the bidirectional overrides and isolates. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE_IN_IDENTIFIERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
