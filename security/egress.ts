@@ -117,6 +117,24 @@ async function resolveHost(parsed: URL, policy: EgressPolicy): Promise<ResolvedA
   return addresses;
 }
 
+/** Host names (and their suffixes) that only ever mean an internal service. */
+const INTERNAL_NAMES = ['localhost', 'metadata', 'instance-data', 'metadata.google.internal'];
+const INTERNAL_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa', '.cluster.local'];
+
+/**
+ * Why a host name is internal by its name alone (`localhost.`, `*.internal`, cloud metadata
+ * names), or undefined. Checked before any DNS lookup, so such a name is refused whatever a
+ * resolver would answer for it; a trailing dot does not change what a name means.
+ */
+export function internalHostName(hostname: string): string | undefined {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  if (INTERNAL_NAMES.includes(name)) return `${name} names an internal service`;
+  const suffix = INTERNAL_SUFFIXES.find((entry) => name.endsWith(entry));
+  if (suffix !== undefined) return `names under ${suffix} are internal`;
+  if (!name.includes('.') && literalAddress(hostname) === undefined) return 'a name without a domain is internal';
+  return undefined;
+}
+
 async function vet(url: string | URL, policy: EgressPolicy): Promise<VettedUrl> {
   const parsed = parseUrl(url);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
@@ -124,6 +142,12 @@ async function vet(url: string | URL, policy: EgressPolicy): Promise<VettedUrl> 
   }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new EgressError('invalid-url', 'URLs with user information are not allowed');
+  }
+  if (!policy.allowPrivate) {
+    const internal = internalHostName(parsed.hostname);
+    if (internal !== undefined) {
+      throw new EgressError('private-address', `host ${parsed.hostname} is not a public host: ${internal}`);
+    }
   }
   const addresses = await resolveHost(parsed, policy);
   if (!policy.allowPrivate) {

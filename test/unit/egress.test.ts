@@ -70,6 +70,31 @@ describe('checkOutboundUrl with private egress off', () => {
     expect(error.message).toMatch(/not a public address/);
   });
 
+  it.each([
+    ['localhost with a trailing dot', 'https://localhost./'],
+    ['a name under .internal', 'https://api.internal/'],
+    ['the GCP metadata name', 'https://metadata.google.internal/computeMetadata/v1/'],
+    ['the bare metadata name', 'https://metadata/'],
+    ['the AWS instance-data name', 'https://instance-data/latest/'],
+    ['a name under .localhost', 'https://app.localhost/'],
+    ['a name under .cluster.local', 'https://kubernetes.default.svc.cluster.local/'],
+    ['a name without a domain', 'https://intranet/'],
+  ])('refuses %s by its name, before any lookup (%s)', async (_case, url) => {
+    const lookups: string[] = [];
+    const error = await refusal(
+      checkOutboundUrl(url, {
+        allowPrivate: false,
+        resolve: async (hostname) => {
+          lookups.push(hostname);
+          return [{ address: '93.184.216.34', family: 4 }];
+        },
+      }),
+    );
+    expect(error.reason).toBe('private-address');
+    expect(error.message).toMatch(/is not a public host/);
+    expect(lookups).toEqual([]);
+  });
+
   it('refuses localhost as the system resolver answers it', async () => {
     const error = await refusal(checkOutboundUrl('https://localhost/', { allowPrivate: false }));
     expect(error.reason).toBe('private-address');
