@@ -13,6 +13,14 @@ const CODES_BY_STATUS: Record<number, string> = {
 /** Client errors raised by express itself (an undecodable path parameter, for one). */
 function expressClientError(error: unknown): ApiError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  // The router's decodeURIComponent of a path parameter: percent-encoding that is not UTF-8.
+  if (error instanceof URIError) {
+    return new ApiError(
+      400,
+      'invalid_request',
+      `the request path is not valid percent-encoded UTF-8: ${error.message}`,
+    );
+  }
   const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof status !== 'number' || status < 400 || status > 499 || expose !== true) return undefined;
   return new ApiError(status, CODES_BY_STATUS[status] ?? 'invalid_request', String(message));

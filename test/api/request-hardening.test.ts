@@ -176,3 +176,68 @@ describe('identifiers and names', () => {
     expect(created.status).toBe(201);
   });
 });
+
+describe('bad input on every operation', () => {
+  /** Objects in the store and rows in the data plane's tables, to see that nothing was written. */
+  async function footprint(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const kind of app.store.kinds()) counts[kind.plural] = (await app.store.list(kind, {})).items.length;
+    for (const table of [
+      'organizations',
+      'api_keys',
+      'integration_credentials',
+      'vault_secret_versions',
+      'vpc_cidr_claims',
+      'organization_invitations',
+    ] as const) {
+      const { count } = await app.database.kysely
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
+      counts[table] = Number(count);
+    }
+    return counts;
+  }
+
+  function hasErrorShape(body: unknown): boolean {
+    return codeOf(body) !== undefined && typeof (body as { message?: unknown }).message !== 'undefined'
+      ? true
+      : typeof (body as { error?: { message?: unknown } }).error?.message === 'string';
+  }
+
+  it('answers wrong types, huge numbers, invalid UTF-8 and path traversal with a 4xx in the area error shape, storing nothing', async () => {
+    const before = await footprint();
+    const bodies = [
+      '[]',
+      '"a string"',
+      '1e400',
+      'null',
+      '\xff\xfe{"name":"x"}',
+      `{"name":${'9'.repeat(400)}}`,
+    ];
+    const failures: string[] = [];
+    for (const operation of operations) {
+      const attempts: { path: string; body: string }[] = operation.takesBody
+        ? bodies.map((body) => ({ path: operation.path, body }))
+        : [];
+      if (operation.template.includes('{')) {
+        for (const value of ['..%2F..%2Fetc%2Fpasswd', '%2e%2e', '%C0%AF', '%FF%FE']) {
+          attempts.push({
+            path: operation.template.replace(/\{[^}]+\}/g, value),
+            body: operation.takesBody ? '[]' : '',
+          });
+        }
+      }
+      for (const attempt of attempts) {
+        const answer = await send({ ...operation, path: attempt.path }, attempt.body);
+        if (answer.status >= 500 || answer.status < 400 || !hasErrorShape(answer.body)) {
+          failures.push(
+            `${operation.method} ${attempt.path} ${JSON.stringify(attempt.body).slice(0, 40)}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`,
+          );
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await footprint()).toEqual(before);
+  });
+});
