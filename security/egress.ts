@@ -119,7 +119,14 @@ async function resolveHost(parsed: URL, policy: EgressPolicy): Promise<ResolvedA
 
 /** Host names (and their suffixes) that only ever mean an internal service. */
 const INTERNAL_NAMES = ['localhost', 'metadata', 'instance-data', 'metadata.google.internal'];
-const INTERNAL_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa', '.cluster.local'];
+const INTERNAL_SUFFIXES = [
+  '.localhost',
+  '.internal',
+  '.local',
+  '.localdomain',
+  '.home.arpa',
+  '.cluster.local',
+];
 
 /**
  * Why a host name is internal by its name alone (`localhost.`, `*.internal`, cloud metadata
@@ -131,7 +138,8 @@ export function internalHostName(hostname: string): string | undefined {
   if (INTERNAL_NAMES.includes(name)) return `${name} names an internal service`;
   const suffix = INTERNAL_SUFFIXES.find((entry) => name.endsWith(entry));
   if (suffix !== undefined) return `names under ${suffix} are internal`;
-  if (!name.includes('.') && literalAddress(hostname) === undefined) return 'a name without a domain is internal';
+  if (!name.includes('.') && literalAddress(hostname) === undefined)
+    return 'a name without a domain is internal';
   return undefined;
 }
 
