@@ -1,0 +1,141 @@
+// How the embedded mode holds up under many objects: `kubectl apply` of N Vpc manifests into one
+// namespace, then the time until every Vpc is Ready and its three default parts exist, the
+// server's peak RSS and the control-plane file's size.
+//
+//   npm run bench:scale                 # builds, then N=200
+//   BENCH_VPCS=1000 npm run bench:scale
+//
+// The server is `cloudplane serve` in a child process with a data dir of its own; kubectl is the
+// one `npm run tools` extracts.
+import { spawn, execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const kubectl = path.join(root, '.tools/bin/kubectl');
+const count = Number(process.env.BENCH_VPCS ?? 200);
+const namespace = 'bench';
+const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
+
+if (!fs.existsSync(kubectl)) {
+  console.error(`bench:scale needs ${kubectl}: run npm run tools`);
+  process.exit(2);
+}
+
+function run(args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(kubectl, args, { env, maxBuffer: 512 * 1024 * 1024 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+    );
+  });
+}
+
+function peakRssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+function fileMb(...files) {
+  const bytes = files
+    .filter((file) => fs.existsSync(file))
+    .reduce((sum, file) => sum + fs.statSync(file).size, 0);
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-scale-'));
+const server = spawn(process.execPath, [path.join(root, 'dist/cli/cloudplane.js'), 'serve'], {
+  env: {
+    ...process.env,
+    CLOUDPLANE_DATA_DIR: dataDir,
+    PORT: '0',
+    CLOUDPLANE_KUBE_API_PORT: '0',
+    CLOUDPLANE_VPC_LIMIT: String(Math.min(10_000, count + 10)),
+    CLOUDPLANE_LOG_LEVEL: 'warn',
+  },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+
+try {
+  const kubeconfig = path.join(dataDir, 'kubeconfig');
+  const startedAt = Date.now();
+  while (!fs.existsSync(kubeconfig)) {
+    if (Date.now() - startedAt > 60_000) throw new Error('the server wrote no kubeconfig within 60 s');
+    await delay(100);
+  }
+  const env = { PATH: process.env.PATH, HOME: dataDir, KUBECONFIG: kubeconfig };
+  await run(['create', 'namespace', namespace], env);
+
+  const manifests = path.join(dataDir, 'vpcs.yaml');
+  const documents = [];
+  for (let index = 0; index < count; index += 1) {
+    // Blocks of one region must not overlap: 10.<hi>.<lo>.0/24 gives 65,536 of them.
+    const block = `10.${Math.floor(index / 256)}.${index % 256}.0/24`;
+    documents.push(
+      [
+        'apiVersion: cloudplane.dev/v1alpha1',
+        'kind: Vpc',
+        'metadata:',
+        `  name: bench-${index}`,
+        `  namespace: ${namespace}`,
+        'spec:',
+        `  name: bench-${index}`,
+        `  cidrBlock: ${block}`,
+        '  region: us-east-1',
+      ].join('\n'),
+    );
+  }
+  fs.writeFileSync(manifests, `${documents.join('\n---\n')}\n`);
+
+  console.log(`applying ${count} Vpcs with kubectl…`);
+  const applyStart = Date.now();
+  await run(['apply', '-f', manifests], env);
+  const applySeconds = (Date.now() - applyStart) / 1000;
+  console.log(`applied in ${applySeconds.toFixed(1)} s; waiting for Ready and the default parts…`);
+
+  const list = async (kind) => JSON.parse(await run(['get', kind, '-n', namespace, '-o', 'json'], env)).items;
+  let ready = 0;
+  let parts = 0;
+  let readySeconds;
+  while (Date.now() - applyStart < timeoutMs) {
+    const vpcs = await list('vpcs');
+    ready = vpcs.filter((vpc) =>
+      (vpc.status?.conditions ?? []).some(
+        (condition) => condition.type === 'Ready' && condition.status === 'True',
+      ),
+    ).length;
+    parts = 0;
+    for (const kind of ['routetables', 'securitygroups', 'networkacls']) parts += (await list(kind)).length;
+    process.stdout.write(`\r  ready ${ready}/${count}, default parts ${parts}/${count * 3}   `);
+    if (ready === count && parts >= count * 3) {
+      readySeconds = (Date.now() - applyStart) / 1000;
+      break;
+    }
+    await delay(1000);
+  }
+  process.stdout.write('\n');
+  const objects = count * 4;
+  console.table([
+    {
+      vpcs: count,
+      objects,
+      'apply s': applySeconds.toFixed(1),
+      'all Ready s':
+        readySeconds === undefined ? `not within ${timeoutMs / 1000} s` : readySeconds.toFixed(1),
+      'objects/s': readySeconds === undefined ? '-' : Math.round(objects / readySeconds),
+      'peak RSS MB': peakRssMb(server.pid),
+      'control plane MB': fileMb(
+        path.join(dataDir, 'control-plane.db'),
+        path.join(dataDir, 'control-plane.db-wal'),
+      ),
+    },
+  ]);
+  if (readySeconds === undefined) process.exitCode = 1;
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
