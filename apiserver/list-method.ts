@@ -31,6 +31,8 @@ function rewriteHead(head: Buffer): Buffer {
 
 function bodyStateOf(head: Buffer): State {
   const headers = head.toString('latin1').toLowerCase();
+  // After an upgrade (a WebSocket) or a CONNECT the connection carries no more HTTP requests.
+  if (/\r\nupgrade:/.test(headers) || headers.startsWith('connect ')) return { at: 'passthrough' };
   if (/\r\ntransfer-encoding:[^\r\n]*chunked/.test(headers)) return { at: 'chunk-size' };
   const length = /\r\ncontent-length:\s*(\d+)/.exec(headers);
   const remaining = length ? Number(length[1]) : 0;

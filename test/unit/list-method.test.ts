@@ -38,6 +38,11 @@ describe('ListMethodRewriter', () => {
       `POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${list.length.toString(16)}\r\n${list}\r\n0\r\n\r\n${asGet}`,
     ],
     ['two requests on one connection', `${list}${list}`, `${asGet}${asGet}`],
+    [
+      'the bytes after an upgrade, left alone',
+      `GET /events HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n${list}`,
+      `GET /events HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n${list}`,
+    ],
   ])('rewrites %s, in one piece or byte by byte', (_case, input, output) => {
     expect(rewrite(input)).toBe(output);
     expect(rewrite(input, 1)).toBe(output);
