@@ -7,7 +7,14 @@ export interface Membership {
   id: string;
   name: string;
   role: OrganizationRole;
+  /** `deleting` once an owner asked for its deletion, until it is gone. */
+  status: 'active' | 'deleting';
   created_at: string;
+}
+
+function withStatus<T extends { deleting_at: string | null }>(row: T) {
+  const { deleting_at, ...rest } = row;
+  return { ...rest, status: deleting_at === null ? ('active' as const) : ('deleting' as const) };
 }
 
 const ORGANIZATION_ID = /^org_([a-z2-7]{1,59})$/;
@@ -37,14 +44,15 @@ export function personalOrganizationName(userName: string): string {
 
 /** The organizations a user belongs to, oldest first. */
 export async function listMemberships(db: Kysely<DataPlaneSchema>, userId: string): Promise<Membership[]> {
-  return db
+  const rows = await db
     .selectFrom('organization_members as m')
     .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .select(['o.id', 'o.name', 'm.role', 'o.created_at'])
+    .select(['o.id', 'o.name', 'm.role', 'o.deleting_at', 'o.created_at'])
     .where('m.user_id', '=', userId)
     .orderBy('o.created_at')
     .orderBy('o.id')
     .execute();
+  return rows.map(withStatus);
 }
 
 export async function membershipOf(
@@ -52,13 +60,14 @@ export async function membershipOf(
   userId: string,
   organizationId: string,
 ): Promise<Membership | undefined> {
-  return db
+  const row = await db
     .selectFrom('organization_members as m')
     .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-    .select(['o.id', 'o.name', 'm.role', 'o.created_at'])
+    .select(['o.id', 'o.name', 'm.role', 'o.deleting_at', 'o.created_at'])
     .where('m.user_id', '=', userId)
     .where('m.organization_id', '=', organizationId)
     .executeTakeFirst();
+  return row && withStatus(row);
 }
 
 /** Creates an organization with `ownerId` as its owner; run it inside the caller's transaction. */
@@ -78,5 +87,5 @@ export async function createOrganization(
       created_at: organization.created_at,
     })
     .execute();
-  return { ...organization, role: 'owner' };
+  return { ...organization, role: 'owner', status: 'active' };
 }

@@ -50,6 +50,7 @@ describe('organizations', () => {
         id: expect.stringMatching(/^org_[a-z2-7]{24}$/),
         name: "Edsger Dijkstra's organization",
         role: 'owner',
+        status: 'active',
         created_at: expect.any(String),
       },
     ]);
@@ -64,6 +65,7 @@ describe('organizations', () => {
       id: expect.stringMatching(/^org_/),
       name: 'Research',
       role: 'owner',
+      status: 'active',
       created_at: app.clock.now().toISOString(),
     });
     const { data } = await enveloped<Organization[]>(

@@ -470,6 +470,10 @@ describe('an organization deletion cut short', () => {
       .set({ deleting_at: app.clock.now().toISOString(), deleting_by: owner.id })
       .where('id', '=', org)
       .execute();
+    const listed = data<{ id: string; status: string }[]>(
+      await call('GET', '/v1/organizations', owner.token),
+    );
+    expect(listed.find((entry) => entry.id === org)?.status).toBe('deleting');
     const restarted = app.platform.startOrganizationDeletion();
     try {
       await eventually(async () => {

@@ -30,11 +30,16 @@ import type { Principal } from '../../../accounts/principal.js';
 
 const ORGANIZATION = {
   type: 'object',
-  required: ['id', 'name', 'role', 'created_at'],
+  required: ['id', 'name', 'role', 'status', 'created_at'],
   properties: {
     id: { type: 'string', examples: ['org_abcdefghijklmnopqrstuvwx'] },
     name: { type: 'string' },
     role: { type: 'string', enum: ROLES, description: "The caller's role" },
+    status: {
+      type: 'string',
+      enum: ['active', 'deleting'],
+      description: '`deleting` once an owner asked for its deletion, until it is gone',
+    },
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const satisfies JsonSchema;
