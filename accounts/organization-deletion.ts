@@ -25,6 +25,7 @@ export interface OrganizationDeletionDeps {
 }
 
 export interface RemainingResource {
+  type: ResourceType;
   kind: string;
   name: string;
   deleting: boolean;
@@ -41,6 +42,7 @@ export async function remainingResources(
     const { items } = await deps.store.list(kind, { namespace });
     for (const item of items) {
       remaining.push({
+        type: kind,
         kind: kind.kind,
         name: item.metadata.name,
         deleting: !!item.metadata.deletionTimestamp,
@@ -77,12 +79,13 @@ export async function requestOrganizationDeletion(
   const remaining = await remainingResources(deps, organizationId);
   if (remaining.length > 0 && !request.cascade) {
     const listed = remaining.map((resource) => `${resource.kind} ${resource.name}`).join(', ');
+    const resources = remaining.map(({ kind, name }) => ({ kind, name }));
     throw conflicting(
       'organization_not_empty',
       `the organization still holds ${listed}; delete them or pass cascade=true`,
       {
-        extra: { resources: remaining.map(({ kind, name }) => ({ kind, name })) },
-        details: { resources: remaining.map(({ kind, name }) => ({ kind, name })) },
+        extra: { resources },
+        details: { resources },
       },
     );
   }
@@ -147,15 +150,12 @@ export async function continueOrganizationDeletion(
   const namespace = organizationNamespace(organizationId);
   const remaining = await remainingResources(deps, organizationId);
   if (remaining.length > 0) {
-    for (const kind of deps.kinds) {
-      const { items } = await deps.store.list(kind, { namespace });
-      for (const item of items) {
-        if (item.metadata.deletionTimestamp) continue;
-        try {
-          await deps.store.delete(kind, namespace, item.metadata.name);
-        } catch (error) {
-          if (!isStoreError(error, 'NotFound')) throw error;
-        }
+    for (const resource of remaining) {
+      if (resource.deleting) continue;
+      try {
+        await deps.store.delete(resource.type, namespace, resource.name);
+      } catch (error) {
+        if (!isStoreError(error, 'NotFound')) throw error;
       }
     }
     deps.logger.info(
