@@ -4,23 +4,12 @@
  * chart does not grant is refused with 403, so drift between the code and the chart fails here.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
-import { loadKinds } from '../../crds/registry.js';
 import { helmPresent, HELM, renderChart, type Manifest } from '../fixtures/chart.js';
-import {
-  createTestPostgresDatabase,
-  describeWithPostgres,
-  type TestPostgresDatabase,
-} from '../fixtures/db-postgres.js';
+import { describeWithPostgres } from '../fixtures/db-postgres.js';
 import { eventually } from '../fixtures/eventually.js';
-import {
-  startEmbeddedKubernetesApi,
-  type EmbeddedKubernetesApi,
-} from '../fixtures/kube-backend-embedded-api.js';
+import { useClusterMode } from '../fixtures/cluster-mode.js';
 import { CloudplaneProcess } from '../fixtures/kube-backend-process.js';
 
 const RELEASE_NAMESPACE = 'cloudplane-system';
@@ -45,24 +34,8 @@ function collectionPath(manifest: Manifest): string {
 type RuleEditor = (manifests: Manifest[]) => void;
 
 (helmPresent ? describeWithPostgres : describe.skip)('the chart RBAC on the embedded Kubernetes API', () => {
-  let api: EmbeddedKubernetesApi;
-  let database: TestPostgresDatabase;
-  let dataDir: string;
-  const processes: CloudplaneProcess[] = [];
+  const cluster = useClusterMode('cp-cluster-rbac-');
   const platformKey = randomBytes(32).toString('base64');
-
-  beforeEach(async () => {
-    api = await startEmbeddedKubernetesApi(loadKinds());
-    database = (await createTestPostgresDatabase())!;
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-cluster-rbac-'));
-  });
-
-  afterEach(async () => {
-    for (const running of processes.splice(0)) await running.kill();
-    await api.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
 
   /** Loads the chart's ServiceAccounts and RBAC as the admin; answers a kubeconfig per component. */
   async function installRbac(edit: RuleEditor = () => {}): Promise<Record<'operator' | 'apiserver', string>> {
@@ -71,7 +44,7 @@ type RuleEditor = (manifests: Manifest[]) => void;
     );
     edit(manifests);
     for (const manifest of manifests) {
-      const response = await api.request(collectionPath(manifest), {
+      const response = await cluster.api.request(collectionPath(manifest), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(manifest),
@@ -80,7 +53,7 @@ type RuleEditor = (manifests: Manifest[]) => void;
     }
     const kubeconfigs = {} as Record<'operator' | 'apiserver', string>;
     for (const component of ['operator', 'apiserver'] as const) {
-      const response = await api.request(
+      const response = await cluster.api.request(
         `/api/v1/namespaces/${RELEASE_NAMESPACE}/serviceaccounts/cloudplane-${component}/token`,
         {
           method: 'POST',
@@ -90,7 +63,7 @@ type RuleEditor = (manifests: Manifest[]) => void;
       );
       expect(response.status).toBe(201);
       const { status } = (await response.json()) as { status: { token: string } };
-      kubeconfigs[component] = api.kubeconfigFor(component, status.token);
+      kubeconfigs[component] = cluster.api.kubeconfigFor(component, status.token);
     }
     return kubeconfigs;
   }
@@ -98,16 +71,16 @@ type RuleEditor = (manifests: Manifest[]) => void;
   function start(command: 'operator' | 'apiserver', kubeconfig: string): CloudplaneProcess {
     const started = new CloudplaneProcess([command], {
       KUBECONFIG: kubeconfig,
-      DATABASE_URL: database.url,
+      DATABASE_URL: cluster.database.url,
       PORT: '0',
       POD_NAME: `${command}-0`,
       CLOUDPLANE_LEADER_ELECTION_NAMESPACE: RELEASE_NAMESPACE,
-      CLOUDPLANE_DATA_DIR: dataDir,
+      CLOUDPLANE_DATA_DIR: cluster.dataDir,
       CLOUDPLANE_LOG_LEVEL: 'info',
       CLOUDPLANE_KMS_KEY: platformKey,
       CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '100000',
     });
-    processes.push(started);
+    cluster.track(started);
     return started;
   }
 
@@ -198,7 +171,7 @@ type RuleEditor = (manifests: Manifest[]) => void;
       await eventually(async () => {
         expect((await organizations()).map((entry) => entry.id)).not.toContain(organization!.id);
       }, STARTUP_MS);
-      const namespaces = await api.store.list(NAMESPACE_KIND, {});
+      const namespaces = await cluster.api.store.list(NAMESPACE_KIND, {});
       expect(namespaces.items.map((item) => item.metadata.name)).not.toContain(namespace);
       expect(forbidden(operator)).toEqual([]);
       expect(forbidden(apiserver)).toEqual([]);

@@ -1,22 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LEASE_KIND } from '../../control-plane/built-in-kinds.js';
 import { OPERATOR_LEASE_NAME } from '../../cli/operator.js';
 import type { Lease } from '../../controllers/runtime/leader-election.js';
-import { loadKinds } from '../../crds/registry.js';
-import {
-  createTestPostgresDatabase,
-  describeWithPostgres,
-  type TestPostgresDatabase,
-} from '../fixtures/db-postgres.js';
+import { describeWithPostgres } from '../fixtures/db-postgres.js';
 import { eventually } from '../fixtures/eventually.js';
-import {
-  startEmbeddedKubernetesApi,
-  type EmbeddedKubernetesApi,
-} from '../fixtures/kube-backend-embedded-api.js';
+import { useClusterMode } from '../fixtures/cluster-mode.js';
 import { CloudplaneProcess } from '../fixtures/kube-backend-process.js';
 
 const LEASE_NAMESPACE = 'cloudplane-system';
@@ -33,44 +22,29 @@ describe('cloudplane operator without a database', () => {
 });
 
 describeWithPostgres('cluster-mode processes against the embedded Kubernetes API', () => {
-  let api: EmbeddedKubernetesApi;
-  let database: TestPostgresDatabase;
-  let dataDir: string;
-  const processes: CloudplaneProcess[] = [];
-
-  beforeEach(async () => {
-    api = await startEmbeddedKubernetesApi(loadKinds());
-    database = (await createTestPostgresDatabase())!;
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-operator-'));
-  });
-
-  afterEach(async () => {
-    for (const running of processes.splice(0)) await running.kill();
-    await api.close();
-    await database.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const cluster = useClusterMode('cp-operator-');
 
   // Replicas share the platform key: with PostgreSQL it must come from the environment.
   const platformKey = randomBytes(32).toString('base64');
 
   function operator(podName: string): CloudplaneProcess {
     const started = new CloudplaneProcess(['operator'], {
-      KUBECONFIG: api.kubeconfigPath,
-      DATABASE_URL: database.url,
+      KUBECONFIG: cluster.api.kubeconfigPath,
+      DATABASE_URL: cluster.database.url,
       PORT: '0',
       POD_NAME: podName,
       CLOUDPLANE_LEADER_ELECTION_NAMESPACE: LEASE_NAMESPACE,
-      CLOUDPLANE_DATA_DIR: dataDir,
+      CLOUDPLANE_DATA_DIR: cluster.dataDir,
       CLOUDPLANE_LOG_LEVEL: 'info',
       CLOUDPLANE_KMS_KEY: platformKey,
     });
-    processes.push(started);
+    cluster.track(started);
     return started;
   }
 
   const holder = async () =>
-    (await api.store.get<Lease>(LEASE_KIND, LEASE_NAMESPACE, OPERATOR_LEASE_NAME)).spec?.holderIdentity;
+    (await cluster.api.store.get<Lease>(LEASE_KIND, LEASE_NAMESPACE, OPERATOR_LEASE_NAME)).spec
+      ?.holderIdentity;
 
   it('serves /health and /metrics, holds the lease, and releases it on SIGTERM', async () => {
     const first = operator('operator-0');
@@ -110,13 +84,13 @@ describeWithPostgres('cluster-mode processes against the embedded Kubernetes API
 
   it('runs the REST facade as `cloudplane apiserver` over the same cluster and database', async () => {
     const apiserver = new CloudplaneProcess(['apiserver'], {
-      KUBECONFIG: api.kubeconfigPath,
-      DATABASE_URL: database.url,
+      KUBECONFIG: cluster.api.kubeconfigPath,
+      DATABASE_URL: cluster.database.url,
       PORT: '0',
-      CLOUDPLANE_DATA_DIR: dataDir,
+      CLOUDPLANE_DATA_DIR: cluster.dataDir,
       CLOUDPLANE_KMS_KEY: platformKey,
     });
-    processes.push(apiserver);
+    cluster.track(apiserver);
     const { url } = await eventually(() => apiserver.logged('cloudplane API serving'), STARTUP_MS);
     const health = await fetch(`${String(url)}/health`);
     expect(await health.json()).toMatchObject({ status: 'healthy', checks: { store: 'ok', database: 'ok' } });
