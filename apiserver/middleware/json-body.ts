@@ -33,20 +33,6 @@ function translate(error: BodyParserError, limitBytes: number, contentType: stri
 /** How deep a body may nest; deeper is refused before any code walks it recursively. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether `value` nests deeper than `limit` (arrays and objects), found without recursion. */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return false;
-}
-
 /** The longest path parameter any route takes; ids and names are far shorter. */
 export const MAX_PARAMETER_LENGTH = 256;
 
@@ -60,26 +46,34 @@ function isIdentifierField(key: string): boolean {
   return key === 'name' || key === 'id' || key.endsWith('_id') || key === 'email';
 }
 
+/** What is wrong with a body: too deep, or a string no field may hold. */
+export type BodyProblem = { kind: 'too_deep' } | { kind: 'unsafe'; field: string; problem: string };
+
 /**
- * The first string of the body that is not valid Unicode (a lone surrogate, anywhere), or that
- * names or identifies something and holds a control character or a bidirectional override;
- * undefined when there is none. Walked without recursion.
+ * The first problem of a parsed body, found in one walk without recursion: nesting deeper than
+ * `MAX_JSON_DEPTH`; a string that is not valid Unicode (a lone surrogate, anywhere); or one of
+ * the request's own fields that names or identifies something holding a control character or a
+ * bidirectional override. Undefined when there is none.
  */
-export function unsafeString(value: unknown): { field: string; problem: string } | undefined {
-  const stack: [unknown, string][] = [[value, '']];
+export function bodyProblem(value: unknown): BodyProblem | undefined {
+  const stack: [unknown, string, number][] = [[value, '', 1]];
   while (stack.length > 0) {
-    const [current, field] = stack.pop()!;
+    const [current, field, depth] = stack.pop()!;
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return { field, problem: 'is not valid Unicode (a lone surrogate)' };
+      if (LONE_SURROGATE.test(current)) {
+        return { kind: 'unsafe', field, problem: 'is not valid Unicode (a lone surrogate)' };
+      }
       // Only the request's own fields: nested objects (secret data, templates) are the caller's text.
       if (!field.includes('.') && isIdentifierField(field) && UNSAFE_IN_IDENTIFIERS.test(current)) {
-        return { field, problem: 'holds a control character or a bidirectional override' };
+        return { kind: 'unsafe', field, problem: 'holds a control character or a bidirectional override' };
       }
     } else if (current !== null && typeof current === 'object') {
+      if (depth > MAX_JSON_DEPTH) return { kind: 'too_deep' };
       for (const [key, child] of Object.entries(current)) {
-        if (LONE_SURROGATE.test(key))
-          return { field: field || key, problem: 'has a key that is not valid Unicode' };
-        stack.push([child, field ? `${field}.${key}` : key]);
+        if (LONE_SURROGATE.test(key)) {
+          return { kind: 'unsafe', field: field || key, problem: 'has a key that is not valid Unicode' };
+        }
+        stack.push([child, field ? `${field}.${key}` : key, depth + 1]);
       }
     }
   }
@@ -133,11 +127,13 @@ export function jsonBody(limitBytes: number): RequestHandler {
     parse(req, res, (error?: unknown) => {
       if (error !== undefined) {
         next(translate(error as BodyParserError, limitBytes, req.headers['content-type'] ?? ''));
-      } else if (nestsDeeperThan(req.body, MAX_JSON_DEPTH)) {
-        next(badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'too_deep' }));
       } else {
-        const found = unsafeString(req.body);
-        next(found ? refusal('body', found) : undefined);
+        const problem = bodyProblem(req.body);
+        if (problem?.kind === 'too_deep') {
+          next(badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'too_deep' }));
+        } else {
+          next(problem ? refusal('body', problem) : undefined);
+        }
       }
     });
   };
