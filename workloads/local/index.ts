@@ -1,0 +1,36 @@
+/** The local workload runtime: managed data services on this machine (the embedded default). */
+import fs from 'node:fs/promises';
+import type { DatabaseEngine, DatabaseRuntime, WorkloadRuntime, BackupArtifact } from '../runtime.js';
+import type { LocalEngine, LocalEngineOptions } from './engine.js';
+import { mongodbEngine } from './mongodb.js';
+import { mysqlEngine } from './mysql.js';
+import { postgresqlEngine } from './postgresql.js';
+import { redisEngine } from './redis.js';
+import { localShares } from './shares.js';
+
+export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime {
+  const engines: Record<DatabaseEngine, LocalEngine> = {
+    postgresql: postgresqlEngine(options),
+    mysql: mysqlEngine(options),
+    redis: redisEngine(options),
+    mongodb: mongodbEngine(options),
+  };
+  const databases: DatabaseRuntime = {
+    ensure: (workload, password) => engines[workload.engine].ensure(workload, password),
+    observe: (workload, password) => engines[workload.engine].observe(workload, password),
+    remove: (workload) => engines[workload.engine].remove(workload),
+    backup: (workload, password, backupId) => engines[workload.engine].backup(workload, password, backupId),
+    restore: (artifact, target, password) => engines[target.engine].restore(artifact, target, password),
+  };
+  return {
+    kind: 'local',
+    databases,
+    shares: localShares(options),
+    async removeBackup(artifact: BackupArtifact) {
+      await fs.rm(artifact.location, { force: true, recursive: true });
+    },
+    async close() {
+      await Promise.allSettled(Object.values(engines).map((engine) => engine.close()));
+    },
+  };
+}
