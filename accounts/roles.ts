@@ -12,6 +12,8 @@ export const SCOPES = [
   'stacks:write',
   'streaming:read',
   'streaming:write',
+  'databases:read',
+  'databases:write',
   'usage:read',
   '*',
 ] as const;
@@ -25,7 +27,8 @@ const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
  *
  * - `owner` and `admin`: everything. They differ only in who may manage the organization itself
  *   (an owner cannot be removed by an admin), which is decided where membership is managed.
- * - `member`: reads everything and builds infrastructure (VPCs, stacks, streaming clusters), but
+ * - `member`: reads everything and builds infrastructure (VPCs, stacks, streaming clusters,
+ *   databases), but
  *   writes neither vault secrets nor integrations, the two places that hold credentials of their
  *   own. Those stay with admins, who answer for who can read them.
  * - `viewer`: reads everything, writes nothing.
@@ -33,7 +36,7 @@ const READ_SCOPES = SCOPES.filter((scope) => scope.endsWith(':read'));
 export const ROLE_SCOPES: Readonly<Record<OrganizationRole, readonly Scope[]>> = {
   owner: ['*'],
   admin: ['*'],
-  member: [...READ_SCOPES, 'vpc:write', 'stacks:write', 'streaming:write'],
+  member: [...READ_SCOPES, 'vpc:write', 'stacks:write', 'streaming:write', 'databases:write'],
   viewer: READ_SCOPES,
 };
 

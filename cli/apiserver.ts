@@ -114,6 +114,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
       async stop() {
         await server.close();
         await platform.idle();
+        await platform.close();
         await database.close();
         await store.close();
       },

@@ -155,6 +155,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
       await leadership.stop();
       await eventDelivery.stop();
       await running.close();
+      await platform.close();
       await database.close();
       await store.close();
     },

@@ -27,6 +27,10 @@ import { integrationEventRoutes } from '../apiserver/routes/integrations/events.
 import { integrationRoutes } from '../apiserver/routes/integrations/integrations.js';
 import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
 import { vaultRoutes } from '../apiserver/routes/vault/clusters.js';
+import { backupRoutes } from '../apiserver/routes/data-services/backups.js';
+import { databaseRoutes } from '../apiserver/routes/data-services/databases.js';
+import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js';
+import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
 import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
@@ -45,6 +49,8 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { loadPlatformKey } from '../security/platform-key.js';
 import { VaultEngine } from '../vault/vault-engine.js';
+import { createLocalRuntime } from '../workloads/local/index.js';
+import type { WorkloadRuntime } from '../workloads/runtime.js';
 
 export interface PlatformDependencies {
   config: Config;
@@ -92,6 +98,10 @@ export interface Platform {
   startOrganizationDeletion(): OrganizationDeletionWorker;
   /** Waits for the work the API started and answered 202 for (integration tests and syncs). */
   idle(): Promise<void>;
+  /** Where managed data services run. */
+  workloads: WorkloadRuntime;
+  /** Stops what the platform runs outside its process (private servers, supervised processes). */
+  close(): Promise<void>;
 }
 
 /** Builds every service, route module and controller of the platform on a store and a data plane. */
@@ -122,6 +132,10 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
   });
   const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
   const integrationRuns = new BackgroundRuns(logger);
+  const workloads = createLocalRuntime({
+    config: config.workloads,
+    logger: logger.child({ component: 'workloads' }),
+  });
   // The API marks an organization for deletion; the worker of this process, when it runs one,
   // starts on it at once instead of at its next pass.
   let deletionWorker: OrganizationDeletionWorker | undefined;
@@ -138,6 +152,8 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     platformKey,
     publicUrl,
     organizationDeletion: { kick: () => deletionWorker?.kick() },
+    quotas: config.quotas,
+    workloadsConfig: config.workloads,
   } satisfies AreaServices;
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
@@ -160,6 +176,10 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         integrationRoutes,
         integrationEventRoutes,
         integrationWebhookRoutes,
+        databaseRoutes,
+        nfsShareRoutes,
+        backupRoutes,
+        quotaRoutes,
         ...(deps.extraRoutes ?? []),
       ],
       mounts: [
@@ -193,6 +213,8 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     vault,
     vaultApiAddress: apiAddress,
     integrations: { database, platformKey, config: config.integrations, now },
+    workloads,
+    quotas: config.quotas,
   });
 
   return {
@@ -220,5 +242,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         { intervalMs: ORGANIZATION_DELETION_INTERVAL_MS, followUpMs: 500 },
       )),
     idle: () => integrationRuns.idle(),
+    workloads,
+    close: () => workloads.close(),
   };
 }

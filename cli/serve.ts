@@ -123,6 +123,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
       await eventDelivery.stop();
       await scheduler.stop();
       await controllers.stop();
+      await platform.close();
       await database.close();
       await store.close();
     },

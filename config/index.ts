@@ -12,7 +12,9 @@ import { mailConfig, type MailConfig } from './mail.js';
 import { oauthConfig, type OAuthConfig } from './oauth.js';
 import { platformKeyConfig, type PlatformKeyConfig } from './platform-key.js';
 import { processConfig, type ProcessConfig } from './process.js';
+import { quotasConfig, type QuotasConfig } from './quotas.js';
 import { vpcConfig, type VpcConfig } from './vpc.js';
+import { workloadsConfig, type WorkloadsConfig } from './workloads.js';
 
 export interface Config {
   /** The composition roots: files, databases, clusters, logs. */
@@ -28,6 +30,10 @@ export interface Config {
   integrations: IntegrationsConfig;
   /** The scheduled jobs. */
   jobs: JobsConfig;
+  /** Where managed data services run. */
+  workloads: WorkloadsConfig;
+  /** What an organization may hold of the managed data services. */
+  quotas: QuotasConfig;
 }
 
 /** Reads and checks the environment; throws `ConfigError` naming the first bad variable. */
@@ -44,5 +50,7 @@ export function loadConfig(env: Env = process.env): Config {
     vpc: vpcConfig(env),
     integrations: integrationsConfig(env),
     jobs: jobsConfig(env),
+    workloads: workloadsConfig(env, processSlice),
+    quotas: quotasConfig(env),
   };
 }

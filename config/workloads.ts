@@ -3,8 +3,6 @@ import { ConfigError, integer, url, type Env } from './env.js';
 
 /** Where managed data services run and what the local runtime may use on this machine. */
 export interface WorkloadsConfig {
-  /** `local` (this machine; the embedded default) or `kubernetes` (the cluster's operators). */
-  runtime: 'local' | 'kubernetes';
   /** Private servers, per-database processes, share directories and backups live under it. */
   dir: string;
   /** The host name clients are given in endpoints and connection strings. */
@@ -35,13 +33,7 @@ function portRange(env: Env, name: string, fallback: string): { first: number; l
 }
 
 export function workloadsConfig(env: Env, place: { dataDir: string }): WorkloadsConfig {
-  const runtimeName = 'CLOUDPLANE_WORKLOAD_RUNTIME';
-  const runtime = env[runtimeName]?.trim() || 'local';
-  if (runtime !== 'local' && runtime !== 'kubernetes') {
-    throw new ConfigError(runtimeName, 'local or kubernetes', runtime);
-  }
   return {
-    runtime,
     dir: path.join(place.dataDir, 'workloads'),
     advertisedHost: env.CLOUDPLANE_WORKLOAD_HOST?.trim() || '127.0.0.1',
     postgresAdminUrl: url(env, 'CLOUDPLANE_POSTGRES_ADMIN_URL', ['postgres', 'postgresql']),

@@ -1,4 +1,7 @@
 import type { DataPlane } from '../data-plane/data-plane.js';
+import type { QuotasConfig } from '../config/quotas.js';
+import type { WorkloadRuntime } from '../workloads/runtime.js';
+import { dataServiceControllers } from './data-services/index.js';
 import type { VpcConfig } from '../config/vpc.js';
 import type { IntegrationServices } from '../integrations/connection.js';
 import { integrationController } from './integration/index.js';
@@ -17,6 +20,9 @@ export interface ControllerServices {
   vaultApiAddress(namespace: string, name: string): string;
   /** What the Integration controller checks credentials with. */
   integrations: IntegrationServices;
+  /** Where managed data services run. */
+  workloads: WorkloadRuntime;
+  quotas: QuotasConfig;
 }
 
 /**
@@ -28,5 +34,11 @@ export function platformControllers(services: ControllerServices): ControllerDef
     ...vpcControllers(services.vpc, services.database),
     vaultClusterController({ engine: services.vault, apiAddress: services.vaultApiAddress }),
     integrationController(services.integrations),
+    ...dataServiceControllers({
+      runtime: services.workloads,
+      vault: services.vault,
+      database: services.database,
+      quotas: services.quotas,
+    }),
   ];
 }

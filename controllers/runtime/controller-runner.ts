@@ -112,7 +112,7 @@ export class ControllerRunner {
     for (const index of definition.indexes ?? []) this.informer(index.type).addIndex(index.name, index.keys);
     for (const watched of definition.watches ?? []) {
       const enqueueMapped = (object: KubeObject) => {
-        for (const request of watched.map(object)) queue.add(requestKey(request));
+        for (const request of watched.map(object, this.cache)) queue.add(requestKey(request));
       };
       this.informer(watched.type).addHandlers({
         onAdd: enqueueMapped,

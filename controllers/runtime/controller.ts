@@ -72,8 +72,11 @@ export class TerminalError extends Error {
 /** A child kind whose changes wake the owning object's reconcile. */
 export interface WatchedKind {
   type: ResourceType;
-  /** Which objects of the controller's kind care about this object. */
-  map(object: KubeObject): ReconcileRequest[];
+  /**
+   * Which objects of the controller's kind care about this object; `cache` answers which exist
+   * (every object of a namespace, say), as controller-runtime's map functions ask their client.
+   */
+  map(object: KubeObject, cache: CacheReader): ReconcileRequest[];
 }
 
 /** What a controller is, in controller-runtime's builder terms: For(kind).Owns(children). */

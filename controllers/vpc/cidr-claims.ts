@@ -127,3 +127,14 @@ export async function claimedBlocks(database: DataPlane, namespace: string, scop
     .execute();
   return rows.map((row) => parseCidr(row.cidr_block));
 }
+
+/** VPCs the namespace holds, counted as the VPC limit counts them. */
+export async function claimedVpcCount(database: DataPlane, namespace: string): Promise<number> {
+  const rows = await database.kysely
+    .selectFrom('vpc_cidr_claims')
+    .select('resource_id')
+    .where('namespace', '=', namespace)
+    .where('kind', '=', 'Vpc')
+    .execute();
+  return rows.length;
+}

@@ -10,7 +10,14 @@ import {
 import { securityGroupController } from './security-group-controller.js';
 import { subnetController } from './subnet-controller.js';
 import { vpcController } from './vpc-controller.js';
-export { claimCidr, claimedBlocks, regionScope, releaseCidrClaim, vpcScope } from './cidr-claims.js';
+export {
+  claimCidr,
+  claimedBlocks,
+  claimedVpcCount,
+  regionScope,
+  releaseCidrClaim,
+  vpcScope,
+} from './cidr-claims.js';
 export { newPartId, newSubnetId, newVpcId, partIdPattern } from './ids.js';
 export { availableIpCount, formatCidr, nextFreeBlocks, parseCidr } from './ipam.js';
 export { listParts, withOwner } from './parts.js';

@@ -9,6 +9,7 @@ import * as integrations from './0007_integrations.js';
 import * as integrationEvents from './0008_integration_events.js';
 import * as integrationVerification from './0009_integration_verification.js';
 import * as organizationTeams from './0010_organization_teams.js';
+import * as dataServices from './0011_data_services.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0008_integration_events', up: integrationEvents.up },
   { name: '0009_integration_verification', up: integrationVerification.up },
   { name: '0010_organization_teams', up: organizationTeams.up },
+  { name: '0011_data_services', up: dataServices.up },
 ];

@@ -116,9 +116,15 @@ export function describeDatabaseRuntimeContract(
       const database = workload();
       const first = await fixture.runtime.databases.ensure(database, secret);
       await fixture.client.write(first.access!, secret, 'small');
-      const grown = { ...database, storageGb: (database.storageGb ?? 0) + 1, memoryMb: (database.memoryMb ?? 0) * 2 };
+      const grown = {
+        ...database,
+        storageGb: (database.storageGb ?? 0) + 1,
+        memoryMb: (database.memoryMb ?? 0) * 2,
+      };
       const second = await fixture.runtime.databases.ensure(
-        engine === 'redis' ? { ...database, memoryMb: grown.memoryMb } : { ...database, storageGb: grown.storageGb },
+        engine === 'redis'
+          ? { ...database, memoryMb: grown.memoryMb }
+          : { ...database, storageGb: grown.storageGb },
         secret,
       );
       expect(second.state).toBe('ready');
@@ -131,7 +137,11 @@ export function describeDatabaseRuntimeContract(
       const sourceAccess = (await fixture.runtime.databases.ensure(source, sourceSecret)).access!;
       await fixture.client.write(sourceAccess, sourceSecret, 'one');
       await fixture.client.write(sourceAccess, sourceSecret, 'two');
-      const artifact = await fixture.runtime.databases.backup(source, sourceSecret, `bkp_${randomBytes(6).toString('hex')}`);
+      const artifact = await fixture.runtime.databases.backup(
+        source,
+        sourceSecret,
+        `bkp_${randomBytes(6).toString('hex')}`,
+      );
       expect(artifact.sizeBytes).toBeGreaterThan(0);
       const target = workload();
       const targetSecret = password();
@@ -177,7 +187,11 @@ export function describeShareRuntimeContract(name: string, setup: () => Promise<
       await fixture.cleanup();
     });
     const share = (): ShareWorkload => {
-      const created = { id: `nfs_${randomBytes(6).toString('hex')}`, organization: fixture.organization, sizeGb: 1 };
+      const created = {
+        id: `nfs_${randomBytes(6).toString('hex')}`,
+        organization: fixture.organization,
+        sizeGb: 1,
+      };
       made.push(created);
       return created;
     };

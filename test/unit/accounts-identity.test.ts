@@ -78,10 +78,12 @@ describe('roles', () => {
       'integrations:read',
       'stacks:read',
       'streaming:read',
+      'databases:read',
       'usage:read',
       'vpc:write',
       'stacks:write',
       'streaming:write',
+      'databases:write',
     ]);
   });
 

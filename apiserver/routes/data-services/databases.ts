@@ -1,0 +1,512 @@
+/**
+ * `/v1/databases`: managed databases. The routes validate, count the quota and write the Database
+ * object; its controller makes the database exist and writes its credentials to the vault.
+ */
+import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
+import {
+  claimQuota,
+  cronProblem,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_STORAGE_GB,
+  engineProblem,
+  ENGINES,
+  newDataServiceId,
+  nextRun,
+  objectNameOf,
+  releaseQuota,
+  restIdOf,
+  shrinkProblem,
+  sizedByMemory,
+  sizeFieldProblem,
+  versionProblem,
+  workloadIdOf,
+} from '../../../controllers/data-services/index.js';
+import {
+  DATABASE,
+  type Database,
+  type DatabaseEngineName,
+  type DatabasePhase,
+} from '../../../crds/data-services.js';
+import { badRequest, conflict, notFound, serviceUnavailable } from '../../errors.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import {
+  BASE,
+  byCreation,
+  findInOrganization,
+  ID_PARAMS,
+  invalidField,
+  NAME,
+  pageOf,
+  quotaExceeded,
+  READ,
+  WRITE,
+  type DataServiceRouteServices,
+  type IdParams,
+} from './resources.js';
+
+const STATUSES: readonly DatabasePhase[] = [
+  'provisioning',
+  'available',
+  'recorded',
+  'degraded',
+  'deleting',
+  'error',
+];
+
+const DATABASE_BODY = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', examples: ['db_0a1b2c3d4e5f'] },
+    name: { type: 'string' },
+    engine: { type: 'string', enum: ENGINES },
+    version: { type: ['string', 'null'], description: 'The engine version actually running' },
+    plan: { type: ['string', 'null'] },
+    status: { type: 'string', enum: STATUSES },
+    realization: { type: 'string', enum: ['real', 'recorded'] },
+    message: { type: ['string', 'null'], description: 'Why recorded, degraded or in error' },
+    storage_gb: { type: ['integer', 'null'] },
+    memory_mb: { type: ['integer', 'null'] },
+    storage_used_mb: { type: ['integer', 'null'] },
+    endpoint: {
+      type: ['object', 'null'],
+      properties: { host: { type: 'string' }, port: { type: 'integer' } },
+    },
+    credentials: {
+      type: ['object', 'null'],
+      description: 'Where the connection string is: a KV v2 secret in the managed vault cluster',
+      properties: { vault_cluster_id: { type: 'string' }, vault_path: { type: 'string' } },
+    },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const SCHEDULE_BODY = {
+  type: 'object',
+  properties: {
+    cron: { type: 'string' },
+    retention_days: { type: 'integer' },
+    next_run_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+function restStatus(database: Database): DatabasePhase {
+  if (database.metadata.deletionTimestamp) return 'deleting';
+  return database.status?.phase ?? 'provisioning';
+}
+
+export function describeDatabase(database: Database) {
+  const spec = database.spec!;
+  const status = database.status;
+  const memory = sizedByMemory(spec.engine);
+  const phase = restStatus(database);
+  return {
+    id: restIdOf(database.metadata.name),
+    name: spec.name,
+    engine: spec.engine,
+    version: status?.version ?? spec.version ?? null,
+    plan: spec.plan ?? null,
+    status: phase,
+    realization: status?.realization ?? (spec.engine === 'mongodb' ? 'recorded' : 'real'),
+    message: status?.message ?? null,
+    storage_gb: memory ? null : (spec.storageGb ?? DEFAULT_STORAGE_GB),
+    memory_mb: memory ? (spec.memoryMb ?? DEFAULT_MEMORY_MB) : null,
+    storage_used_mb: status?.storageUsedMb ?? null,
+    endpoint:
+      status?.endpoint && phase !== 'recorded'
+        ? { host: status.endpoint.host, port: status.endpoint.port }
+        : null,
+    credentials: status?.credentials
+      ? { vault_cluster_id: status.credentials.vaultClusterId, vault_path: status.credentials.vaultPath }
+      : null,
+    created_at: database.metadata.creationTimestamp ?? '',
+  };
+}
+
+interface CreateBody {
+  name: string;
+  engine: string;
+  version?: string;
+  plan?: string;
+  storage_gb?: number;
+  memory_mb?: number;
+}
+
+interface ScheduleBody {
+  cron: string;
+  retention_days: number;
+}
+
+const base = { ...BASE, tags: ['databases'] } as const;
+const ROTATION_WAIT_MS = 30_000;
+
+function sizeLimits(
+  body: { storage_gb?: number; memory_mb?: number },
+  limits: DataServiceRouteServices['workloadsConfig'],
+) {
+  if (body.storage_gb !== undefined && body.storage_gb > limits.maxStorageGb) {
+    throw badRequest(`storage_gb must be at most ${limits.maxStorageGb}`, {
+      details: { field: 'storage_gb' },
+    });
+  }
+  if (body.memory_mb !== undefined && body.memory_mb > limits.maxMemoryMb) {
+    throw badRequest(`memory_mb must be at most ${limits.maxMemoryMb}`, { details: { field: 'memory_mb' } });
+  }
+}
+
+export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
+  area: 'resources',
+  routes: [
+    defineRoute<{ query: PageQuery & { engine?: DatabaseEngineName; status?: DatabasePhase } }>({
+      ...base,
+      method: 'get',
+      path: '/v1/databases',
+      scopes: READ,
+      summary: "The organization's databases",
+      request: {
+        query: {
+          type: 'object',
+          properties: {
+            engine: { type: 'string', enum: ENGINES },
+            status: { type: 'string', enum: STATUSES },
+            ...PAGE_QUERY_PROPERTIES,
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'Databases, oldest first',
+          paginated: true,
+          schema: { type: 'array', items: DATABASE_BODY },
+        },
+      },
+      async handler({ query, principal, store }) {
+        const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
+        const rows = items
+          .filter((database) => database.spec)
+          .sort(byCreation)
+          .map(describeDatabase)
+          .filter(
+            (row) =>
+              (query.engine === undefined || row.engine === query.engine) &&
+              (query.status === undefined || row.status === query.status),
+          );
+        return pageOf(rows, query);
+      },
+    }),
+    defineRoute<{ body: CreateBody }, DataServiceRouteServices>({
+      ...base,
+      method: 'post',
+      path: '/v1/databases',
+      scopes: WRITE,
+      summary: 'Create a database',
+      description:
+        'The database is provisioning until its server answers with the generated credentials, which go to the ' +
+        "organization's managed vault cluster at credentials.vault_path (never into a response). An engine this " +
+        'machine cannot run is recorded: kept, never available, with a message saying what is missing.',
+      request: {
+        body: {
+          type: 'object',
+          required: ['name', 'engine'],
+          additionalProperties: false,
+          properties: {
+            name: NAME,
+            engine: { type: 'string', maxLength: 32, description: `One of ${ENGINES.join(', ')}` },
+            version: { type: 'string', maxLength: 16 },
+            plan: { type: 'string', maxLength: 64 },
+            storage_gb: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 65_536,
+              description: 'Relational and document engines',
+            },
+            memory_mb: { type: 'integer', minimum: 16, maximum: 1_048_576, description: 'Redis, in MiB' },
+          },
+        },
+      },
+      responses: {
+        201: { description: 'The new database, provisioning', schema: DATABASE_BODY },
+        409: { description: 'A database of that name exists' },
+        422: { description: 'Unknown engine or version, or a size the engine does not take' },
+        429: { description: 'A quota is reached' },
+      },
+      async handler({ body, principal, store, database, now, quotas, workloadsConfig, logger }) {
+        const engineIssue = engineProblem(body.engine);
+        if (engineIssue) throw invalidField(engineIssue);
+        const engine = body.engine as DatabaseEngineName;
+        const problem = versionProblem(engine, body.version) ?? sizeFieldProblem(engine, body);
+        if (problem) throw invalidField(problem);
+        sizeLimits(body, workloadsConfig);
+        const namespace = await ensureTenantNamespace(store, principal);
+        const name = body.name.trim();
+        const { items } = await store.list<Database>(DATABASE, { namespace });
+        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+          throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
+        }
+        const id = newDataServiceId('db');
+        const memory = sizedByMemory(engine);
+        const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
+        const claim = await claimQuota(
+          database,
+          quotas,
+          {
+            namespace,
+            resourceId: id,
+            amounts: memory ? { databases: 1 } : { databases: 1, database_storage_gb: storageGb },
+          },
+          now(),
+        );
+        if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
+        try {
+          const created = await store.create<Database>(DATABASE, {
+            apiVersion: API_VERSION,
+            kind: DATABASE.kind,
+            metadata: { name: objectNameOf(id), namespace },
+            spec: {
+              name,
+              engine,
+              ...(body.version === undefined ? {} : { version: body.version }),
+              ...(body.plan === undefined ? {} : { plan: body.plan }),
+              ...(memory ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+            },
+          });
+          logger.info({ databaseId: id, engine }, 'database created');
+          return { status: 201, data: describeDatabase(created) };
+        } catch (error) {
+          await releaseQuota(database, namespace, id);
+          throw error;
+        }
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'get',
+      path: '/v1/databases/:id',
+      scopes: READ,
+      summary: 'A database',
+      request: { params: ID_PARAMS },
+      responses: {
+        200: { description: 'The database', schema: DATABASE_BODY },
+        404: { description: 'No such database' },
+      },
+      async handler({ params, principal, store }) {
+        return {
+          data: describeDatabase(
+            await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database'),
+          ),
+        };
+      },
+    }),
+    defineRoute<
+      { params: IdParams; body: { storage_gb?: number; memory_mb?: number } },
+      DataServiceRouteServices
+    >({
+      ...base,
+      method: 'patch',
+      path: '/v1/databases/:id',
+      scopes: WRITE,
+      summary: 'Grow a database',
+      description: 'Storage and memory only grow; asking for less is a 422.',
+      request: {
+        params: ID_PARAMS,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+          properties: {
+            storage_gb: { type: 'integer', minimum: 1, maximum: 65_536 },
+            memory_mb: { type: 'integer', minimum: 16, maximum: 1_048_576 },
+          },
+        },
+      },
+      responses: {
+        200: { description: 'The database', schema: DATABASE_BODY },
+        404: { description: 'No such database' },
+        422: { description: 'A shrink, or a size the engine does not take' },
+        429: { description: 'The storage quota is reached' },
+      },
+      async handler({ params, body, principal, store, database, now, quotas, workloadsConfig }) {
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        const spec = object.spec!;
+        const problem =
+          sizeFieldProblem(spec.engine, body) ??
+          shrinkProblem(spec, { storageGb: body.storage_gb, memoryMb: body.memory_mb });
+        if (problem) throw invalidField(problem);
+        sizeLimits(body, workloadsConfig);
+        const namespace = object.metadata.namespace!;
+        if (body.storage_gb !== undefined) {
+          const claim = await claimQuota(
+            database,
+            quotas,
+            {
+              namespace,
+              resourceId: workloadIdOf('db', namespace, object.metadata.name),
+              amounts: { databases: 1, database_storage_gb: body.storage_gb },
+            },
+            now(),
+          );
+          if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
+        }
+        const updated = await store.update<Database>(DATABASE, {
+          ...object,
+          spec: {
+            ...spec,
+            ...(body.storage_gb === undefined ? {} : { storageGb: body.storage_gb }),
+            ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
+          },
+        });
+        return { data: describeDatabase(updated) };
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'delete',
+      path: '/v1/databases/:id',
+      scopes: WRITE,
+      summary: 'Delete a database',
+      description:
+        'Drops the database and its role (or stops its process and removes its files) and removes its secret.',
+      request: { params: ID_PARAMS },
+      responses: { 204: { description: 'Deleting' }, 404: { description: 'No such database' } },
+      async handler({ params, principal, store }) {
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        await store.delete(DATABASE, object.metadata.namespace, object.metadata.name);
+        return {};
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'post',
+      path: '/v1/databases/:id/credentials/rotate',
+      scopes: WRITE,
+      summary: "Rotate a database's password",
+      description:
+        'Answers once the new password is in force: the old one stops working at once, and the secret at ' +
+        'credentials.vault_path has a new version.',
+      request: { params: ID_PARAMS },
+      responses: {
+        200: {
+          description: 'Where the new credentials are',
+          schema: {
+            type: 'object',
+            properties: {
+              credentials: {
+                type: 'object',
+                properties: {
+                  vault_cluster_id: { type: 'string' },
+                  vault_path: { type: 'string' },
+                  version: { type: 'integer' },
+                },
+              },
+            },
+          },
+        },
+        404: { description: 'No such database' },
+        409: { description: 'The database has no credentials to rotate (recorded, or not yet available)' },
+      },
+      async handler({ params, principal, store }) {
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        if (object.status?.phase !== 'available' || !object.status.credentials) {
+          throw conflict(
+            `database ${params.id} is ${restStatus(object)}: only an available database has credentials to rotate`,
+          );
+        }
+        const wanted = (object.spec!.credentialsRotation ?? 0) + 1;
+        await store.update<Database>(DATABASE, {
+          ...object,
+          spec: { ...object.spec!, credentialsRotation: wanted },
+        });
+        const deadline = Date.now() + ROTATION_WAIT_MS;
+        while (Date.now() < deadline) {
+          const current = await store.get<Database>(
+            DATABASE,
+            object.metadata.namespace,
+            object.metadata.name,
+          );
+          const credentials = current.status?.credentials;
+          if ((credentials?.rotation ?? 0) >= wanted) {
+            return {
+              data: {
+                credentials: {
+                  vault_cluster_id: credentials!.vaultClusterId,
+                  vault_path: credentials!.vaultPath,
+                  version: credentials!.version,
+                },
+              },
+            };
+          }
+          if (current.status?.phase === 'error')
+            throw conflict(`the rotation failed: ${current.status.message ?? 'the server refused'}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw serviceUnavailable(
+          'the rotation is under way and has not finished; read the secret again shortly',
+        );
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'get',
+      path: '/v1/databases/:id/backup-schedule',
+      scopes: READ,
+      summary: "A database's backup schedule",
+      request: { params: ID_PARAMS },
+      responses: {
+        200: { description: 'The schedule', schema: SCHEDULE_BODY },
+        404: { description: 'No such database or no schedule' },
+      },
+      async handler({ params, principal, store, now }) {
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        const schedule = object.spec!.backupSchedule;
+        if (!schedule) throw notFoundSchedule(params.id);
+        return { data: describeSchedule(schedule.cron, schedule.retentionDays, now()) };
+      },
+    }),
+    defineRoute<{ params: IdParams; body: ScheduleBody }>({
+      ...base,
+      method: 'put',
+      path: '/v1/databases/:id/backup-schedule',
+      scopes: WRITE,
+      summary: "Set a database's backup schedule",
+      description: 'Five-field cron in UTC; each scheduled backup is kept retention_days, then deleted.',
+      request: {
+        params: ID_PARAMS,
+        body: {
+          type: 'object',
+          required: ['cron', 'retention_days'],
+          additionalProperties: false,
+          properties: {
+            cron: { type: 'string', minLength: 1, maxLength: 100 },
+            retention_days: { type: 'integer', minimum: 1, maximum: 3650 },
+          },
+        },
+      },
+      responses: {
+        200: { description: 'The schedule', schema: SCHEDULE_BODY },
+        404: { description: 'No such database' },
+        422: { description: 'An invalid cron expression' },
+      },
+      async handler({ params, body, principal, store, now }) {
+        const problem = cronProblem(body.cron);
+        if (problem) throw invalidField(problem);
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        const cron = body.cron.trim().split(/\s+/).join(' ');
+        await store.update<Database>(DATABASE, {
+          ...object,
+          spec: { ...object.spec!, backupSchedule: { cron, retentionDays: body.retention_days } },
+        });
+        return { data: describeSchedule(cron, body.retention_days, now()) };
+      },
+    }),
+  ],
+};
+
+function describeSchedule(cron: string, retentionDays: number, now: Date) {
+  return { cron, retention_days: retentionDays, next_run_at: nextRun(cron, now)?.toISOString() ?? null };
+}
+
+function notFoundSchedule(id: string) {
+  return notFound(`database ${id} has no backup schedule`);
+}

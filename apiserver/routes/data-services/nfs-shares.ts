@@ -1,0 +1,219 @@
+/** `/v1/nfs-shares`: shared file systems. The controller makes and measures them. */
+import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
+import {
+  claimQuota,
+  newDataServiceId,
+  objectNameOf,
+  releaseQuota,
+  restIdOf,
+} from '../../../controllers/data-services/index.js';
+import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
+import { VPC } from '../../../crds/vpc.js';
+import { isStoreError } from '../../../control-plane/types.js';
+import { badRequest, conflict } from '../../errors.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import {
+  BASE,
+  byCreation,
+  findInOrganization,
+  ID_PARAMS,
+  invalidField,
+  MOUNT,
+  NAME,
+  pageOf,
+  quotaExceeded,
+  READ,
+  WRITE,
+  type DataServiceRouteServices,
+  type IdParams,
+} from './resources.js';
+
+const STATUSES: readonly NfsSharePhase[] = ['provisioning', 'available', 'deleting', 'error'];
+
+const SHARE_BODY = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', examples: ['nfs_0a1b2c3d4e5f'] },
+    name: { type: 'string' },
+    size_gb: { type: 'integer' },
+    used_mb: { type: 'integer' },
+    vpc_id: { type: ['string', 'null'] },
+    status: { type: 'string', enum: STATUSES },
+    realization: { type: 'string', enum: ['real', 'recorded'] },
+    message: { type: ['string', 'null'] },
+    quota_exceeded: { type: 'boolean', description: 'The share holds more than size_gb (a soft quota)' },
+    mount: MOUNT,
+    created_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+export function describeShare(share: NfsShare) {
+  const status = share.status;
+  return {
+    id: restIdOf(share.metadata.name),
+    name: share.spec!.name,
+    size_gb: share.spec!.sizeGb,
+    used_mb: status?.usedMb ?? 0,
+    vpc_id: share.spec!.vpcId ?? null,
+    status: share.metadata.deletionTimestamp ? 'deleting' : (status?.phase ?? 'provisioning'),
+    realization: status?.realization ?? 'real',
+    message: status?.message ?? null,
+    quota_exceeded:
+      status?.conditions?.some(
+        (condition) => condition.type === 'QuotaExceeded' && condition.status === 'True',
+      ) ?? false,
+    mount: status?.mount ?? null,
+    created_at: share.metadata.creationTimestamp ?? '',
+  };
+}
+
+const base = { ...BASE, tags: ['nfs-shares'] } as const;
+
+interface CreateBody {
+  name: string;
+  size_gb: number;
+  vpc_id?: string;
+}
+
+export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
+  area: 'resources',
+  routes: [
+    defineRoute<{ query: PageQuery }>({
+      ...base,
+      method: 'get',
+      path: '/v1/nfs-shares',
+      scopes: READ,
+      summary: "The organization's NFS shares",
+      request: { query: { type: 'object', properties: { ...PAGE_QUERY_PROPERTIES } } },
+      responses: {
+        200: {
+          description: 'Shares, oldest first',
+          paginated: true,
+          schema: { type: 'array', items: SHARE_BODY },
+        },
+      },
+      async handler({ query, principal, store }) {
+        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
+        return pageOf(
+          items
+            .filter((share) => share.spec)
+            .sort(byCreation)
+            .map(describeShare),
+          query,
+        );
+      },
+    }),
+    defineRoute<{ body: CreateBody }, DataServiceRouteServices>({
+      ...base,
+      method: 'post',
+      path: '/v1/nfs-shares',
+      scopes: WRITE,
+      summary: 'Create an NFS share',
+      description:
+        'size_gb is a soft quota: a share that holds more reports quota_exceeded. On the embedded platform a share ' +
+        'is a directory on the platform host, not served over NFS; its message says so.',
+      request: {
+        body: {
+          type: 'object',
+          required: ['name', 'size_gb'],
+          additionalProperties: false,
+          properties: {
+            name: NAME,
+            size_gb: { type: 'integer', minimum: 1, maximum: 65_536 },
+            vpc_id: { type: 'string', minLength: 1, maxLength: 64 },
+          },
+        },
+      },
+      responses: {
+        201: { description: 'The new share, provisioning', schema: SHARE_BODY },
+        409: { description: 'A share of that name exists' },
+        422: { description: 'vpc_id names no VPC of the organization' },
+        429: { description: 'A quota is reached' },
+      },
+      async handler({ body, principal, store, database, now, quotas, workloadsConfig }) {
+        if (body.size_gb > workloadsConfig.maxStorageGb) {
+          throw badRequest(`size_gb must be at most ${workloadsConfig.maxStorageGb}`, {
+            details: { field: 'size_gb' },
+          });
+        }
+        const namespace = await ensureTenantNamespace(store, principal);
+        if (body.vpc_id !== undefined) {
+          try {
+            await store.get(VPC, namespace, body.vpc_id);
+          } catch (error) {
+            if (!isStoreError(error, 'NotFound')) throw error;
+            throw invalidField({
+              field: 'vpc_id',
+              message: `${body.vpc_id} is not a VPC of the organization`,
+            });
+          }
+        }
+        const name = body.name.trim();
+        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+          throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
+        }
+        const id = newDataServiceId('nfs');
+        const claim = await claimQuota(
+          database,
+          quotas,
+          { namespace, resourceId: id, amounts: { nfs_shares: 1, nfs_storage_gb: body.size_gb } },
+          now(),
+        );
+        if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
+        try {
+          const created = await store.create<NfsShare>(NFS_SHARE, {
+            apiVersion: API_VERSION,
+            kind: NFS_SHARE.kind,
+            metadata: { name: objectNameOf(id), namespace },
+            spec: {
+              name,
+              sizeGb: body.size_gb,
+              ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
+            },
+          });
+          return { status: 201, data: describeShare(created) };
+        } catch (error) {
+          await releaseQuota(database, namespace, id);
+          throw error;
+        }
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'get',
+      path: '/v1/nfs-shares/:id',
+      scopes: READ,
+      summary: 'An NFS share',
+      request: { params: ID_PARAMS },
+      responses: {
+        200: { description: 'The share', schema: SHARE_BODY },
+        404: { description: 'No such share' },
+      },
+      async handler({ params, principal, store }) {
+        return {
+          data: describeShare(
+            await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share'),
+          ),
+        };
+      },
+    }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'delete',
+      path: '/v1/nfs-shares/:id',
+      scopes: WRITE,
+      summary: 'Delete an NFS share and its files',
+      request: { params: ID_PARAMS },
+      responses: { 204: { description: 'Deleting' }, 404: { description: 'No such share' } },
+      async handler({ params, principal, store }) {
+        const share = await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share');
+        await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
+        return {};
+      },
+    }),
+  ],
+};

@@ -1,0 +1,67 @@
+/** `/v1/quotas`: what the organization may hold and holds. */
+import { quotaLimit, quotaUsage, type QuotaName } from '../../../controllers/data-services/index.js';
+import { claimedVpcCount } from '../../../controllers/vpc/index.js';
+import { VAULT_CLUSTER } from '../../../crds/vault-cluster.js';
+import type { VpcConfig } from '../../../config/vpc.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
+import { BASE, type DataServiceRouteServices } from './resources.js';
+
+const QUOTA_BODY = {
+  type: 'object',
+  properties: {
+    resource: { type: 'string' },
+    limit: { type: ['integer', 'null'], description: 'null: no limit' },
+    used: { type: 'integer' },
+  },
+} as const satisfies JsonSchema;
+
+const DATA_SERVICE_QUOTAS: readonly QuotaName[] = [
+  'databases',
+  'database_storage_gb',
+  'nfs_shares',
+  'nfs_storage_gb',
+  'backups',
+];
+
+export const quotaRoutes: RouteModule<DataServiceRouteServices & { vpcConfig: VpcConfig }> = {
+  area: 'resources',
+  routes: [
+    defineRoute<Record<never, never>, DataServiceRouteServices & { vpcConfig: VpcConfig }>({
+      ...BASE,
+      method: 'get',
+      path: '/v1/quotas',
+      tags: ['quotas'],
+      summary: "The organization's quotas: limit and use",
+      description: 'Deleted resources do not count. A create past a limit is answered 429 naming the quota.',
+      responses: { 200: { description: 'Quotas', schema: { type: 'array', items: QUOTA_BODY } } },
+      async handler({ principal, store, database, quotas, vpcConfig }) {
+        const namespace = tenantNamespace(principal);
+        const usage = await quotaUsage(database, namespace);
+        const vaultClusters = await store.list(VAULT_CLUSTER, { namespace });
+        return {
+          data: [
+            {
+              resource: 'vpcs',
+              limit: vpcConfig.limitPerOrganization,
+              used: await claimedVpcCount(database, namespace),
+            },
+            {
+              resource: 'vault_clusters',
+              limit: null,
+              used: vaultClusters.items.filter((item) => !item.metadata.deletionTimestamp).length,
+            },
+            ...DATA_SERVICE_QUOTAS.map((quota) => ({
+              resource: quota,
+              limit: quotaLimit(quotas, quota),
+              used: usage[quota],
+            })),
+            { resource: 'streaming_clusters', limit: null, used: 0 },
+            { resource: 'streaming_partitions', limit: null, used: 0 },
+          ],
+        };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,101 @@
+/** What the data-services routes share: lookups within the caller's organization, ids, errors. */
+import type { Principal } from '../../../accounts/principal.js';
+import type { QuotasConfig } from '../../../config/quotas.js';
+import type { WorkloadsConfig } from '../../../config/workloads.js';
+import {
+  isStoreError,
+  type KubeObject,
+  type ObjectStore,
+  type ResourceType,
+} from '../../../control-plane/types.js';
+import {
+  objectNameOf,
+  quotaExceededMessage,
+  type Problem,
+  type claimQuota,
+} from '../../../controllers/data-services/index.js';
+import { ApiError, notFound, unprocessable } from '../../errors.js';
+import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
+import { pageWindow, type PageQuery } from '../../routing/pagination.js';
+import type { RouteResult } from '../../routing/route.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
+
+/** What the data-services routes need beyond the core services. */
+export interface DataServiceRouteServices {
+  quotas: QuotasConfig;
+  workloadsConfig: WorkloadsConfig;
+}
+
+export const READ = ['databases:read'];
+export const WRITE = ['databases:write'];
+export const BASE = { area: 'resources', auth: 'authenticated' } as const;
+
+export const ID_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' } },
+} as const satisfies ObjectSchema;
+
+export interface IdParams {
+  id: string;
+}
+
+export const NAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+} as const satisfies JsonSchema;
+
+export const MOUNT = {
+  type: ['object', 'null'],
+  properties: { server: { type: 'string' }, path: { type: 'string' } },
+} as const satisfies JsonSchema;
+
+/** The object of `id` in the caller's organization; another organization's is a 404 like a missing one. */
+export async function findInOrganization<T extends KubeObject>(
+  store: ObjectStore,
+  principal: Principal,
+  type: ResourceType,
+  id: string,
+  noun: string,
+): Promise<T> {
+  try {
+    return await store.get<T>(type, tenantNamespace(principal), objectNameOf(id));
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) throw notFound(`${noun} ${id} not found`);
+    throw error;
+  }
+}
+
+/** A 422 naming the field, as the spec asks for a broken domain rule. */
+export function invalidField(problem: Problem): ApiError {
+  return unprocessable(`${problem.field}: ${problem.message}`, { details: { field: problem.field } });
+}
+
+/** The 429 of a quota: waiting does not help, so no Retry-After. */
+export function quotaExceeded(
+  result: Extract<Awaited<ReturnType<typeof claimQuota>>, { outcome: 'exceeded' }>,
+): ApiError {
+  return new ApiError(429, 'quota_exceeded', quotaExceededMessage(result), {
+    quota: result.quota,
+    limit: result.limit,
+    used: result.used,
+  });
+}
+
+/** One page of `rows` in the style-A list shape. */
+export function pageOf<T>(rows: readonly T[], query: PageQuery): RouteResult {
+  const { limit, offset } = pageWindow(query);
+  return {
+    data: rows.slice(offset, offset + limit),
+    page: { total: rows.length, page: query.page, perPage: query.per_page },
+  };
+}
+
+export function byCreation(a: KubeObject, b: KubeObject): number {
+  return (
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * Database credentials in the organization's managed vault cluster. A connection string is a
+ * secret: it lives only there (KV v2 at `databases/<db_id>`), never in an object, a log or an event.
+ * The cluster is created on first need, named `managed` and unsealed with the platform key.
+ */
+import { randomBytes } from 'node:crypto';
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
+import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
+import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
+import { vaultClusterId, type VaultCaller, type VaultEngine } from '../../vault/vault-engine.js';
+import { VaultError } from '../../vault/vault-error.js';
+import type { DatabaseAccess } from '../../workloads/runtime.js';
+
+/** The object name (and REST id) of every organization's managed vault cluster. */
+export const MANAGED_VAULT_CLUSTER = 'managed';
+export const MANAGED_LABEL = 'cloudplane.dev/managed';
+
+/** The platform itself, as the audit log records it. */
+const PLATFORM_CALLER: VaultCaller = { clientAddress: 'platform', userAgent: 'cloudplane-data-services' };
+
+export function credentialsPath(databaseId: string): string {
+  return `databases/${databaseId}`;
+}
+
+/** A new password: 32 URL-safe characters, which every engine's clients take unquoted. */
+export function generatePassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export interface StoredCredentials {
+  password: string;
+  /** The secret's version. */
+  version: number;
+}
+
+/**
+ * Makes sure the organization's managed vault cluster exists; true once it is initialised and
+ * unsealed (its own controller does that), false while the caller should wait.
+ */
+export async function managedVaultReady(
+  store: ObjectStore,
+  vault: VaultEngine,
+  namespace: string,
+): Promise<boolean> {
+  try {
+    await store.get<VaultCluster>(VAULT_CLUSTER, namespace, MANAGED_VAULT_CLUSTER);
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+    try {
+      await store.create<VaultCluster>(VAULT_CLUSTER, {
+        apiVersion: API_VERSION,
+        kind: VAULT_CLUSTER.kind,
+        metadata: { name: MANAGED_VAULT_CLUSTER, namespace, labels: { [MANAGED_LABEL]: 'true' } },
+        spec: { name: MANAGED_VAULT_CLUSTER, autoUnseal: true, shares: 1, threshold: 1 },
+      });
+    } catch (createError) {
+      if (!isStoreError(createError, 'AlreadyExists')) throw createError;
+    }
+    return false;
+  }
+  const clusterId = vaultClusterId(namespace, MANAGED_VAULT_CLUSTER);
+  if (!(await vault.isInitialized(clusterId))) return false;
+  return vault.forCluster(clusterId).autoUnseal();
+}
+
+export async function readCredentials(
+  vault: VaultEngine,
+  namespace: string,
+  databaseId: string,
+): Promise<StoredCredentials | undefined> {
+  const path = credentialsPath(databaseId);
+  const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
+  try {
+    const secret = await cluster.perform(
+      PLATFORM_CALLER,
+      { operation: 'READ', path: `secret/data/${path}`, successStatus: 200 },
+      (operations) => operations.kv.read(path),
+    );
+    const password = secret.data.password;
+    return typeof password === 'string' ? { password, version: secret.metadata.version } : undefined;
+  } catch (error) {
+    if (error instanceof VaultError && error.kind === 'not_found') return undefined;
+    throw error;
+  }
+}
+
+/** Writes a new version of the database's secret; returns the version. */
+export async function writeCredentials(
+  vault: VaultEngine,
+  namespace: string,
+  databaseId: string,
+  access: DatabaseAccess,
+  password: string,
+): Promise<number> {
+  const path = credentialsPath(databaseId);
+  const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
+  const written = await cluster.perform(
+    PLATFORM_CALLER,
+    { operation: 'UPDATE', path: `secret/data/${path}`, successStatus: 200 },
+    (operations) =>
+      operations.kv.write(path, {
+        connection_string: access.connectionString,
+        host: access.host,
+        port: access.port,
+        database: access.database,
+        username: access.username,
+        password,
+      }),
+  );
+  return written.version;
+}
+
+/** Removes every version of the database's secret; idempotent. */
+export async function removeCredentials(
+  vault: VaultEngine,
+  namespace: string,
+  databaseId: string,
+): Promise<void> {
+  const clusterId = vaultClusterId(namespace, MANAGED_VAULT_CLUSTER);
+  if (!(await vault.isInitialized(clusterId))) return;
+  const path = credentialsPath(databaseId);
+  try {
+    await vault
+      .forCluster(clusterId)
+      .perform(
+        PLATFORM_CALLER,
+        { operation: 'DELETE', path: `secret/metadata/${path}`, successStatus: 204 },
+        (operations) => operations.kv.destroy(path),
+      );
+  } catch (error) {
+    if (error instanceof VaultError && error.kind === 'not_found') return;
+    throw error;
+  }
+}

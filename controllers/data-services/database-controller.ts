@@ -1,0 +1,273 @@
+import { createHash } from 'node:crypto';
+import type { QuotasConfig } from '../../config/quotas.js';
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
+import { isStoreError } from '../../control-plane/types.js';
+import {
+  BACKUP,
+  DATABASE,
+  type Backup,
+  type Database,
+  type DatabaseStatus,
+} from '../../crds/data-services.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
+import type { VaultEngine } from '../../vault/vault-engine.js';
+import { WorkloadError, type DatabaseObservation, type WorkloadRuntime } from '../../workloads/runtime.js';
+import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
+import { TerminalError } from '../runtime/controller.js';
+import { writeStatusIfChanged } from '../runtime/status.js';
+import {
+  credentialsPath,
+  generatePassword,
+  managedVaultReady,
+  MANAGED_VAULT_CLUSTER,
+  readCredentials,
+  removeCredentials,
+  writeCredentials,
+} from './credentials.js';
+import {
+  cronProblem,
+  databaseErrorStatus,
+  databaseStatus,
+  engineProblem,
+  nextRun,
+  sizedByMemory,
+  versionProblem,
+} from './engine.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
+import { objectNameOf, restIdOf } from './ids.js';
+import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
+import { recordUsage } from './usage-samples.js';
+import { databaseWorkload } from './workloads-of.js';
+
+export interface DataServicesControllerOptions {
+  runtime: WorkloadRuntime;
+  vault: VaultEngine;
+  database: DataPlane;
+  quotas: QuotasConfig;
+  /** How often a database's reachability and size are looked at again. Default 30 s. */
+  refreshIntervalMs?: number;
+}
+
+/** Labels a backup the schedule made with its database's name. */
+export const SCHEDULED_BY_LABEL = 'cloudplane.dev/scheduled-by';
+
+/**
+ * Reconciles Databases: holds a finalizer until the database is gone from its server and its
+ * secret from the vault; makes the database exist with the password the vault holds (generating
+ * one first, and again when a rotation is asked for); reports phase, endpoint and size; takes
+ * scheduled backups; writes hourly usage samples.
+ */
+export function databaseController(options: DataServicesControllerOptions): ControllerDefinition {
+  const { runtime, vault, database: dataPlane } = options;
+  const refresh = options.refreshIntervalMs ?? 30_000;
+
+  const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
+    const { store, cache, clock, logger } = context;
+    let object = cache.get<Database>(DATABASE, namespace, name);
+    if (!object?.spec) return;
+    const spec = object.spec;
+    const workload = databaseWorkload(object);
+    const now = clock.now();
+    const generation = object.metadata.generation;
+
+    if (object.metadata.deletionTimestamp) {
+      if (!holdsFinalizer(object)) return;
+      if (object.status?.phase !== 'deleting') {
+        object = await store.updateStatus<Database>(DATABASE, {
+          ...object,
+          status: {
+            ...object.status,
+            phase: 'deleting',
+            message: 'dropping the database and its credentials',
+          },
+        });
+      }
+      await runtime.databases.remove(workload);
+      await removeCredentials(vault, namespace, workload.id);
+      await releaseQuota(dataPlane, namespace, workload.id);
+      await removeFinalizer(store, DATABASE, object);
+      logger.info({ engine: workload.engine }, 'database removed from its server');
+      return;
+    }
+
+    const problem =
+      engineProblem(spec.engine) ??
+      versionProblem(spec.engine, spec.version) ??
+      (spec.backupSchedule ? cronProblem(spec.backupSchedule.cron) : undefined);
+    if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
+
+    object = await addFinalizer(store, DATABASE, object);
+    if (object.status?.observedGeneration !== generation) {
+      const claim = await claimQuota(
+        dataPlane,
+        options.quotas,
+        {
+          namespace,
+          resourceId: workload.id,
+          amounts: sizedByMemory(workload.engine)
+            ? { databases: 1 }
+            : { databases: 1, database_storage_gb: workload.storageGb ?? 0 },
+        },
+        now,
+      );
+      if (claim.outcome === 'exceeded')
+        throw new TerminalError('QuotaExceeded', quotaExceededMessage(claim), 'error');
+    }
+
+    if (!(await managedVaultReady(store, vault, namespace))) {
+      await writeStatusIfChanged(
+        store,
+        DATABASE,
+        object,
+        databaseStatus(
+          object.status,
+          {
+            realization: object.status?.realization ?? 'real',
+            state: 'provisioning',
+            message: 'waiting for the managed vault cluster that will hold its credentials',
+          },
+          { generation, now },
+        ),
+      );
+      return { requeueAfterMs: 1_000 };
+    }
+
+    const stored = await readCredentials(vault, namespace, workload.id);
+    const rotationWanted = spec.credentialsRotation ?? 0;
+    const rotationDone = object.status?.credentials?.rotation ?? 0;
+    const rotate = stored === undefined || rotationWanted > rotationDone;
+    const password = rotate ? generatePassword() : stored.password;
+
+    let observation: DatabaseObservation;
+    try {
+      observation = await runtime.databases.ensure(workload, password);
+    } catch (error) {
+      if (!(error instanceof WorkloadError)) throw error;
+      logger.warn({ reason: error.reason, err: error.message }, 'the database server refused');
+      await writeStatusIfChanged(
+        store,
+        DATABASE,
+        object,
+        databaseErrorStatus(object.status, error, { generation, now }),
+      );
+      return { requeueAfterMs: refresh };
+    }
+
+    let credentials: DatabaseStatus['credentials'];
+    if (observation.access) {
+      const version = rotate
+        ? await writeCredentials(vault, namespace, workload.id, observation.access, password)
+        : stored!.version;
+      if (rotate)
+        logger.info({ secretVersion: version }, stored ? 'credentials rotated' : 'credentials stored');
+      credentials = {
+        vaultClusterId: MANAGED_VAULT_CLUSTER,
+        vaultPath: credentialsPath(workload.id),
+        version,
+        rotation: rotationWanted,
+      };
+    }
+    let status = databaseStatus(object.status, observation, { generation, now, credentials });
+    if (observation.realization === 'real' && observation.state === 'ready') {
+      await recordUsage(
+        dataPlane,
+        [
+          sizedByMemory(workload.engine)
+            ? { meter: 'database.memory_mb_hours', unit: 'MB-hour', quantity: workload.memoryMb ?? 0 }
+            : { meter: 'database.storage_gb_hours', unit: 'GB-hour', quantity: workload.storageGb ?? 0 },
+        ].map((meter) => ({
+          ...meter,
+          organization: namespace,
+          resourceType: 'database',
+          resourceId: restIdOf(name),
+          resourceName: spec.name,
+        })),
+        now,
+      );
+    }
+    let requeueAfterMs = refresh;
+    const schedule = spec.backupSchedule;
+    if (schedule && status.phase === 'available') {
+      const scheduled = await takeScheduledBackup(context, object, status, now);
+      status = scheduled.status;
+      requeueAfterMs = Math.min(refresh, Math.max(1_000, scheduled.nextAt.getTime() - now.getTime()));
+    } else if (!schedule) {
+      delete status.nextScheduledBackup;
+    }
+    await writeStatusIfChanged(store, DATABASE, object, status);
+    return { requeueAfterMs };
+  };
+
+  return {
+    name: 'database',
+    for: DATABASE,
+    // The managed vault cluster coming up (or going) wakes the databases waiting for it.
+    watches: [
+      {
+        type: VAULT_CLUSTER,
+        map: (cluster, cache) =>
+          cluster.metadata.name === MANAGED_VAULT_CLUSTER
+            ? cache
+                .list<Database>(DATABASE, cluster.metadata.namespace)
+                .map((database) => ({ namespace: database.metadata.namespace, name: database.metadata.name }))
+            : [],
+      },
+    ],
+    reconcile,
+  };
+}
+
+/**
+ * Makes the backup the schedule owes, if any: at most one per scheduled moment (its name is
+ * derived from the moment, so a retried reconcile finds it), and none for moments missed while
+ * the platform was down but the latest.
+ */
+async function takeScheduledBackup(
+  { store }: ReconcileContext,
+  database: Database,
+  status: DatabaseStatus,
+  now: Date,
+): Promise<{ status: DatabaseStatus; nextAt: Date }> {
+  const schedule = database.spec!.backupSchedule!;
+  const since = new Date(
+    status.lastScheduledBackup ?? database.metadata.creationTimestamp ?? now.toISOString(),
+  );
+  let due = nextRun(schedule.cron, since);
+  let latestDue: Date | undefined;
+  while (due && due.getTime() <= now.getTime()) {
+    latestDue = due;
+    due = nextRun(schedule.cron, due);
+  }
+  const next = due ?? new Date(now.getTime() + 86_400_000);
+  if (!latestDue) return { status: { ...status, nextScheduledBackup: next.toISOString() }, nextAt: next };
+  const digest = createHash('sha256')
+    .update(`${database.metadata.uid}/${latestDue.toISOString()}`)
+    .digest('hex');
+  const backupName = objectNameOf(`bkp_${digest.slice(0, 12)}`);
+  try {
+    await store.create<Backup>(BACKUP, {
+      apiVersion: API_VERSION,
+      kind: BACKUP.kind,
+      metadata: {
+        name: backupName,
+        namespace: database.metadata.namespace,
+        labels: { [SCHEDULED_BY_LABEL]: database.metadata.name },
+      },
+      spec: {
+        source: { kind: 'Database', name: database.metadata.name },
+        retentionDays: schedule.retentionDays,
+      },
+    });
+  } catch (error) {
+    if (!isStoreError(error, 'AlreadyExists')) throw error;
+  }
+  return {
+    status: {
+      ...status,
+      lastScheduledBackup: latestDue.toISOString(),
+      nextScheduledBackup: next.toISOString(),
+    },
+    nextAt: next,
+  };
+}

@@ -1,0 +1,308 @@
+/**
+ * The decisions of the data-services family, as pure functions: which engines, versions and sizes
+ * are accepted, what a database's or share's status is given what the runtime observed, when a
+ * schedule runs next, when a backup expires.
+ */
+import { Cron } from 'croner';
+import type { Condition } from '../../control-plane/types.js';
+import type {
+  BackupPhase,
+  BackupStatus,
+  DatabaseEngineName,
+  DatabasePhase,
+  DatabaseSpec,
+  DatabaseStatus,
+  NfsShareSpec,
+  NfsShareStatus,
+} from '../../crds/data-services.js';
+import type { DatabaseObservation, ShareObservation } from '../../workloads/runtime.js';
+import { setCondition } from '../runtime/conditions.js';
+
+export const ENGINES: readonly DatabaseEngineName[] = ['postgresql', 'mysql', 'redis', 'mongodb'];
+
+/** The major versions offered per engine; the first is the default. */
+export const ENGINE_VERSIONS: Record<DatabaseEngineName, readonly string[]> = {
+  postgresql: ['15'],
+  mysql: ['10.11'],
+  redis: ['7'],
+  mongodb: ['7.0'],
+};
+
+/** Engines whose size is storage; Redis's is memory. */
+export function sizedByMemory(engine: DatabaseEngineName): boolean {
+  return engine === 'redis';
+}
+
+export const DEFAULT_STORAGE_GB = 10;
+export const DEFAULT_MEMORY_MB = 256;
+export const DEFAULT_RETENTION_DAYS = 7;
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+export function engineProblem(engine: string): Problem | undefined {
+  return ENGINES.includes(engine as DatabaseEngineName)
+    ? undefined
+    : { field: 'engine', message: `engine must be one of ${ENGINES.join(', ')}` };
+}
+
+export function versionProblem(engine: DatabaseEngineName, version: string | undefined): Problem | undefined {
+  if (version === undefined) return undefined;
+  const offered = ENGINE_VERSIONS[engine];
+  return offered.includes(version)
+    ? undefined
+    : { field: 'version', message: `${engine} version must be one of ${offered.join(', ')}` };
+}
+
+/** A change of size that would shrink, which no engine here can do in place. */
+export function shrinkProblem(
+  current: Pick<DatabaseSpec, 'storageGb' | 'memoryMb'>,
+  wanted: { storageGb?: number; memoryMb?: number },
+): Problem | undefined {
+  if (
+    wanted.storageGb !== undefined &&
+    current.storageGb !== undefined &&
+    wanted.storageGb < current.storageGb
+  ) {
+    return {
+      field: 'storage_gb',
+      message: `storage_gb can only grow: it is ${current.storageGb}, asked ${wanted.storageGb}`,
+    };
+  }
+  if (wanted.memoryMb !== undefined && current.memoryMb !== undefined && wanted.memoryMb < current.memoryMb) {
+    return {
+      field: 'memory_mb',
+      message: `memory_mb can only grow: it is ${current.memoryMb}, asked ${wanted.memoryMb}`,
+    };
+  }
+  return undefined;
+}
+
+/** The field a size goes in for an engine that does not take it. */
+export function sizeFieldProblem(
+  engine: DatabaseEngineName,
+  body: { storage_gb?: number; memory_mb?: number },
+): Problem | undefined {
+  if (sizedByMemory(engine) && body.storage_gb !== undefined) {
+    return { field: 'storage_gb', message: 'redis is sized by memory_mb, not storage_gb' };
+  }
+  if (!sizedByMemory(engine) && body.memory_mb !== undefined) {
+    return { field: 'memory_mb', message: `${engine} is sized by storage_gb, not memory_mb` };
+  }
+  return undefined;
+}
+
+/** Why a cron expression cannot drive a schedule, or undefined. Five fields, UTC. */
+export function cronProblem(cron: string): Problem | undefined {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5) {
+    return {
+      field: 'cron',
+      message: `cron must have 5 fields (minute hour day month weekday), got ${fields.length}`,
+    };
+  }
+  try {
+    new Cron(cron, { timezone: 'UTC', paused: true });
+    return undefined;
+  } catch (error) {
+    return { field: 'cron', message: `cron is not valid: ${(error as Error).message}` };
+  }
+}
+
+/** The schedule's next run strictly after `after`. */
+export function nextRun(cron: string, after: Date): Date | undefined {
+  return new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(after) ?? undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+export function expiresAt(completedAt: Date, retentionDays: number): Date {
+  return new Date(completedAt.getTime() + retentionDays * DAY_MS);
+}
+
+export const REASONS = {
+  Available: 'Available',
+  Provisioning: 'Provisioning',
+  Recorded: 'Recorded',
+  Degraded: 'Degraded',
+  WorkloadFailed: 'WorkloadFailed',
+  Deleting: 'Deleting',
+} as const;
+
+function phaseOf(observation: DatabaseObservation): DatabasePhase {
+  switch (observation.state) {
+    case 'ready':
+      return 'available';
+    case 'recorded':
+      return 'recorded';
+    case 'degraded':
+      return 'degraded';
+    case 'provisioning':
+      return 'provisioning';
+  }
+}
+
+function readyCondition(phase: DatabasePhase, message: string | undefined, generation: number | undefined) {
+  const reason = {
+    available: REASONS.Available,
+    provisioning: REASONS.Provisioning,
+    recorded: REASONS.Recorded,
+    degraded: REASONS.Degraded,
+    error: REASONS.WorkloadFailed,
+    deleting: REASONS.Deleting,
+  }[phase];
+  return {
+    type: 'Ready',
+    // A recorded database is never Ready: nothing runs.
+    status: phase === 'available' ? ('True' as const) : ('False' as const),
+    reason,
+    message:
+      message ??
+      (phase === 'available' ? 'the database is running and reachable' : `the database is ${phase}`),
+    observedGeneration: generation,
+  };
+}
+
+/** A database's status from what the runtime observed. */
+export function databaseStatus(
+  current: DatabaseStatus | undefined,
+  observation: DatabaseObservation,
+  context: { generation: number | undefined; now: Date; credentials?: DatabaseStatus['credentials'] },
+): DatabaseStatus {
+  const phase = phaseOf(observation);
+  const status: DatabaseStatus = {
+    ...current,
+    phase,
+    realization: observation.realization,
+    message: observation.message,
+    version: observation.version ?? current?.version,
+    endpoint: observation.access
+      ? { host: observation.access.host, port: observation.access.port }
+      : current?.endpoint,
+    credentials: context.credentials ?? current?.credentials,
+    storageUsedMb:
+      observation.storageUsedBytes === undefined
+        ? current?.storageUsedMb
+        : Math.ceil(observation.storageUsedBytes / (1024 * 1024)),
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      readyCondition(phase, observation.message, context.generation),
+      context.now,
+    ),
+  };
+  if (status.message === undefined) delete status.message;
+  return dropUndefined(status);
+}
+
+/** A database the runtime refused: the server's reason, never a 500. */
+export function databaseErrorStatus(
+  current: DatabaseStatus | undefined,
+  failure: { reason: string; message: string },
+  context: { generation: number | undefined; now: Date },
+): DatabaseStatus {
+  return dropUndefined({
+    ...current,
+    phase: 'error',
+    realization: current?.realization ?? 'recorded',
+    message: failure.message,
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: failure.reason,
+        message: failure.message,
+        observedGeneration: context.generation,
+      },
+      context.now,
+    ),
+  });
+}
+
+const MEBIBYTE = 1024 * 1024;
+const GIGABYTE = 1024 * MEBIBYTE;
+
+/** A share's status; over its soft quota it stays available with QuotaExceeded True. */
+export function shareStatus(
+  current: NfsShareStatus | undefined,
+  spec: NfsShareSpec,
+  observation: ShareObservation,
+  context: { generation: number | undefined; now: Date },
+): NfsShareStatus {
+  const phase =
+    observation.state === 'ready'
+      ? 'available'
+      : observation.state === 'provisioning'
+        ? 'provisioning'
+        : 'error';
+  const over = observation.usedBytes > spec.sizeGb * GIGABYTE;
+  let conditions = setCondition(
+    current?.conditions,
+    {
+      type: 'Ready',
+      status: phase === 'available' ? 'True' : 'False',
+      reason:
+        phase === 'available'
+          ? REASONS.Available
+          : observation.state === 'degraded'
+            ? REASONS.Degraded
+            : REASONS.Provisioning,
+      message: observation.message ?? `the share is ${phase}`,
+      observedGeneration: context.generation,
+    },
+    context.now,
+  );
+  conditions = setCondition(
+    conditions,
+    {
+      type: 'QuotaExceeded',
+      status: over ? 'True' : 'False',
+      reason: over ? 'OverSoftQuota' : 'WithinQuota',
+      message: over
+        ? `the share holds ${Math.ceil(observation.usedBytes / MEBIBYTE)} MB, more than its ${spec.sizeGb} GB; grow it or remove files`
+        : `within its ${spec.sizeGb} GB`,
+      observedGeneration: context.generation,
+    },
+    context.now,
+  );
+  return dropUndefined({
+    phase,
+    realization: observation.realization,
+    message: observation.message,
+    mount: observation.mount ?? current?.mount,
+    usedMb: Math.ceil(observation.usedBytes / MEBIBYTE),
+    observedGeneration: context.generation,
+    conditions,
+  });
+}
+
+/** A backup's status at a step of its run. */
+export function backupStatus(
+  current: BackupStatus | undefined,
+  phase: BackupPhase,
+  fields: Partial<BackupStatus>,
+  context: { generation: number | undefined; now: Date },
+): BackupStatus {
+  const condition: Omit<Condition, 'lastTransitionTime'> = {
+    type: 'Ready',
+    status: phase === 'completed' ? 'True' : 'False',
+    reason: { pending: 'Pending', running: 'Running', completed: 'Completed', failed: 'Failed' }[phase],
+    message: fields.message ?? current?.message ?? `the backup is ${phase}`,
+    observedGeneration: context.generation,
+  };
+  return dropUndefined({
+    ...current,
+    ...fields,
+    phase,
+    observedGeneration: context.generation,
+    conditions: setCondition(current?.conditions, condition, context.now),
+  });
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}

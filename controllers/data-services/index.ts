@@ -1,0 +1,46 @@
+/**
+ * The data-services family: Database, NfsShare, Backup and Restore, their controllers, the quotas
+ * they count against, and the decisions the routes share with the controllers.
+ */
+import type { ControllerDefinition } from '../runtime/controller.js';
+import { backupController } from './backup-controller.js';
+import { databaseController, type DataServicesControllerOptions } from './database-controller.js';
+import { nfsShareController } from './nfs-share-controller.js';
+import { restoreController } from './restore-controller.js';
+
+export type { DataServicesControllerOptions } from './database-controller.js';
+export { SCHEDULED_BY_LABEL } from './database-controller.js';
+export { credentialsPath, MANAGED_VAULT_CLUSTER } from './credentials.js';
+export {
+  cronProblem,
+  DEFAULT_MEMORY_MB,
+  DEFAULT_RETENTION_DAYS,
+  DEFAULT_STORAGE_GB,
+  engineProblem,
+  ENGINE_VERSIONS,
+  ENGINES,
+  nextRun,
+  shrinkProblem,
+  sizedByMemory,
+  sizeFieldProblem,
+  versionProblem,
+  type Problem,
+} from './engine.js';
+export { newDataServiceId, objectNameOf, restIdOf, workloadIdOf } from './ids.js';
+export {
+  claimQuota,
+  quotaExceededMessage,
+  quotaLimit,
+  quotaUsage,
+  releaseQuota,
+  type QuotaName,
+} from './quotas.js';
+
+export function dataServiceControllers(options: DataServicesControllerOptions): ControllerDefinition[] {
+  return [
+    databaseController(options),
+    nfsShareController(options),
+    backupController(options),
+    restoreController(options),
+  ];
+}

@@ -1,0 +1,278 @@
+/**
+ * The MariaDB server the platform runs itself when no admin URL is configured and `mariadbd` is
+ * installed: its files under `<workloads dir>/mariadb`, listening on 127.0.0.1 only, reading no
+ * option file of the machine's. It runs detached from this process, so a server an earlier
+ * process left running is adopted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import type { Logger } from '../../observability/logger.js';
+import { WorkloadError } from '../runtime.js';
+import { runCommand } from './commands.js';
+import { installedProgram } from './sql-names.js';
+
+/** How the platform logs in to its private server. */
+export interface MariadbAdmin {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+export interface PrivateMariadb {
+  /** Initialises the data directory on first use and starts the server; the same answer until `stop`. */
+  start(): Promise<MariadbAdmin>;
+  /** Stops the server if `start` brought it up (or adopted it). */
+  stop(): Promise<void>;
+}
+
+const ADMIN_USER = 'cloudplane';
+const HOST = '127.0.0.1';
+const UNAVAILABLE = 'ServerUnavailable';
+const START_TIMEOUT_MS = 60_000;
+
+interface Programs {
+  mariadbd: string;
+  installDb: string;
+}
+
+interface SystemUser {
+  uid: number;
+  gid: number;
+}
+
+/** The server's programs, or undefined when this machine has no MariaDB server installed. */
+function installedPrograms(): Programs | undefined {
+  const mariadbd = installedProgram(['mariadbd']);
+  const installDb = installedProgram(['mariadb-install-db', 'mysql_install_db']);
+  return mariadbd && installDb ? { mariadbd, installDb } : undefined;
+}
+
+/** Run as root, `mariadbd` drops to the `mysql` system user the MariaDB packages make. */
+async function serverUser(): Promise<SystemUser | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const [uid, gid] = await Promise.all([
+      runCommand('id', ['-u', 'mysql'], UNAVAILABLE),
+      runCommand('id', ['-g', 'mysql'], UNAVAILABLE),
+    ]);
+    return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+  } catch {
+    throw new WorkloadError(UNAVAILABLE, 'mariadbd cannot run as root and there is no mysql system user');
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The port chosen the first time, so that endpoints handed out stay right across restarts. */
+async function rememberedPort(file: string): Promise<number> {
+  const saved = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (saved === undefined) {
+    const port = await freePort();
+    await fs.writeFile(file, `${port}\n`);
+    return port;
+  }
+  const port = Number(saved.trim());
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new WorkloadError(UNAVAILABLE, `${file} does not hold a port number`);
+  }
+  return port;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function adminAnswers(admin: MariadbAdmin): Promise<boolean> {
+  try {
+    const connection = await mysql.createConnection({ ...admin, connectTimeout: 2_000 });
+    await connection.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A private server when `mariadbd` is installed here; undefined when it is not. */
+export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | undefined {
+  const programs = installedPrograms();
+  if (!programs) return undefined;
+  const dataDir = path.join(dir, 'data');
+  const passwordFile = path.join(dir, 'admin-password');
+  const pidFile = path.join(dir, 'mariadbd.pid');
+  const errorLog = path.join(dir, 'mariadbd.err');
+  let running: Promise<MariadbAdmin> | undefined;
+  let child: ChildProcess | undefined;
+  let user: SystemUser | undefined;
+
+  const asUser = () => (user ? ['--user=mysql'] : []);
+
+  async function prepareDir(): Promise<void> {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    user = await serverUser();
+    if (!user) return;
+    await fs.chown(dir, user.uid, user.gid);
+    // The workloads dir is the platform's own: the server's user may pass through it, not list it.
+    const parent = await fs.stat(path.dirname(dir));
+    if ((parent.mode & 0o001) === 0) await fs.chmod(path.dirname(dir), (parent.mode & 0o7777) | 0o001);
+    await runCommand('test', ['-x', dir], UNAVAILABLE, { uid: user.uid, gid: user.gid }).catch(() => {
+      throw new WorkloadError(
+        UNAVAILABLE,
+        `the mysql system user cannot reach ${dir}: every directory above it must let others through (chmod o+x)`,
+      );
+    });
+  }
+
+  async function initialise(): Promise<string> {
+    const password = randomBytes(24).toString('base64url');
+    await fs.rm(dataDir, { recursive: true, force: true });
+    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+    // The administrator is made while the data directory is made, so no moment exists without a password.
+    const setupFile = path.join(dir, 'admin-setup.sql');
+    await fs.writeFile(
+      setupFile,
+      `FLUSH PRIVILEGES;\n` +
+        `CREATE USER '${ADMIN_USER}'@'${HOST}' IDENTIFIED BY '${password}';\n` +
+        `GRANT ALL PRIVILEGES ON *.* TO '${ADMIN_USER}'@'${HOST}' WITH GRANT OPTION;\n`,
+      { mode: 0o600 },
+    );
+    try {
+      await runCommand(
+        programs!.installDb,
+        [
+          '--no-defaults',
+          `--datadir=${dataDir}`,
+          '--auth-root-authentication-method=socket',
+          '--skip-test-db',
+          '--skip-name-resolve',
+          `--extra-file=${setupFile}`,
+          ...asUser(),
+        ],
+        UNAVAILABLE,
+        { cwd: dir },
+      );
+    } finally {
+      await fs.rm(setupFile, { force: true });
+    }
+    logger.info({ dir }, 'private MariaDB initialised');
+    return password;
+  }
+
+  async function runningPid(): Promise<number | undefined> {
+    const saved = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+    const pid = Number(saved?.trim());
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  }
+
+  async function errorLogTail(): Promise<string> {
+    const log = await fs.readFile(errorLog, 'utf8').catch(() => '');
+    return log.trim().split('\n').slice(-3).join(' ');
+  }
+
+  async function startServer(admin: MariadbAdmin): Promise<void> {
+    const server = spawn(
+      programs!.mariadbd,
+      [
+        '--no-defaults',
+        `--datadir=${dataDir}`,
+        `--port=${admin.port}`,
+        `--bind-address=${HOST}`,
+        `--socket=${path.join(dir, 'mariadbd.sock')}`,
+        `--pid-file=${pidFile}`,
+        `--log-error=${errorLog}`,
+        '--skip-name-resolve',
+        '--character-set-server=utf8mb4',
+        ...asUser(),
+      ],
+      { cwd: dir, detached: true, stdio: 'ignore' },
+    );
+    server.unref();
+    child = server;
+    let exited = false;
+    server.on('exit', () => (exited = true));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!(await adminAnswers(admin))) {
+      if (exited || Date.now() > deadline) {
+        if (!exited) server.kill('SIGKILL');
+        throw new WorkloadError(UNAVAILABLE, `the private MariaDB did not start: ${await errorLogTail()}`);
+      }
+      await pause(200);
+    }
+    logger.info({ dir, port: admin.port }, 'private MariaDB started');
+  }
+
+  async function launch(): Promise<MariadbAdmin> {
+    await prepareDir();
+    const port = await rememberedPort(path.join(dir, 'port'));
+    const password = (await exists(path.join(dataDir, 'mysql')))
+      ? (await fs.readFile(passwordFile, 'utf8')).trim()
+      : await initialise();
+    const admin = { host: HOST, port, user: ADMIN_USER, password };
+    if ((await runningPid()) !== undefined && (await adminAnswers(admin))) {
+      logger.info({ dir, port }, 'private MariaDB already running; adopted');
+    } else {
+      await startServer(admin);
+    }
+    return admin;
+  }
+
+  async function stopServer(): Promise<void> {
+    const pid = (await runningPid()) ?? (child?.exitCode === null ? child.pid : undefined);
+    child = undefined;
+    if (pid === undefined || !isAlive(pid)) return;
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (isAlive(pid) && Date.now() < deadline) await pause(100);
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    logger.info({ dir }, 'private MariaDB stopped');
+  }
+
+  return {
+    start() {
+      running ??= launch().catch((error: unknown) => {
+        running = undefined;
+        throw error instanceof WorkloadError
+          ? error
+          : new WorkloadError(
+              UNAVAILABLE,
+              `the private MariaDB did not start: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            );
+      });
+      return running;
+    },
+    async stop() {
+      const started = running;
+      running = undefined;
+      if (!started || !(await started.then(() => true).catch(() => false))) return;
+      await stopServer();
+    },
+  };
+}

