@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
@@ -7,55 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationNamespace } from '../../accounts/organizations.js';
 import { eventually } from '../fixtures/eventually.js';
+import { startServe, type Started } from '../fixtures/serve-process.js';
 import { KUBECTL } from '../fixtures/kube-kubectl.js';
-
-const CLI = path.resolve('dist/cli/cloudplane.js');
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  kubernetesApiUrl: string;
-  lines: Record<string, unknown>[];
-  exited: Promise<number | null>;
-}
-
-/** Starts `cloudplane serve` on free ports and waits for both listeners to be announced. */
-function startServe(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: {
-      PATH: process.env.PATH,
-      CLOUDPLANE_DATA_DIR: dataDir,
-      PORT: '0',
-      CLOUDPLANE_KUBE_API_PORT: '0',
-      // The chat receiver of the test listens on loopback.
-      CLOUDPLANE_EGRESS_ALLOW_PRIVATE: 'true',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Record<string, unknown>[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    let url: string | undefined;
-    const timer = setTimeout(() => reject(new Error('cloudplane serve did not start within 20 s')), 20_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
-        buffered = buffered.slice(newline + 1);
-        lines.push(line);
-        if (typeof line.msg === 'string' && line.msg.startsWith('cloudplane serving on'))
-          url = line.url as string;
-        if (typeof line.msg === 'string' && line.msg.startsWith('Kubernetes API on') && url) {
-          clearTimeout(timer);
-          resolve({ child, url, kubernetesApiUrl: line.url as string, lines, exited });
-        }
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`cloudplane serve exited with ${code}`)));
-  });
-}
 
 function kubectl(
   kubeconfig: string,

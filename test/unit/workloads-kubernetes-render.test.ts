@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../control-plane/types.js';
+import { placeOf, locationOf } from '../../workloads/kubernetes/artifacts.js';
+import {
+  cnpgBackupOutcome,
+  databaseObservation,
+  jobOutcome,
+  shareObservation,
+  type SecretObject,
+} from '../../workloads/kubernetes/readiness.js';
+import {
+  imageOf,
+  kubeName,
+  mariadbInitSql,
+  renderSecret,
+  renderStatefulSet,
+  serviceHost,
+  versionOfImage,
+} from '../../workloads/kubernetes/render.js';
+import { DEFAULT_SETTINGS } from '../../workloads/kubernetes/settings.js';
+import type { DatabaseAccess, DatabaseWorkload } from '../../workloads/runtime.js';
+
+const database = (overrides: Partial<DatabaseWorkload> = {}): DatabaseWorkload => ({
+  id: 'db_0123456789ab',
+  organization: 'org-acme',
+  engine: 'postgresql',
+  storageGb: 1,
+  ...overrides,
+});
+
+const secret = (password: string, resourceVersion = '7'): SecretObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'db-0123456789ab-credentials', resourceVersion },
+  data: { password: Buffer.from(password).toString('base64') },
+});
+
+const cluster = (status: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'postgresql.cnpg.io/v1',
+  kind: 'Cluster',
+  metadata: { name: 'db-0123456789ab' },
+  spec: { instances: 1 },
+  status,
+});
+
+const healthy = {
+  readyInstances: 1,
+  phase: 'Cluster in healthy state',
+  image: 'ghcr.io/cloudnative-pg/postgresql:16.4',
+  conditions: [{ type: 'Ready', status: 'True' }],
+  secretsResourceVersion: { applicationSecretVersion: '7' },
+};
+
+const statefulSet = (annotation: string, status: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: { name: 'db-0123456789ab', generation: 2 },
+  spec: { template: { metadata: { annotations: { 'cloudplane.dev/credentials-version': annotation } } } },
+  status,
+});
+
+const service: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db-0123456789ab' } };
+const access = { host: 'h', port: 1, username: 'u', database: 'd', connectionString: 'x' } as DatabaseAccess;
+const rolledOut = {
+  observedGeneration: 2,
+  readyReplicas: 1,
+  updatedReplicas: 1,
+  currentRevision: 'a',
+  updateRevision: 'a',
+};
+
+describe('names', () => {
+  it.each([
+    ['db_0123456789ab', 'db-0123456789ab'],
+    ['nfs_0123456789ab', 'nfs-0123456789ab'],
+    ['bkp_0123456789ab', 'bkp-0123456789ab'],
+  ])('%s is %s in a cluster', (id, name) => expect(kubeName(id)).toBe(name));
+
+  it('refuses what cannot name an object', () => expect(() => kubeName('DB_x')).toThrow(/cannot name/));
+
+  it.each([
+    [database(), 'db-0123456789ab-rw.org-acme.svc'],
+    [database({ engine: 'mysql' }), 'db-0123456789ab.org-acme.svc'],
+  ])('the host of %o', (workload, host) => expect(serviceHost(workload)).toBe(host));
+});
+
+describe('images and versions', () => {
+  it.each([
+    [database({ engine: 'mysql' }), 'mariadb:10.11'],
+    [database({ engine: 'mysql', version: '11.4' }), 'mariadb:11.4'],
+    [database({ engine: 'redis', version: '7.2' }), 'redis:7.2'],
+    [database({ version: '15' }), 'ghcr.io/cloudnative-pg/postgresql:15'],
+  ])('%o runs %s', (workload, image) => expect(imageOf(DEFAULT_SETTINGS, workload)).toBe(image));
+
+  it.each([
+    ['ghcr.io/cloudnative-pg/postgresql:16.4', '16.4'],
+    ['mariadb:10.11', '10.11'],
+    ['localhost:5000/redis:7-alpine', '7'],
+    ['redis', undefined],
+  ])('%s reports version %s', (image, version) => expect(versionOfImage(image)).toBe(version));
+});
+
+describe('where the password goes', () => {
+  it('into the Secret, and into no StatefulSet', () => {
+    for (const engine of ['mysql', 'redis', 'mongodb'] as const) {
+      const workload = database({ engine });
+      const rendered = JSON.stringify(renderSecret(workload, 'pa$$word', 'admin'));
+      expect(rendered).toContain(Buffer.from('pa$$word').toString('base64'));
+      expect(JSON.stringify(renderStatefulSet(DEFAULT_SETTINGS, workload, '7'))).not.toContain('pa$$word');
+    }
+  });
+
+  it('quotes it in the MariaDB init file', () => {
+    expect(mariadbInitSql(database({ engine: 'mysql' }), "it's\\")).toContain("IDENTIFIED BY 'it\\'s\\\\'");
+  });
+});
+
+describe('database readiness', () => {
+  it.each([
+    ['no Cluster', { engine: 'postgresql' as const, secret: secret('pw') }, 'pw', 'degraded'],
+    ['no Secret', { engine: 'postgresql' as const, server: cluster(healthy) }, 'pw', 'degraded'],
+    [
+      'another password',
+      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('old') },
+      'pw',
+      'degraded',
+    ],
+    [
+      'not started',
+      { engine: 'postgresql' as const, server: cluster({}), secret: secret('pw') },
+      'pw',
+      'provisioning',
+    ],
+    [
+      'the password not applied yet',
+      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw', '8') },
+      'pw',
+      'provisioning',
+    ],
+    [
+      'healthy',
+      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw') },
+      'pw',
+      'ready',
+    ],
+    [
+      'a StatefulSet without its Service',
+      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw') },
+      'pw',
+      'degraded',
+    ],
+    [
+      'a StatefulSet still on the old password',
+      { engine: 'statefulset' as const, server: statefulSet('6', rolledOut), secret: secret('pw'), service },
+      'pw',
+      'provisioning',
+    ],
+    [
+      'a StatefulSet rolling out',
+      {
+        engine: 'statefulset' as const,
+        server: statefulSet('7', { ...rolledOut, updateRevision: 'b' }),
+        secret: secret('pw'),
+        service,
+      },
+      'pw',
+      'provisioning',
+    ],
+    [
+      'a StatefulSet ready',
+      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw'), service },
+      'pw',
+      'ready',
+    ],
+  ])('%s: %s', (_case, objects, password, state) => {
+    expect(databaseObservation(objects, password, access).state).toBe(state);
+  });
+});
+
+describe('shares, Jobs and backups', () => {
+  const claim = (phase?: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'nfs-0123456789ab', namespace: 'org-acme' },
+    status: phase ? { phase } : {},
+  });
+
+  it.each([
+    [undefined, 'degraded'],
+    [claim(), 'provisioning'],
+    [claim('Pending'), 'provisioning'],
+    [claim('Bound'), 'ready'],
+  ])('a share with claim %o is %s', (object, state) => expect(shareObservation(object, 5).state).toBe(state));
+
+  const job = (status: Record<string, unknown>): KubeObject => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'j' },
+    status,
+  });
+  it.each([
+    [job({}), { done: false }],
+    [job({ succeeded: 1 }), { done: true, succeeded: true }],
+    [
+      job({ conditions: [{ type: 'Failed', status: 'True', message: 'BackoffLimitExceeded' }] }),
+      { done: true, succeeded: false },
+    ],
+  ])('Job %o', (object, outcome) => expect(jobOutcome(object)).toMatchObject(outcome));
+
+  it.each([
+    ['running', { done: false }],
+    ['completed', { done: true, succeeded: true }],
+    ['failed', { done: true, succeeded: false }],
+  ])('CloudNativePG backup %s', (phase, outcome) =>
+    expect(cnpgBackupOutcome({ ...job({}), status: { phase } })).toMatchObject(outcome),
+  );
+
+  it('reads back the locations it writes', () => {
+    const dump = {
+      kind: 'dump' as const,
+      namespace: 'org-acme',
+      claim: 'cloudplane-backups',
+      file: 'bkp_ab--mysql--db_0123456789ab.sql',
+      engine: 'mysql',
+      sourceId: 'db_0123456789ab',
+    };
+    expect(placeOf(locationOf(dump))).toEqual(dump);
+    const cnpg = { kind: 'cnpg' as const, namespace: 'org-acme', name: 'bkp-ab' };
+    expect(placeOf(locationOf(cnpg))).toEqual(cnpg);
+    expect(() => placeOf('/var/lib/backups/x.tar.gz')).toThrow(/not made by the kubernetes runtime/);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The kubernetes workload runtime (cluster mode): managed data services as objects in each
+ * organization's namespace, run by the cluster and its operators (CloudNativePG for PostgreSQL).
+ * Its state is the cluster's: any operator replica answers the same.
+ */
+import type { ObjectStore } from '../../control-plane/types.js';
+import type { Logger } from '../../observability/logger.js';
+import type { BackupArtifact, WorkloadRuntime } from '../runtime.js';
+import { placeOf } from './artifacts.js';
+import { kubernetesDatabases } from './databases.js';
+import { jobRunner } from './jobs.js';
+import { removeObject } from './objects.js';
+import { BACKUPS_MOUNT, kubeName } from './render.js';
+import { CNPG_BACKUP } from './resource-types.js';
+import { DEFAULT_SETTINGS, type BackupStorage, type KubernetesSettings } from './settings.js';
+import { kubernetesShares } from './shares.js';
+
+export { KUBERNETES_WORKLOAD_KINDS } from './resource-types.js';
+export type { BackupStorage, KubernetesSettings } from './settings.js';
+
+export interface KubernetesRuntimeOptions {
+  /** The operator's store: it reaches the kube-apiserver for kinds of any group it was given. */
+  store: ObjectStore;
+  logger: Logger;
+  /** The StorageClass of shares; it must offer ReadWriteMany. Absent: the cluster's default. */
+  storageClass?: string;
+  images?: Partial<KubernetesSettings['images']>;
+  postgresInstances?: number;
+  backupStorage?: Partial<BackupStorage>;
+  readyWaitMs?: number;
+  jobTimeoutMs?: number;
+  pollIntervalMs?: number;
+}
+
+export function createKubernetesRuntime(options: KubernetesRuntimeOptions): WorkloadRuntime {
+  const { store, logger } = options;
+  const settings: KubernetesSettings = {
+    ...(options.storageClass ? { storageClass: options.storageClass } : {}),
+    images: { ...DEFAULT_SETTINGS.images, ...options.images },
+    postgresInstances: options.postgresInstances ?? DEFAULT_SETTINGS.postgresInstances,
+    backupStorage: { ...DEFAULT_SETTINGS.backupStorage, ...options.backupStorage },
+    readyWaitMs: options.readyWaitMs ?? DEFAULT_SETTINGS.readyWaitMs,
+    jobTimeoutMs: options.jobTimeoutMs ?? DEFAULT_SETTINGS.jobTimeoutMs,
+    pollIntervalMs: options.pollIntervalMs ?? DEFAULT_SETTINGS.pollIntervalMs,
+  };
+  const jobs = jobRunner(store, {
+    timeoutMs: settings.jobTimeoutMs,
+    pollIntervalMs: settings.pollIntervalMs,
+  });
+  return {
+    kind: 'kubernetes',
+    databases: kubernetesDatabases(store, logger, settings, jobs),
+    shares: kubernetesShares(store, logger, settings, jobs),
+    async removeBackup(artifact: BackupArtifact) {
+      const place = placeOf(artifact.location);
+      if (place.kind === 'cnpg') {
+        await removeObject(store, CNPG_BACKUP, place.namespace, place.name);
+        return;
+      }
+      await jobs.run(
+        {
+          name: `${kubeName(place.file.split('--')[0]!)}-remove`,
+          namespace: place.namespace,
+          image: settings.images.tools,
+          script: `rm -f "${BACKUPS_MOUNT}/${place.file}"`,
+          env: [],
+          claims: { [place.claim]: BACKUPS_MOUNT },
+          labels: {},
+        },
+        'BackupRemovalFailed',
+      );
+      logger.info({ location: artifact.location }, 'backup file removed');
+    },
+    // Nothing runs in this process: every workload is the cluster's.
+    close: async () => undefined,
+  };
+}

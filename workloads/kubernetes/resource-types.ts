@@ -1,0 +1,53 @@
+/**
+ * The kinds the kubernetes runtime reads and writes: CloudNativePG's, and the built-in ones a
+ * database or a share is made of. They are descriptors so that the operator's store serves
+ * them (a store answers NotFound for a kind it was not given); none is a cloudplane kind.
+ */
+import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
+
+const TYPES_FILE = 'workloads/kubernetes/resource-types.ts';
+
+function foreignKind(group: string, version: string, kind: string, plural: string): KindDescriptor {
+  return {
+    group,
+    version,
+    kind,
+    plural,
+    singular: kind.toLowerCase(),
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    printerColumns: [],
+    typesFile: TYPES_FILE,
+  };
+}
+
+/** `postgresql.cnpg.io/v1` Cluster: one PostgreSQL database, run by the CloudNativePG operator. */
+export const CNPG_CLUSTER = foreignKind('postgresql.cnpg.io', 'v1', 'Cluster', 'clusters');
+/** `postgresql.cnpg.io/v1` Backup: one backup of a Cluster, taken by the CloudNativePG operator. */
+export const CNPG_BACKUP = foreignKind('postgresql.cnpg.io', 'v1', 'Backup', 'backups');
+export const STATEFUL_SET = foreignKind('apps', 'v1', 'StatefulSet', 'statefulsets');
+export const SERVICE = foreignKind('', 'v1', 'Service', 'services');
+export const SECRET = foreignKind('', 'v1', 'Secret', 'secrets');
+export const PERSISTENT_VOLUME_CLAIM = foreignKind(
+  '',
+  'v1',
+  'PersistentVolumeClaim',
+  'persistentvolumeclaims',
+);
+/** Dumps, restores and the removal of a dump run as Jobs. */
+export const JOB = foreignKind('batch', 'v1', 'Job', 'jobs');
+/** Read only: a finished Job's pod reports the size of the dump it wrote as its termination message. */
+export const POD = foreignKind('', 'v1', 'Pod', 'pods');
+
+/** Every kind the runtime uses: what the operator's store must serve. */
+export const KUBERNETES_WORKLOAD_KINDS: readonly KindDescriptor[] = [
+  CNPG_CLUSTER,
+  CNPG_BACKUP,
+  STATEFUL_SET,
+  SERVICE,
+  SECRET,
+  PERSISTENT_VOLUME_CLAIM,
+  JOB,
+  POD,
+];
