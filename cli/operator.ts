@@ -8,6 +8,7 @@ import { GROUP } from '../control-plane/kind-descriptor.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { openClusterDependencies } from './apiserver.js';
+import { KUBERNETES_WORKLOAD_KINDS } from '../workloads/kubernetes/index.js';
 import type { EventBridge } from '../integrations/events/event-bridge.js';
 import type { OrganizationDeletionWorker } from '../accounts/organization-deletion.js';
 import { assemblePlatform, type Platform } from './platform.js';
@@ -65,6 +66,58 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     scope: 'cluster',
   },
   {
+    apiGroup: 'postgresql.cnpg.io',
+    resources: ['clusters', 'backups'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads a PostgreSQL database’s Cluster and a Backup’s outcome',
+      create:
+        'the kubernetes workload runtime creates a Cluster per PostgreSQL database, a Backup per backup',
+      patch: 'the kubernetes workload runtime grows a Cluster’s storage',
+      delete: 'the kubernetes workload runtime removes them with their database or backup',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'apps',
+    resources: ['statefulsets'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads a MySQL, Redis or MongoDB database’s StatefulSet',
+      create: 'the kubernetes workload runtime runs those databases as StatefulSets',
+      patch: 'the kubernetes workload runtime grows memory and rolls out a rotated password',
+      delete: 'the kubernetes workload runtime removes them with their database',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['services', 'secrets', 'persistentvolumeclaims'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads a database’s Service and Secret, a share’s claim',
+      create: 'the kubernetes workload runtime creates them for databases, shares and backups',
+      patch: 'the kubernetes workload runtime rotates passwords and grows claims',
+      delete: 'the kubernetes workload runtime removes them with their database or share',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'batch',
+    resources: ['jobs'],
+    verbs: {
+      get: 'the kubernetes workload runtime follows its dump, restore and measurement Jobs',
+      create: 'the kubernetes workload runtime runs dumps, restores and share measurements as Jobs',
+      delete: 'the kubernetes workload runtime removes a finished Job',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['pods'],
+    verbs: {
+      list: 'the kubernetes workload runtime reads a finished Job’s termination message (a dump’s size)',
+    },
+    scope: 'cluster',
+  },
+  {
     apiGroup: 'coordination.k8s.io',
     resources: ['leases'],
     verbs: {
@@ -87,6 +140,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   const { store, database } = await openClusterDependencies(config, logger, metrics, [
     LEASE_KIND,
     NAMESPACE_KIND,
+    ...(config.workloads.runtime === 'kubernetes' ? KUBERNETES_WORKLOAD_KINDS : []),
   ]);
 
   let server;

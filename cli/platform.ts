@@ -49,7 +49,9 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { loadPlatformKey } from '../security/platform-key.js';
 import { VaultEngine } from '../vault/vault-engine.js';
+import { createKubernetesRuntime } from '../workloads/kubernetes/index.js';
 import { createLocalRuntime } from '../workloads/local/index.js';
+import type { WorkloadsConfig } from '../config/workloads.js';
 import type { WorkloadRuntime } from '../workloads/runtime.js';
 
 export interface PlatformDependencies {
@@ -104,6 +106,23 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/**
+ * The runtime managed data services run on: this machine, or the cluster the store reaches (whose
+ * store must then serve `KUBERNETES_WORKLOAD_KINDS`).
+ */
+function workloadRuntime(config: WorkloadsConfig, store: ObjectStore, logger: Logger): WorkloadRuntime {
+  if (config.runtime === 'local') return createLocalRuntime({ config, logger });
+  const { kubernetes } = config;
+  return createKubernetesRuntime({
+    store,
+    logger,
+    storageClass: kubernetes.shareStorageClass,
+    images: kubernetes.images,
+    postgresInstances: kubernetes.postgresInstances,
+    backupStorage: { claimSize: kubernetes.backupClaimSize, storageClass: kubernetes.backupStorageClass },
+  });
+}
+
 /** Builds every service, route module and controller of the platform on a store and a data plane. */
 export async function assemblePlatform(deps: PlatformDependencies): Promise<Platform> {
   const { config, logger, metrics, store, database } = deps;
@@ -132,10 +151,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
   });
   const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
   const integrationRuns = new BackgroundRuns(logger);
-  const workloads = createLocalRuntime({
-    config: config.workloads,
-    logger: logger.child({ component: 'workloads' }),
-  });
+  const workloads = workloadRuntime(config.workloads, store, logger.child({ component: 'workloads' }));
   // The API marks an organization for deletion; the worker of this process, when it runs one,
   // starts on it at once instead of at its next pass.
   let deletionWorker: OrganizationDeletionWorker | undefined;

@@ -653,11 +653,21 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('lets the operator write status and finalizers, delete emptied namespaces, and nothing more', () => {
+    it('lets the operator write status and finalizers, delete emptied namespaces, run data services, and nothing more', () => {
+      const dataServiceVerbs = ['get', 'create', 'patch', 'delete'];
       expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator')).toEqual([
         { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
         { apiGroups: ['cloudplane.dev'], resources: ['*/finalizers'], verbs: ['update'] },
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'delete'] },
+        { apiGroups: ['postgresql.cnpg.io'], resources: ['clusters', 'backups'], verbs: dataServiceVerbs },
+        { apiGroups: ['apps'], resources: ['statefulsets'], verbs: dataServiceVerbs },
+        {
+          apiGroups: [''],
+          resources: ['services', 'secrets', 'persistentvolumeclaims'],
+          verbs: dataServiceVerbs,
+        },
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create', 'delete'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
       ]);
     });
 
