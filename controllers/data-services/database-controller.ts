@@ -30,7 +30,7 @@ import {
   databaseErrorStatus,
   databaseStatus,
   engineProblem,
-  nextRun,
+  scheduleStep,
   sizedByMemory,
   versionProblem,
 } from './engine.js';
@@ -218,11 +218,7 @@ export function databaseController(options: DataServicesControllerOptions): Cont
   };
 }
 
-/**
- * Makes the backup the schedule owes, if any: at most one per scheduled moment (its name is
- * derived from the moment, so a retried reconcile finds it), and none for moments missed while
- * the platform was down but the latest.
- */
+/** Makes the backup the schedule owes, if any, and says when the next one is. */
 async function takeScheduledBackup(
   { store }: ReconcileContext,
   database: Database,
@@ -230,44 +226,41 @@ async function takeScheduledBackup(
   now: Date,
 ): Promise<{ status: DatabaseStatus; nextAt: Date }> {
   const schedule = database.spec!.backupSchedule!;
-  const since = new Date(
-    status.lastScheduledBackup ?? database.metadata.creationTimestamp ?? now.toISOString(),
-  );
-  let due = nextRun(schedule.cron, since);
-  let latestDue: Date | undefined;
-  while (due && due.getTime() <= now.getTime()) {
-    latestDue = due;
-    due = nextRun(schedule.cron, due);
-  }
-  const next = due ?? new Date(now.getTime() + 86_400_000);
-  if (!latestDue) return { status: { ...status, nextScheduledBackup: next.toISOString() }, nextAt: next };
-  const digest = createHash('sha256')
-    .update(`${database.metadata.uid}/${latestDue.toISOString()}`)
-    .digest('hex');
-  const backupName = objectNameOf(`bkp_${digest.slice(0, 12)}`);
-  try {
-    await store.create<Backup>(BACKUP, {
-      apiVersion: API_VERSION,
-      kind: BACKUP.kind,
-      metadata: {
-        name: backupName,
-        namespace: database.metadata.namespace,
-        labels: { [SCHEDULED_BY_LABEL]: database.metadata.name },
-      },
-      spec: {
-        source: { kind: 'Database', name: database.metadata.name },
-        retentionDays: schedule.retentionDays,
-      },
-    });
-  } catch (error) {
-    if (!isStoreError(error, 'AlreadyExists')) throw error;
+  const step = scheduleStep({
+    cron: schedule.cron,
+    planned: database.status?.nextScheduledBackup,
+    scheduleChanged: database.status?.observedGeneration !== database.metadata.generation,
+    now,
+  });
+  if (step.due) {
+    // Named after the moment, so a retried reconcile finds the backup instead of making another.
+    const digest = createHash('sha256')
+      .update(`${database.metadata.uid}/${step.due.toISOString()}`)
+      .digest('hex');
+    try {
+      await store.create<Backup>(BACKUP, {
+        apiVersion: API_VERSION,
+        kind: BACKUP.kind,
+        metadata: {
+          name: objectNameOf(`bkp_${digest.slice(0, 12)}`),
+          namespace: database.metadata.namespace,
+          labels: { [SCHEDULED_BY_LABEL]: database.metadata.name },
+        },
+        spec: {
+          source: { kind: 'Database', name: database.metadata.name },
+          retentionDays: schedule.retentionDays,
+        },
+      });
+    } catch (error) {
+      if (!isStoreError(error, 'AlreadyExists')) throw error;
+    }
   }
   return {
     status: {
       ...status,
-      lastScheduledBackup: latestDue.toISOString(),
-      nextScheduledBackup: next.toISOString(),
+      ...(step.due ? { lastScheduledBackup: step.due.toISOString() } : {}),
+      nextScheduledBackup: step.next.toISOString(),
     },
-    nextAt: next,
+    nextAt: step.next,
   };
 }

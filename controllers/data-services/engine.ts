@@ -118,6 +118,26 @@ export function nextRun(cron: string, after: Date): Date | undefined {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * One look at a backup schedule. A schedule counts from when it was set (or changed), not from
+ * the database's creation: the first run is the first moment after that. A planned moment that
+ * has passed is due once, however late (moments missed while the platform was down are not made
+ * up one by one), and the next is the first moment after now.
+ */
+export function scheduleStep(input: {
+  cron: string;
+  /** The moment planned at the previous look, if any. */
+  planned: string | undefined;
+  scheduleChanged: boolean;
+  now: Date;
+}): { due?: Date; next: Date } {
+  const following = nextRun(input.cron, input.now) ?? new Date(input.now.getTime() + DAY_MS);
+  if (input.scheduleChanged || input.planned === undefined) return { next: following };
+  const planned = new Date(input.planned);
+  if (planned.getTime() > input.now.getTime()) return { next: planned };
+  return { due: planned, next: following };
+}
+
 export function expiresAt(completedAt: Date, retentionDays: number): Date {
   return new Date(completedAt.getTime() + retentionDays * DAY_MS);
 }

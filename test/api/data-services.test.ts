@@ -5,10 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE, type Database } from '../../crds/data-services.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { registerAndSignIn, signIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -29,6 +31,9 @@ beforeAll(async () => {
       CLOUDPLANE_REDIS_PORTS: '27400-27420',
       CLOUDPLANE_QUOTA_DATABASES: '6',
       CLOUDPLANE_QUOTA_NFS_SHARES: '3',
+      ...(process.env.CLOUDPLANE_TEST_MYSQL_URL
+        ? { CLOUDPLANE_MYSQL_ADMIN_URL: process.env.CLOUDPLANE_TEST_MYSQL_URL }
+        : {}),
     },
   });
   owner = await registerAndSignIn(app);
@@ -358,4 +363,130 @@ describe('quotas', () => {
       expect(now.find((quota) => quota.resource === 'databases')?.used).toBe(5);
     }, 30_000);
   }, 60_000);
+});
+
+const redisServer = fs.existsSync('/usr/bin/redis-server');
+if (!redisServer)
+  console.warn('SKIPPING the redis cases of the data-services API: /usr/bin/redis-server is missing');
+
+describe.skipIf(!redisServer)('redis databases', () => {
+  let account: TestAccount;
+  beforeAll(async () => {
+    account = await registerAndSignIn(app, 'Redis User');
+  });
+
+  it('runs a redis database a client reaches with the connection string from the vault', async () => {
+    const created = await call(
+      'POST',
+      '/v1/databases',
+      { name: 'cache', engine: 'redis', memory_mb: 32 },
+      account.token,
+    );
+    expect(created.status).toBe(201);
+    const id = data(created).id as string;
+    const database = await eventually(async () => {
+      const current = data(await call('GET', `/v1/databases/${id}`, undefined, account.token));
+      expect(current.status, JSON.stringify(current)).toBe('available');
+      return current;
+    }, 30_000);
+    expect(database).toMatchObject({ engine: 'redis', memory_mb: 32, storage_gb: null });
+    const secret = await call(
+      'GET',
+      `/api/v1/vault/managed/secret/databases/${id}`,
+      undefined,
+      account.token,
+    );
+    const connectionString = ((secret.body.data as Json).data as Json).connection_string as string;
+    const client = new Redis(connectionString, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await client.connect();
+    expect(await client.set('greeting', 'hello')).toBe('OK');
+    expect(await client.get('greeting')).toBe('hello');
+    await client.quit();
+  }, 60_000);
+
+  it('takes scheduled backups when their time comes and deletes them when their retention passes', async () => {
+    const created = await call(
+      'POST',
+      '/v1/databases',
+      { name: 'sessions', engine: 'redis', memory_mb: 32 },
+      account.token,
+    );
+    const id = data(created).id as string;
+    await eventually(async () => {
+      expect(data(await call('GET', `/v1/databases/${id}`, undefined, account.token)).status).toBe(
+        'available',
+      );
+    }, 30_000);
+    const schedule = await call(
+      'PUT',
+      `/v1/databases/${id}/backup-schedule`,
+      { cron: '*/5 * * * *', retention_days: 1 },
+      account.token,
+    );
+    expect(data(schedule).next_run_at).toBe(
+      new Date(Math.ceil((app.clock.now().getTime() + 1) / 300_000) * 300_000).toISOString(),
+    );
+    const backupsOf = async () =>
+      ((await call('GET', `/v1/backups?resource_id=${id}`, undefined, account.token)).body.data as Json[]) ??
+      [];
+    expect(await backupsOf()).toEqual([]);
+    await app.clock.advance(5 * 60_000);
+    const scheduled = await eventually(async () => {
+      const [backup] = await backupsOf();
+      expect(backup).toMatchObject({ scheduled: true, status: 'completed', retention_days: 1 });
+      return backup!;
+    }, 30_000);
+    expect(scheduled.size_bytes as number).toBeGreaterThan(0);
+    await app.clock.advance(86_400_000 + 60_000);
+    // A day later the access token has expired: sign in again.
+    const { token } = await signIn(app, account.email, account.password);
+    await eventually(async () => {
+      const answer = await call('GET', `/v1/backups/${scheduled.id}`, undefined, token);
+      expect(answer.status).toBe(404);
+    }, 30_000);
+  }, 90_000);
+});
+
+const mysqlUrl = process.env.CLOUDPLANE_TEST_MYSQL_URL;
+if (!mysqlUrl)
+  console.warn(
+    'data-services API: CLOUDPLANE_TEST_MYSQL_URL is unset; mysql runs on a private mariadbd if there is one',
+  );
+const mariadbd = fs.existsSync('/usr/sbin/mariadbd');
+
+describe.skipIf(!mysqlUrl && !mariadbd)('mysql databases', () => {
+  it('runs a mysql database a client uses with the credentials from the vault', async () => {
+    const account = await registerAndSignIn(app, 'MySQL User');
+    const created = await call(
+      'POST',
+      '/v1/databases',
+      { name: 'shop', engine: 'mysql', storage_gb: 1 },
+      account.token,
+    );
+    const id = data(created).id as string;
+    await eventually(async () => {
+      const current = data(await call('GET', `/v1/databases/${id}`, undefined, account.token));
+      expect(current.status, JSON.stringify(current)).toBe('available');
+    }, 60_000);
+    const secret = await call(
+      'GET',
+      `/api/v1/vault/managed/secret/databases/${id}`,
+      undefined,
+      account.token,
+    );
+    const values = (secret.body.data as Json).data as Json;
+    const connection = await mysql.createConnection({
+      host: values.host as string,
+      port: values.port as number,
+      user: values.username as string,
+      password: values.password as string,
+      database: values.database as string,
+    });
+    await connection.query('create table items (name varchar(20))');
+    await connection.query("insert into items values ('one')");
+    const [rows] = await connection.query('select name from items');
+    expect(rows).toEqual([{ name: 'one' }]);
+    await connection.end();
+    expect((await call('DELETE', `/v1/databases/${id}`, undefined, account.token)).status).toBe(204);
+  }, 90_000);
 });
