@@ -36,7 +36,7 @@ import {
 } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
 import { objectNameOf, restIdOf } from './ids.js';
-import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
+import { claimQuota, databaseQuotaAmounts, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from './usage-samples.js';
 import { databaseWorkload } from './workloads-of.js';
 
@@ -105,9 +105,7 @@ export function databaseController(options: DataServicesControllerOptions): Cont
         {
           namespace,
           resourceId: workload.id,
-          amounts: sizedByMemory(workload.engine)
-            ? { databases: 1 }
-            : { databases: 1, database_storage_gb: workload.storageGb ?? 0 },
+          amounts: databaseQuotaAmounts(workload.engine, workload.storageGb ?? 0),
         },
         now,
       );

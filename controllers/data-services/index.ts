@@ -29,10 +29,13 @@ export {
 export { newDataServiceId, objectNameOf, restIdOf, workloadIdOf } from './ids.js';
 export {
   claimQuota,
+  databaseQuotaAmounts,
   quotaExceededMessage,
   quotaLimit,
   quotaUsage,
   releaseQuota,
+  shareQuotaAmounts,
+  type QuotaAmounts,
   type QuotaName,
 } from './quotas.js';
 

@@ -8,7 +8,7 @@ import type { DataServicesControllerOptions } from './database-controller.js';
 import { shareStatus } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
 import { restIdOf } from './ids.js';
-import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
+import { claimQuota, quotaExceededMessage, releaseQuota, shareQuotaAmounts } from './quotas.js';
 import { recordUsage } from './usage-samples.js';
 import { shareWorkload } from './workloads-of.js';
 
@@ -44,7 +44,7 @@ export function nfsShareController(options: DataServicesControllerOptions): Cont
       const claim = await claimQuota(
         dataPlane,
         options.quotas,
-        { namespace, resourceId: workload.id, amounts: { nfs_shares: 1, nfs_storage_gb: workload.sizeGb } },
+        { namespace, resourceId: workload.id, amounts: shareQuotaAmounts(workload.sizeGb) },
         now,
       );
       if (claim.outcome === 'exceeded')

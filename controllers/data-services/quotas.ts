@@ -6,6 +6,8 @@
 import type { QuotasConfig } from '../../config/quotas.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import { serializedTransaction } from '../../data-plane/serialized-transaction.js';
+import type { DatabaseEngineName } from '../../crds/data-services.js';
+import { sizedByMemory } from './engine.js';
 
 export type QuotaName = 'databases' | 'database_storage_gb' | 'nfs_shares' | 'nfs_storage_gb' | 'backups';
 
@@ -27,6 +29,17 @@ export function quotaLimit(config: QuotasConfig, quota: QuotaName): number | nul
   }
 }
 
+/** What one database counts: itself, and its storage unless it is sized by memory. */
+export function databaseQuotaAmounts(engine: DatabaseEngineName, storageGb: number): QuotaAmounts {
+  return sizedByMemory(engine) ? { databases: 1 } : { databases: 1, database_storage_gb: storageGb };
+}
+
+export function shareQuotaAmounts(sizeGb: number): QuotaAmounts {
+  return { nfs_shares: 1, nfs_storage_gb: sizeGb };
+}
+
+export type QuotaAmounts = Partial<Record<QuotaName, number>>;
+
 export type ClaimResult =
   { outcome: 'claimed' } | { outcome: 'exceeded'; quota: QuotaName; limit: number; used: number };
 
@@ -37,7 +50,7 @@ export type ClaimResult =
 export async function claimQuota(
   database: DataPlane,
   config: QuotasConfig,
-  request: { namespace: string; resourceId: string; amounts: Partial<Record<QuotaName, number>> },
+  request: { namespace: string; resourceId: string; amounts: QuotaAmounts },
   now: Date,
 ): Promise<ClaimResult> {
   return serializedTransaction(

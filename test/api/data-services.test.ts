@@ -122,6 +122,23 @@ describe('postgresql databases', () => {
     expect(JSON.stringify(app.logLines)).not.toContain(password);
   }, 90_000);
 
+  it('writes an hourly usage sample of the database for the usage aggregation, once per hour', async () => {
+    const samples = await app.database.kysely
+      .selectFrom('usage_samples')
+      .selectAll()
+      .where('resource_id', '=', database.id as string)
+      .execute();
+    expect(samples).toHaveLength(1);
+    expect(samples[0]).toMatchObject({
+      meter: 'database.storage_gb_hours',
+      unit: 'GB-hour',
+      resource_type: 'database',
+      resource_name: 'orders',
+      hour: '2026-03-01T09:00:00.000Z',
+      quantity: 2,
+    });
+  });
+
   it('lists the managed vault cluster among the vault clusters', async () => {
     const clusters = (await call('GET', '/api/v1/vault')).body as unknown as Json[];
     expect(clusters.map((cluster) => cluster.name)).toContain('managed');
@@ -430,8 +447,18 @@ describe.skipIf(!redisServer)('redis databases', () => {
       ((await call('GET', `/v1/backups?resource_id=${id}`, undefined, account.token)).body.data as Json[]) ??
       [];
     expect(await backupsOf()).toEqual([]);
-    await app.clock.advance(5 * 60_000);
+    // The controller plans the first run when it sees the schedule; the clock moves after that.
+    await eventually(async () => {
+      const object = (await app.store.list<Database>(DATABASE)).items.find(
+        (item) => item.spec?.name === 'sessions',
+      );
+      expect(object?.status?.nextScheduledBackup).toBe(data(schedule).next_run_at);
+    }, 30_000);
+    // Time moves a minute at a time: a reconcile that reads the clock mid-way requeues from
+    // where it read it, so one long jump could leave its requeue beyond the jump.
     const scheduled = await eventually(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await app.clock.advance(60_000);
       const [backup] = await backupsOf();
       expect(backup).toMatchObject({ scheduled: true, status: 'completed', retention_days: 1 });
       return backup!;

@@ -5,14 +5,14 @@
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { KubeObject } from '../../../control-plane/types.js';
 import {
-  claimQuota,
+  databaseQuotaAmounts,
+  DEFAULT_MEMORY_MB,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_STORAGE_GB,
-  DEFAULT_MEMORY_MB,
   newDataServiceId,
   objectNameOf,
-  releaseQuota,
   restIdOf,
+  shareQuotaAmounts,
   sizedByMemory,
 } from '../../../controllers/data-services/index.js';
 import {
@@ -35,11 +35,11 @@ import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   byCreation,
+  createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
   pageOf,
-  quotaExceeded,
   READ,
   WRITE,
   type DataServiceRouteServices,
@@ -212,29 +212,20 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
             ? await findInOrganization<Database>(store, principal, DATABASE, body.resource_id, 'database')
             : await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.resource_id, 'share');
         const namespace = source.metadata.namespace!;
-        const id = newDataServiceId('bkp');
-        const claim = await claimQuota(
-          database,
-          quotas,
-          { namespace, resourceId: id, amounts: { backups: 1 } },
-          now(),
-        );
-        if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-        try {
-          const created = await store.create<Backup>(BACKUP, {
-            apiVersion: API_VERSION,
-            kind: BACKUP.kind,
-            metadata: { name: objectNameOf(id), namespace },
+        const created = await createWithinQuota<Backup>(
+          { store, database, now, quotas },
+          BACKUP,
+          newDataServiceId('bkp'),
+          { backups: 1 },
+          {
+            namespace,
             spec: {
               source: { kind, name: source.metadata.name },
               retentionDays: body.retention_days ?? DEFAULT_RETENTION_DAYS,
             },
-          });
-          return { status: 201, data: describeBackup(created) };
-        } catch (error) {
-          await releaseQuota(database, namespace, id);
-          throw error;
-        }
+          },
+        );
+        return { status: 201, data: describeBackup(created) };
       },
     }),
     defineRoute<{ params: IdParams }>({
@@ -362,21 +353,14 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
               .catch(() => undefined);
             const sizeGb = source?.spec?.sizeGb ?? 1;
             const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-            const id = newDataServiceId('nfs');
-            const claim = await claimQuota(
-              database,
-              quotas,
-              { namespace, resourceId: id, amounts: { nfs_shares: 1, nfs_storage_gb: sizeGb } },
-              now(),
+            const share = await createWithinQuota<NfsShare>(
+              { store, database, now, quotas },
+              NFS_SHARE,
+              newDataServiceId('nfs'),
+              shareQuotaAmounts(sizeGb),
+              { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
             );
-            if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-            await store.create<NfsShare>(NFS_SHARE, {
-              apiVersion: API_VERSION,
-              kind: NFS_SHARE.kind,
-              metadata: { name: objectNameOf(id), namespace },
-              spec: { name: restoreName(baseName, items), sizeGb },
-            });
-            return objectNameOf(id);
+            return share.metadata.name;
           }
           const databaseEngine = engine ?? 'postgresql';
           const source = await store
@@ -385,35 +369,22 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           const memory = sizedByMemory(databaseEngine);
           const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
           const { items } = await store.list<Database>(DATABASE, { namespace });
-          const id = newDataServiceId('db');
-          const claim = await claimQuota(
-            database,
-            quotas,
+          const target = await createWithinQuota<Database>(
+            { store, database, now, quotas },
+            DATABASE,
+            newDataServiceId('db'),
+            databaseQuotaAmounts(databaseEngine, storageGb),
             {
               namespace,
-              resourceId: id,
-              amounts: memory ? { databases: 1 } : { databases: 1, database_storage_gb: storageGb },
-            },
-            now(),
-          );
-          if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-          try {
-            await store.create<Database>(DATABASE, {
-              apiVersion: API_VERSION,
-              kind: DATABASE.kind,
-              metadata: { name: objectNameOf(id), namespace },
               spec: {
                 name: restoreName(baseName, items),
                 engine: databaseEngine,
                 ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
                 ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
               },
-            });
-          } catch (error) {
-            await releaseQuota(database, namespace, id);
-            throw error;
-          }
-          return objectNameOf(id);
+            },
+          );
+          return target.metadata.name;
         }
       },
     }),

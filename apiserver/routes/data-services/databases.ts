@@ -2,18 +2,16 @@
  * `/v1/databases`: managed databases. The routes validate, count the quota and write the Database
  * object; its controller makes the database exist and writes its credentials to the vault.
  */
-import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
   claimQuota,
   cronProblem,
+  databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
   DEFAULT_STORAGE_GB,
   engineProblem,
   ENGINES,
   newDataServiceId,
   nextRun,
-  objectNameOf,
-  releaseQuota,
   restIdOf,
   shrinkProblem,
   sizedByMemory,
@@ -35,6 +33,7 @@ import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js
 import {
   BASE,
   byCreation,
+  createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
@@ -246,38 +245,25 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
         }
         const id = newDataServiceId('db');
-        const memory = sizedByMemory(engine);
         const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
-        const claim = await claimQuota(
-          database,
-          quotas,
+        const created = await createWithinQuota<Database>(
+          { store, database, now, quotas },
+          DATABASE,
+          id,
+          databaseQuotaAmounts(engine, storageGb),
           {
             namespace,
-            resourceId: id,
-            amounts: memory ? { databases: 1 } : { databases: 1, database_storage_gb: storageGb },
-          },
-          now(),
-        );
-        if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-        try {
-          const created = await store.create<Database>(DATABASE, {
-            apiVersion: API_VERSION,
-            kind: DATABASE.kind,
-            metadata: { name: objectNameOf(id), namespace },
             spec: {
               name,
               engine,
               ...(body.version === undefined ? {} : { version: body.version }),
               ...(body.plan === undefined ? {} : { plan: body.plan }),
-              ...(memory ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+              ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
             },
-          });
-          logger.info({ databaseId: id, engine }, 'database created');
-          return { status: 201, data: describeDatabase(created) };
-        } catch (error) {
-          await releaseQuota(database, namespace, id);
-          throw error;
-        }
+          },
+        );
+        logger.info({ databaseId: id, engine }, 'database created');
+        return { status: 201, data: describeDatabase(created) };
       },
     }),
     defineRoute<{ params: IdParams }>({
@@ -343,7 +329,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
             {
               namespace,
               resourceId: workloadIdOf('db', namespace, object.metadata.name),
-              amounts: { databases: 1, database_storage_gb: body.storage_gb },
+              amounts: databaseQuotaAmounts(spec.engine, body.storage_gb),
             },
             now(),
           );

@@ -1,12 +1,5 @@
 /** `/v1/nfs-shares`: shared file systems. The controller makes and measures them. */
-import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import {
-  claimQuota,
-  newDataServiceId,
-  objectNameOf,
-  releaseQuota,
-  restIdOf,
-} from '../../../controllers/data-services/index.js';
+import { newDataServiceId, restIdOf, shareQuotaAmounts } from '../../../controllers/data-services/index.js';
 import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
 import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
@@ -18,13 +11,13 @@ import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js
 import {
   BASE,
   byCreation,
+  createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
   MOUNT,
   NAME,
   pageOf,
-  quotaExceeded,
   READ,
   WRITE,
   type DataServiceRouteServices,
@@ -156,30 +149,21 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
           throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
         }
-        const id = newDataServiceId('nfs');
-        const claim = await claimQuota(
-          database,
-          quotas,
-          { namespace, resourceId: id, amounts: { nfs_shares: 1, nfs_storage_gb: body.size_gb } },
-          now(),
-        );
-        if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-        try {
-          const created = await store.create<NfsShare>(NFS_SHARE, {
-            apiVersion: API_VERSION,
-            kind: NFS_SHARE.kind,
-            metadata: { name: objectNameOf(id), namespace },
+        const created = await createWithinQuota<NfsShare>(
+          { store, database, now, quotas },
+          NFS_SHARE,
+          newDataServiceId('nfs'),
+          shareQuotaAmounts(body.size_gb),
+          {
+            namespace,
             spec: {
               name,
               sizeGb: body.size_gb,
               ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
             },
-          });
-          return { status: 201, data: describeShare(created) };
-        } catch (error) {
-          await releaseQuota(database, namespace, id);
-          throw error;
-        }
+          },
+        );
+        return { status: 201, data: describeShare(created) };
       },
     }),
     defineRoute<{ params: IdParams }>({

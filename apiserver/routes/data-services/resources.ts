@@ -9,11 +9,15 @@ import {
   type ResourceType,
 } from '../../../control-plane/types.js';
 import {
+  claimQuota,
   objectNameOf,
   quotaExceededMessage,
+  releaseQuota,
   type Problem,
-  type claimQuota,
+  type QuotaAmounts,
 } from '../../../controllers/data-services/index.js';
+import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
+import type { DataPlane } from '../../../data-plane/data-plane.js';
 import { ApiError, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { pageWindow, type PageQuery } from '../../routing/pagination.js';
@@ -82,6 +86,41 @@ export function quotaExceeded(
     limit: result.limit,
     used: result.used,
   });
+}
+
+/**
+ * Creates a data-services object with its quota claimed first, in the organization's serialised
+ * transaction: past a quota it is a 429 and nothing is written; a failed create releases the claim.
+ */
+export async function createWithinQuota<T extends KubeObject>(
+  services: { store: ObjectStore; database: DataPlane; now: () => Date; quotas: QuotasConfig },
+  type: ResourceType,
+  id: string,
+  amounts: QuotaAmounts,
+  object: { namespace: string; spec: NonNullable<T['spec']> },
+): Promise<T> {
+  const { store, database, now, quotas } = services;
+  const claim = await claimQuota(
+    database,
+    quotas,
+    { namespace: object.namespace, resourceId: id, amounts },
+    now(),
+  );
+  if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
+  try {
+    return await store.create<T>(type, {
+      apiVersion: API_VERSION,
+      kind: type.kind,
+      metadata: {
+        name: objectNameOf(id),
+        namespace: object.namespace,
+      },
+      spec: object.spec,
+    } as T);
+  } catch (error) {
+    await releaseQuota(database, object.namespace, id);
+    throw error;
+  }
 }
 
 /** One page of `rows` in the style-A list shape. */
