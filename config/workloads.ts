@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, integer, url, type Env } from './env.js';
+import { ConfigError, integer, providerUrl, requiredWith, url, type Env } from './env.js';
 
 /** What the kubernetes runtime creates (cluster mode). */
 export interface KubernetesWorkloadsConfig {
@@ -11,6 +11,19 @@ export interface KubernetesWorkloadsConfig {
   backupClaimSize: string;
   backupStorageClass: string | undefined;
   images: { postgresql: string; mysql: string; redis: string; mongodb: string; tools: string };
+}
+
+/** An S3-compatible bucket the local runtime keeps backups in, addressed path-style. */
+export interface BackupBucketConfig {
+  /** The service's URL, e.g. `https://s3.eu-central-1.amazonaws.com` or a MinIO's. */
+  endpoint: string;
+  bucket: string;
+  /** The region requests are signed for; most S3-compatible servers accept `us-east-1`. */
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Put before every object key, so the bucket may hold other things too. */
+  prefix: string;
 }
 
 /** Where managed data services run and what the local runtime may use on this machine. */
@@ -37,6 +50,8 @@ export interface WorkloadsConfig {
   maxMemoryMb: number;
   /** The largest storage a database or share may ask for, in GB. */
   maxStorageGb: number;
+  /** Where the local runtime's backups go; absent: files under `<dir>/backups`. */
+  backupBucket: BackupBucketConfig | undefined;
 }
 
 function portRange(env: Env, name: string, fallback: string): { first: number; last: number } {
@@ -74,6 +89,51 @@ function kubernetesConfig(env: Env): KubernetesWorkloadsConfig {
   };
 }
 
+const BUCKET_URL = 'CLOUDPLANE_BACKUP_S3_URL';
+const BUCKET_NAME = 'CLOUDPLANE_BACKUP_S3_BUCKET';
+const ACCESS_KEY_ID = 'CLOUDPLANE_BACKUP_S3_ACCESS_KEY_ID';
+const SECRET_ACCESS_KEY = 'CLOUDPLANE_BACKUP_S3_SECRET_ACCESS_KEY';
+
+/**
+ * All or nothing: a bucket URL needs the bucket's name and both keys, and any of those without
+ * the URL is a mistake to report rather than backups silently kept on local disk.
+ */
+function backupBucketConfig(env: Env): BackupBucketConfig | undefined {
+  if (!env[BUCKET_URL]?.trim()) {
+    const stray = [BUCKET_NAME, ACCESS_KEY_ID, SECRET_ACCESS_KEY].find((name) => env[name]?.trim());
+    if (stray) requiredWith(env, BUCKET_URL, stray);
+    return undefined;
+  }
+  const raw = env[BUCKET_URL].trim();
+  const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+  // Checked before the scheme, whose error would echo the URL with the credentials in it.
+  if (parsed && (parsed.username || parsed.password || parsed.search || parsed.hash)) {
+    throw new ConfigError(BUCKET_URL, 'a URL without credentials, query or fragment', parsed.origin);
+  }
+  const endpoint = new URL(providerUrl(env, BUCKET_URL, ''));
+  const bucket = requiredWith(env, BUCKET_NAME, BUCKET_URL);
+  // Path-style URLs carry the name as one path segment, so only DNS-style names are taken.
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(BUCKET_NAME, 'an S3 bucket name (3 to 63 of a-z, 0-9, . and -)', bucket);
+  }
+  const region = text(env, 'CLOUDPLANE_BACKUP_S3_REGION', 'us-east-1');
+  if (!/^[a-z0-9-]+$/.test(region)) {
+    throw new ConfigError('CLOUDPLANE_BACKUP_S3_REGION', 'a region such as us-east-1', region);
+  }
+  const prefix = text(env, 'CLOUDPLANE_BACKUP_S3_PREFIX', 'cloudplane-backups/');
+  if (prefix.startsWith('/')) {
+    throw new ConfigError('CLOUDPLANE_BACKUP_S3_PREFIX', 'a key prefix that does not start with /', prefix);
+  }
+  return {
+    endpoint: `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}`,
+    bucket,
+    region,
+    accessKeyId: requiredWith(env, ACCESS_KEY_ID, BUCKET_URL),
+    secretAccessKey: requiredWith(env, SECRET_ACCESS_KEY, BUCKET_URL),
+    prefix,
+  };
+}
+
 export function workloadsConfig(env: Env, place: { dataDir: string }): WorkloadsConfig {
   const runtimeName = 'CLOUDPLANE_WORKLOAD_RUNTIME';
   const runtime = text(env, runtimeName, 'local');
@@ -90,5 +150,6 @@ export function workloadsConfig(env: Env, place: { dataDir: string }): Workloads
     redisPorts: portRange(env, 'CLOUDPLANE_REDIS_PORTS', '16379-16478'),
     maxMemoryMb: integer(env, 'CLOUDPLANE_DATABASE_MAX_MEMORY_MB', 4096, 16, 1_048_576),
     maxStorageGb: integer(env, 'CLOUDPLANE_DATABASE_MAX_STORAGE_GB', 1024, 1, 65_536),
+    backupBucket: backupBucketConfig(env),
   };
 }

@@ -217,7 +217,10 @@ export function databaseStatus(
   return dropUndefined(status);
 }
 
-/** A database the runtime refused: the server's reason, never a 500. */
+/**
+ * A database the runtime refused, with the server's reason: `error` while it was never made,
+ * `degraded` once it had been (its server gone after a restart, say), since the data is still there.
+ */
 export function databaseErrorStatus(
   current: DatabaseStatus | undefined,
   failure: { reason: string; message: string },
@@ -225,7 +228,7 @@ export function databaseErrorStatus(
 ): DatabaseStatus {
   return dropUndefined({
     ...current,
-    phase: 'error',
+    phase: current?.credentials ? 'degraded' : 'error',
     realization: current?.realization ?? 'recorded',
     message: failure.message,
     observedGeneration: context.generation,

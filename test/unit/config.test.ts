@@ -195,3 +195,84 @@ describe('loadConfig: accounts, mail and keys', () => {
     expect(() => loadConfig({ [variable]: value })).toThrow(message);
   });
 });
+
+describe('loadConfig: the backup bucket', () => {
+  const bucketEnv = {
+    CLOUDPLANE_BACKUP_S3_URL: 'https://s3.eu-central-1.amazonaws.com/',
+    CLOUDPLANE_BACKUP_S3_BUCKET: 'acme-backups',
+    CLOUDPLANE_BACKUP_S3_ACCESS_KEY_ID: 'AKIAEXAMPLEKEYID0001',
+    CLOUDPLANE_BACKUP_S3_SECRET_ACCESS_KEY: 'secret/Key+0123456789abcdefghijklmnopqrs',
+  };
+
+  it('keeps backups as local files when no bucket is configured', () => {
+    expect(loadConfig({}).workloads.backupBucket).toBeUndefined();
+  });
+
+  it('reads a bucket with the default region and prefix', () => {
+    expect(loadConfig(bucketEnv).workloads.backupBucket).toEqual({
+      endpoint: 'https://s3.eu-central-1.amazonaws.com',
+      bucket: 'acme-backups',
+      region: 'us-east-1',
+      accessKeyId: 'AKIAEXAMPLEKEYID0001',
+      secretAccessKey: 'secret/Key+0123456789abcdefghijklmnopqrs',
+      prefix: 'cloudplane-backups/',
+    });
+  });
+
+  it('reads every variable, and plain http for a loopback endpoint', () => {
+    const config = loadConfig({
+      ...bucketEnv,
+      CLOUDPLANE_BACKUP_S3_URL: 'http://127.0.0.1:9000/storage/',
+      CLOUDPLANE_BACKUP_S3_REGION: 'eu-west-3',
+      CLOUDPLANE_BACKUP_S3_PREFIX: 'platform/backups/',
+    });
+    expect(config.workloads.backupBucket).toMatchObject({
+      endpoint: 'http://127.0.0.1:9000/storage',
+      region: 'eu-west-3',
+      prefix: 'platform/backups/',
+    });
+  });
+
+  it.each([
+    [
+      { CLOUDPLANE_BACKUP_S3_BUCKET: '' },
+      'CLOUDPLANE_BACKUP_S3_BUCKET: expected a value when CLOUDPLANE_BACKUP_S3_URL is set, got ""',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_ACCESS_KEY_ID: undefined },
+      'CLOUDPLANE_BACKUP_S3_ACCESS_KEY_ID: expected a value when CLOUDPLANE_BACKUP_S3_URL is set, got ""',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_SECRET_ACCESS_KEY: ' ' },
+      'CLOUDPLANE_BACKUP_S3_SECRET_ACCESS_KEY: expected a value when CLOUDPLANE_BACKUP_S3_URL is set, got " "',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_URL: undefined },
+      'CLOUDPLANE_BACKUP_S3_URL: expected a value when CLOUDPLANE_BACKUP_S3_BUCKET is set, got ""',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_URL: 'http://minio.internal:9000' },
+      'CLOUDPLANE_BACKUP_S3_URL: expected an https URL (http only on a loopback host), got "http://minio.internal:9000"',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_URL: 'https://user:hunter2@s3.example.com' },
+      'CLOUDPLANE_BACKUP_S3_URL: expected a URL without credentials, query or fragment, got "https://s3.example.com"',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_BUCKET: 'Acme_Backups' },
+      'CLOUDPLANE_BACKUP_S3_BUCKET: expected an S3 bucket name (3 to 63 of a-z, 0-9, . and -), got "Acme_Backups"',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_REGION: 'EU West' },
+      'CLOUDPLANE_BACKUP_S3_REGION: expected a region such as us-east-1, got "EU West"',
+    ],
+    [
+      { CLOUDPLANE_BACKUP_S3_PREFIX: '/backups/' },
+      'CLOUDPLANE_BACKUP_S3_PREFIX: expected a key prefix that does not start with /, got "/backups/"',
+    ],
+  ])('refuses an incomplete or bad bucket (%j) naming the variable', (change, message) => {
+    const env = { ...bucketEnv, ...change };
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -157,15 +157,30 @@ describe('database status', () => {
     expect(ready.conditions?.[0]?.lastTransitionTime).toBe(later.toISOString());
   });
 
-  it('reports a refusal as error with the server reason and keeps what was known', () => {
-    const known = databaseStatus(undefined, observation(), { generation: 1, now: NOW });
+  it('reports a refusal of a database never made as error, with the server reason', () => {
+    const failed = databaseErrorStatus(
+      undefined,
+      { reason: 'PortPoolExhausted', message: 'no free port in CLOUDPLANE_REDIS_PORTS' },
+      { generation: 1, now: NOW },
+    );
+    expect(failed).toMatchObject({
+      phase: 'error',
+      realization: 'recorded',
+      message: 'no free port in CLOUDPLANE_REDIS_PORTS',
+    });
+    expect(failed.conditions?.[0]).toMatchObject({ status: 'False', reason: 'PortPoolExhausted' });
+  });
+
+  it('reports a database it had made whose server now refuses as degraded, keeping what was known', () => {
+    const credentials = { vaultClusterId: 'managed', vaultPath: 'databases/db_0a', version: 1, rotation: 0 };
+    const known = databaseStatus(undefined, observation(), { generation: 1, now: NOW, credentials });
     const failed = databaseErrorStatus(
       known,
       { reason: 'ServerUnreachable', message: 'connect ECONNREFUSED 127.0.0.1:5433' },
       { generation: 2, now: NOW },
     );
     expect(failed).toMatchObject({
-      phase: 'error',
+      phase: 'degraded',
       message: 'connect ECONNREFUSED 127.0.0.1:5433',
       endpoint: { port: 5433 },
       observedGeneration: 2,

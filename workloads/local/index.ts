@@ -1,6 +1,8 @@
 /** The local workload runtime: managed data services on this machine (the embedded default). */
 import fs from 'node:fs/promises';
 import type { DatabaseEngine, DatabaseRuntime, WorkloadRuntime, BackupArtifact } from '../runtime.js';
+import { BackupBucket } from './backup-bucket.js';
+import { withBucketBackups } from './bucket-backups.js';
 import type { LocalEngine, LocalEngineOptions } from './engine.js';
 import { mongodbEngine } from './mongodb.js';
 import { mysqlEngine } from './mysql.js';
@@ -22,7 +24,7 @@ export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime
     backup: (workload, password, backupId) => engines[workload.engine].backup(workload, password, backupId),
     restore: (artifact, target, password) => engines[target.engine].restore(artifact, target, password),
   };
-  return {
+  const runtime: WorkloadRuntime = {
     kind: 'local',
     databases,
     shares: localShares(options),
@@ -33,4 +35,7 @@ export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime
       await Promise.allSettled(Object.values(engines).map((engine) => engine.close()));
     },
   };
+  const { backupBucket } = options.config;
+  if (!backupBucket) return runtime;
+  return withBucketBackups(runtime, { ...options, bucket: new BackupBucket(backupBucket) });
 }
