@@ -10,7 +10,7 @@ import type {
   OrganizationInvitationsTable,
   OrganizationRole,
 } from '../data-plane/schema.js';
-import { serializedTransaction } from '../data-plane/serialized-transaction.js';
+import { LOCK_CLASSES, serializedTransaction } from '../data-plane/serialized-transaction.js';
 import { conflicting, notFound, refused, spent, throttled } from './account-error.js';
 import { invitationMail, sendAccountMail } from './account-mail.js';
 import type { AccountsDeps } from './deps.js';
@@ -26,7 +26,7 @@ import { normalizeEmail } from './users.js';
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** Invitations one organization may send per hour, so the platform cannot be used to spam. */
 export const INVITATIONS_PER_HOUR = 30;
-const INVITATION_LOCK_CLASS = 0x0c1f;
+const INVITATION_LOCK_CLASS = LOCK_CLASSES.invitations;
 
 export interface Invitation {
   id: string;

@@ -6,7 +6,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { DataPlaneSchema, OrganizationRole } from '../data-plane/schema.js';
-import { serializedTransaction } from '../data-plane/serialized-transaction.js';
+import { LOCK_CLASSES, serializedTransaction } from '../data-plane/serialized-transaction.js';
 import { conflicting, notFound, refused } from './account-error.js';
 import { recordAudit } from './organization-audit.js';
 import {
@@ -19,7 +19,7 @@ import {
 import { mayAssign, mayManageMembers } from './roles.js';
 
 /** The first key of the advisory lock that serialises one organization's membership changes. */
-const MEMBERSHIP_LOCK_CLASS = 0x0c1e;
+const MEMBERSHIP_LOCK_CLASS = LOCK_CLASSES.membership;
 
 export interface Member {
   user_id: string;

@@ -10,6 +10,8 @@ const DEFAULT_GRACE_MS = 10_000;
 export interface RunningServer {
   url: string;
   port: number;
+  /** The node server, for handlers of upgrades (the event stream). */
+  server: http.Server;
   /** Stops accepting, lets in-flight requests finish, closes keep-alive connections. */
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function startServer(app: RequestListener, options: ServerOptions):
   return {
     url: urlOf(address, options.tls !== undefined),
     port: address.port,
+    server,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         const deadline = setTimeout(

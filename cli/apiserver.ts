@@ -105,6 +105,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
       listMethod: true,
     });
     http.publicUrl.follow(server.url);
+    const eventStream = await platform.attachEventStream(server.server);
     logger.info(
       { url: server.url, mode: 'cluster', component: 'apiserver' },
       `cloudplane API serving on ${server.url}`,
@@ -112,6 +113,8 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
     return {
       url: server.url,
       async stop() {
+        // Stream sockets outlive the server's own shutdown: they go first.
+        await eventStream.close();
         await server.close();
         await platform.idle();
         await platform.close();

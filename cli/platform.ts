@@ -3,6 +3,7 @@
  * mounts and controllers exist. `serve`, `apiserver` and `operator` build on it, and so do the
  * tests, so what a test exercises is what a process runs.
  */
+import type http from 'node:http';
 import type express from 'express';
 import { createAccounts, type Accounts } from '../accounts/index.js';
 import {
@@ -27,10 +28,13 @@ import { integrationEventRoutes } from '../apiserver/routes/integrations/events.
 import { integrationRoutes } from '../apiserver/routes/integrations/integrations.js';
 import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
 import { vaultRoutes } from '../apiserver/routes/vault/clusters.js';
+import { attachEventStream, type EventStream } from '../apiserver/event-stream/index.js';
 import { backupRoutes } from '../apiserver/routes/data-services/backups.js';
 import { databaseRoutes } from '../apiserver/routes/data-services/databases.js';
 import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js';
 import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
+import { eventTicketRoutes } from '../apiserver/routes/events/tickets.js';
+import { usageRoutes } from '../apiserver/routes/usage/usage.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
 import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
@@ -102,6 +106,8 @@ export interface Platform {
   idle(): Promise<void>;
   /** Where managed data services run. */
   workloads: WorkloadRuntime;
+  /** Serves `GET /v1/events/stream` (WebSocket upgrades) on the REST API's server. */
+  attachEventStream(server: http.Server): Promise<EventStream>;
   /** Stops what the platform runs outside its process (private servers, supervised processes). */
   close(): Promise<void>;
 }
@@ -170,6 +176,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     organizationDeletion: { kick: () => deletionWorker?.kick() },
     quotas: config.quotas,
     workloadsConfig: config.workloads,
+    usageConfig: config.jobs.usage,
   } satisfies AreaServices;
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
@@ -196,6 +203,8 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         nfsShareRoutes,
         backupRoutes,
         quotaRoutes,
+        usageRoutes,
+        eventTicketRoutes,
         ...(deps.extraRoutes ?? []),
       ],
       mounts: [
@@ -259,6 +268,8 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       )),
     idle: () => integrationRuns.idle(),
     workloads,
+    attachEventStream: (server) =>
+      attachEventStream(server, { database, authenticator: accounts.authenticator, logger, now }),
     close: () => workloads.close(),
   };
 }

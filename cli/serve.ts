@@ -84,6 +84,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
     listMethod: true,
   });
   http.publicUrl.follow(server.url);
+  const eventStream = await platform.attachEventStream(server.server);
 
   const startupToken = generateStartupToken();
   const certificate = loadServingCertificate(dataDir, ['127.0.0.1', 'localhost', http.host]);
@@ -116,6 +117,8 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   return {
     url: server.url,
     async stop() {
+      // Stream sockets outlive the server's own shutdown: they go first.
+      await eventStream.close();
       await Promise.all([server.close(), kubernetesApi.close()]);
       await platform.idle();
       await eventBridge.stop();

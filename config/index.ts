@@ -49,7 +49,7 @@ export function loadConfig(env: Env = process.env): Config {
     oauth: oauthConfig(env),
     vpc: vpcConfig(env),
     integrations: integrationsConfig(env),
-    jobs: jobsConfig(env),
+    jobs: jobsConfig(env, processSlice),
     workloads: workloadsConfig(env, processSlice),
     quotas: quotasConfig(env),
   };

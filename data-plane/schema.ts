@@ -9,19 +9,34 @@
  * - JSON is text, written with `JSON.stringify` and read with `JSON.parse`.
  */
 import type { AccountsTables } from './schema/accounts.js';
+import type { BillingTables } from './schema/billing.js';
+import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
+import type { UsageTables } from './schema/usage.js';
 import type { IntegrationsTables } from './schema/integrations.js';
 import type { JobsTables } from './schema/jobs.js';
 import type { VaultTables } from './schema/vault.js';
 import type { VpcTables } from './schema/vpc.js';
 
 export type * from './schema/accounts.js';
+export type * from './schema/billing.js';
+export type * from './schema/events.js';
 export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
+export type * from './schema/usage.js';
 export type * from './schema/integrations.js';
 export type * from './schema/jobs.js';
 export type * from './schema/vault.js';
 export type * from './schema/vpc.js';
 
 export interface DataPlaneSchema
-  extends JobsTables, AccountsTables, VaultTables, VpcTables, IntegrationsTables, DataServicesTables {}
+  extends
+    JobsTables,
+    AccountsTables,
+    VaultTables,
+    VpcTables,
+    IntegrationsTables,
+    DataServicesTables,
+    UsageTables,
+    BillingTables,
+    PlatformEventsTables {}

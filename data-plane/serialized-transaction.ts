@@ -2,6 +2,18 @@ import { sql, type Transaction } from 'kysely';
 import type { DataPlane } from './data-plane.js';
 import type { DataPlaneSchema } from './schema.js';
 
+/**
+ * The classes of serialised decisions, in one place so two never share a number (they would
+ * wait on each other for nothing).
+ */
+export const LOCK_CLASSES = {
+  cidrClaims: 0x0c1d,
+  membership: 0x0c1e,
+  invitations: 0x0c1f,
+  quotaClaims: 0x0c20,
+  eventLog: 0x0c2e,
+} as const;
+
 /** A lock of a class of decisions (VPC claims, membership changes) for one key (an organization). */
 export interface SerializationLock {
   /** Distinguishes the classes of decisions, so different classes never wait on each other. */

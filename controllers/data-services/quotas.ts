@@ -5,14 +5,14 @@
  */
 import type { QuotasConfig } from '../../config/quotas.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
-import { serializedTransaction } from '../../data-plane/serialized-transaction.js';
+import { LOCK_CLASSES, serializedTransaction } from '../../data-plane/serialized-transaction.js';
 import type { DatabaseEngineName } from '../../crds/data-services.js';
 import { sizedByMemory } from './engine.js';
 
 export type QuotaName = 'databases' | 'database_storage_gb' | 'nfs_shares' | 'nfs_storage_gb' | 'backups';
 
 /** The first key of the advisory lock: the class "quota claims". */
-const QUOTA_LOCK_CLASS = 0x0c1e;
+const QUOTA_LOCK_CLASS = LOCK_CLASSES.quotaClaims;
 
 export function quotaLimit(config: QuotasConfig, quota: QuotaName): number | null {
   switch (quota) {

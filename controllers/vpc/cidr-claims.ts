@@ -9,13 +9,13 @@
  * runs.
  */
 import type { Transaction } from 'kysely';
-import { serializedTransaction } from '../../data-plane/serialized-transaction.js';
+import { LOCK_CLASSES, serializedTransaction } from '../../data-plane/serialized-transaction.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { DataPlaneSchema, VpcCidrClaimsTable } from '../../data-plane/schema.js';
 import { overlaps, parseCidr, type Cidr } from './ipam.js';
 
 /** The first key of the two-key advisory lock: the class "VPC CIDR claims". */
-const ADVISORY_LOCK_CLASS = 0x0c1d;
+const ADVISORY_LOCK_CLASS = LOCK_CLASSES.cidrClaims;
 
 export type CidrClaim = VpcCidrClaimsTable;
 

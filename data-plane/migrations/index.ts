@@ -10,6 +10,9 @@ import * as integrationEvents from './0008_integration_events.js';
 import * as integrationVerification from './0009_integration_verification.js';
 import * as organizationTeams from './0010_organization_teams.js';
 import * as dataServices from './0011_data_services.js';
+import * as usageAggregates from './0012_usage_aggregates.js';
+import * as meterEvents from './0013_meter_events.js';
+import * as platformEvents from './0014_platform_events.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -30,4 +33,7 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0009_integration_verification', up: integrationVerification.up },
   { name: '0010_organization_teams', up: organizationTeams.up },
   { name: '0011_data_services', up: dataServices.up },
+  { name: '0012_usage_aggregates', up: usageAggregates.up },
+  { name: '0013_meter_events', up: meterEvents.up },
+  { name: '0014_platform_events', up: platformEvents.up },
 ];

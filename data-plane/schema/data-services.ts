@@ -28,4 +28,6 @@ export interface UsageSamplesTable {
   hour: string;
   quantity: number;
   recorded_at: string;
+  /** The resource's plan or tier where its price depends on it (a streaming cluster's tier); added by 0012. */
+  plan: string | null;
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { WebSocket } from 'ws';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
@@ -164,6 +165,32 @@ describe('cloudplane serve, as a process', () => {
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
+  });
+
+  it("streams its organization's events over a WebSocket at /v1/events/stream", async () => {
+    const token = await signIn('streamer@example.com');
+    const socket = new WebSocket(`${started.url.replace(/^http/, 'ws')}/v1/events/stream`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const messages: Record<string, unknown>[] = [];
+    socket.on('message', (raw) => messages.push(JSON.parse(String(raw)) as Record<string, unknown>));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    socket.send(JSON.stringify({ subscribe: ['vpc.created'] }));
+    const created = await fetch(`${started.url}/api/v1/vpcs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'streamed', cidr_block: '10.42.0.0/16', region: 'us-east-1' }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const event = await eventually(() => {
+      const found = messages.find((message) => message.type === 'vpc.created');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(event).toMatchObject({ specversion: '1.0', type: 'vpc.created' });
+    expect(JSON.stringify(event)).toContain(id);
+    socket.close();
   });
 
   it('stops cleanly on SIGTERM', async () => {

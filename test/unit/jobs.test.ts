@@ -36,12 +36,12 @@ describe('background jobs', () => {
   it.each([
     {
       name: 'usage-aggregation',
-      summary: {
-        window: { start: '2024-05-01T01:00:00.000Z', end: '2024-05-01T02:00:00.000Z' },
-        aggregated: {},
-      },
+      summary: { hours: 0, samples: 0, late_samples: 0, window: null },
     },
-    { name: 'meter-sync', summary: { day: '2024-04-30', meters: {} } },
+    {
+      name: 'meter-sync',
+      summary: { day: '2024-04-30', sent: 0, skipped_existing: 0, too_old: 0, revisions: 0, decreased: 0 },
+    },
     {
       name: 'garbage-collection',
       summary: {
