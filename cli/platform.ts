@@ -34,6 +34,7 @@ import { databaseRoutes } from '../apiserver/routes/data-services/databases.js';
 import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js';
 import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
 import { eventTicketRoutes } from '../apiserver/routes/events/tickets.js';
+import { gcReportRoutes } from '../apiserver/routes/gc/reports.js';
 import { usageRoutes } from '../apiserver/routes/usage/usage.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
 import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
@@ -177,6 +178,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     quotas: config.quotas,
     workloadsConfig: config.workloads,
     usageConfig: config.jobs.usage,
+    platformAdmins: config.accounts.platformAdmins,
   } satisfies AreaServices;
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
@@ -205,6 +207,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         quotaRoutes,
         usageRoutes,
         eventTicketRoutes,
+        gcReportRoutes,
         ...(deps.extraRoutes ?? []),
       ],
       mounts: [

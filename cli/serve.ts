@@ -70,7 +70,14 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
 
   const scheduler = createScheduler({
     jobs: JOBS,
-    deps: { database, config: config.jobs, logger, metrics },
+    deps: {
+      database,
+      config: config.jobs,
+      logger,
+      metrics,
+      store,
+      workloadsDir: config.workloads.runtime === 'local' ? config.workloads.dir : undefined,
+    },
   });
   scheduler.start();
   const eventDelivery = platform.startEventDelivery();

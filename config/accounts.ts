@@ -1,4 +1,4 @@
-import { integer, type Env } from './env.js';
+import { commaList, ConfigError, integer, type Env } from './env.js';
 
 /** Token lifetimes and login lock-out thresholds. */
 export interface AccountsConfig {
@@ -10,6 +10,18 @@ export interface AccountsConfig {
   loginMaxFailuresPerAddress: number;
   /** Both the window failures are counted in and how long a lock-out lasts. */
   loginLockoutSeconds: number;
+  /**
+   * E-mail addresses (lower-case) of the platform's operators, who may read what spans every
+   * organization, such as the garbage collection reports.
+   */
+  platformAdmins: string[];
+}
+
+function emailList(env: Env, name: string): string[] {
+  const emails = commaList(env[name]).map((email) => email.toLowerCase());
+  const malformed = emails.find((email) => !/^[^@\s]+@[^@\s]+$/.test(email));
+  if (malformed !== undefined) throw new ConfigError(name, 'comma-separated e-mail addresses', malformed);
+  return emails;
 }
 
 export function accountsConfig(env: Env): AccountsConfig {
@@ -19,5 +31,6 @@ export function accountsConfig(env: Env): AccountsConfig {
     loginMaxFailures: integer(env, 'CLOUDPLANE_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginMaxFailuresPerAddress: integer(env, 'CLOUDPLANE_LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1, 100_000),
     loginLockoutSeconds: integer(env, 'CLOUDPLANE_LOGIN_LOCKOUT_SECONDS', 900, 60, 86_400),
+    platformAdmins: emailList(env, 'CLOUDPLANE_PLATFORM_ADMINS'),
   };
 }

@@ -12,6 +12,7 @@ import type { AccountsTables } from './schema/accounts.js';
 import type { BillingTables } from './schema/billing.js';
 import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
+import type { GcTables } from './schema/gc.js';
 import type { UsageTables } from './schema/usage.js';
 import type { IntegrationsTables } from './schema/integrations.js';
 import type { JobsTables } from './schema/jobs.js';
@@ -23,6 +24,7 @@ export type * from './schema/billing.js';
 export type * from './schema/events.js';
 export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
+export type * from './schema/gc.js';
 export type * from './schema/usage.js';
 export type * from './schema/integrations.js';
 export type * from './schema/jobs.js';
@@ -39,4 +41,5 @@ export interface DataPlaneSchema
     DataServicesTables,
     UsageTables,
     BillingTables,
-    PlatformEventsTables {}
+    PlatformEventsTables,
+    GcTables {}

@@ -58,6 +58,8 @@ async function runRecorded(job: JobDefinition, deps: JobDeps, trigger: JobTrigge
       logger,
       now,
       signal: deps.signal ?? new AbortController().signal,
+      store: deps.store,
+      workloadsDir: deps.workloadsDir,
     });
     finished = { ...started, finishedAt: now().toISOString(), outcome: 'succeeded', summary };
     await recordRunFinish(deps.database, finished);

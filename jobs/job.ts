@@ -1,4 +1,5 @@
 import type { JobsConfig } from '../config/jobs.js';
+import type { ObjectStore } from '../control-plane/types.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { JobOutcome, JobTrigger } from '../data-plane/schema.js';
 import type { Logger } from '../observability/logger.js';
@@ -14,6 +15,13 @@ export interface JobContext {
   now: () => Date;
   /** Aborted when the process is stopping; a long body checks it between steps. */
   signal: AbortSignal;
+  /**
+   * The control plane, when the process reaches one. A CronJob without cluster access has none:
+   * what needs the objects is skipped, and the run says so.
+   */
+  store?: ObjectStore | undefined;
+  /** Where the local workload runtime keeps its directories, when this process runs it. */
+  workloadsDir?: string | undefined;
 }
 
 /** A background job: its cron schedule (UTC) and its body, which returns the run's summary. */
@@ -32,6 +40,8 @@ export interface JobDeps {
   metrics?: Metrics | undefined;
   now?: (() => Date) | undefined;
   signal?: AbortSignal | undefined;
+  store?: ObjectStore | undefined;
+  workloadsDir?: string | undefined;
 }
 
 /** One run as recorded in `job_runs`. */

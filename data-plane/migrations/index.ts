@@ -13,6 +13,7 @@ import * as dataServices from './0011_data_services.js';
 import * as usageAggregates from './0012_usage_aggregates.js';
 import * as meterEvents from './0013_meter_events.js';
 import * as platformEvents from './0014_platform_events.js';
+import * as gcReports from './0015_gc_reports.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0012_usage_aggregates', up: usageAggregates.up },
   { name: '0013_meter_events', up: meterEvents.up },
   { name: '0014_platform_events', up: platformEvents.up },
+  { name: '0015_gc_reports', up: gcReports.up },
 ];

@@ -1,4 +1,5 @@
 import { organizationOfNamespace } from '../../accounts/organizations.js';
+import { BACKUP, DATABASE, NFS_SHARE } from '../../crds/data-services.js';
 import { INTEGRATION } from '../../crds/integration.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import { VPC } from '../../crds/vpc.js';
@@ -13,9 +14,19 @@ const SUBJECTS: Readonly<Record<string, string>> = {
   Vpc: 'vpc',
   VaultCluster: 'vault_cluster',
   Integration: 'integration',
+  Database: 'database',
+  NfsShare: 'nfs_share',
+  Backup: 'backup',
 };
 
-const FOLLOWED_KINDS: readonly ResourceType[] = [VPC, VAULT_CLUSTER, INTEGRATION];
+const FOLLOWED_KINDS: readonly ResourceType[] = [
+  VPC,
+  VAULT_CLUSTER,
+  INTEGRATION,
+  DATABASE,
+  NFS_SHARE,
+  BACKUP,
+];
 
 export interface BridgeEvent {
   type: PlatformEventType;
@@ -70,7 +81,8 @@ export interface EventBridge {
 }
 
 /**
- * Publishes the catalogue events of VPCs, vault clusters and integrations as their objects
+ * Publishes the catalogue events of VPCs, vault clusters, integrations, databases, shares and
+ * backups as their objects
  * change, whoever changed them (the REST API, kubectl, a controller). Run it once per platform
  * (in the leading operator, or in serve): each replica would publish every change again. What
  * exists when it starts is not announced again; changes while no bridge ran are not replayed.

@@ -75,6 +75,26 @@ describe('eventsForChange', () => {
       resource('Integration', { phase: 'error' }),
       ['integration.error'],
     ],
+    [
+      'a database becoming available',
+      resource('Database', { phase: 'provisioning' }),
+      resource('Database', { phase: 'available' }),
+      ['database.available'],
+    ],
+    [
+      'a database whose server went away',
+      resource('Database', { phase: 'available' }),
+      resource('Database', { phase: 'degraded' }),
+      ['database.degraded'],
+    ],
+    ['a database only recorded', resource('Database', {}), resource('Database', { phase: 'recorded' }), []],
+    [
+      'a backup completing',
+      resource('Backup', { phase: 'running' }),
+      resource('Backup', { phase: 'completed' }),
+      ['backup.completed'],
+    ],
+    ['a new share', undefined, resource('NfsShare'), ['nfs_share.created']],
     ['a kind the bridge does not follow', undefined, resource('Subnet'), []],
   ])('%s', (_case, previous, current, types) => {
     expect(eventsForChange(previous, current).map((event) => event.type)).toEqual(types);

@@ -79,7 +79,7 @@ describe('garbage-collection job', () => {
       );
 
       expect(run?.outcome).toBe('succeeded');
-      expect(run?.summary).toEqual({
+      expect(run?.summary).toMatchObject({
         dryRun: config.garbageCollection.dryRun,
         retentionDays: config.garbageCollection.retentionDays,
         cutoff: daysAgo(config.garbageCollection.retentionDays),
