@@ -43,6 +43,7 @@ export const USAGE_METERS = [
   'nfs.gb_hours',
   'backup.storage_gb_hours',
   'vault.secret_hours',
+  'vpc.nat_gateway_hours',
 ] as const;
 
 /** A month of the defaults' monthly rates: 730 hours, the usual cloud convention. */
@@ -61,6 +62,8 @@ export const DEFAULT_PRICE_LIST: PriceList = {
     'backup.storage_gb_hours': { cents: 5, per: MONTH_HOURS },
     'vault.secret_hours': { cents: 40, per: MONTH_HOURS },
     'streaming.transfer_cross_region_gb': { cents: 2, per: 1 },
+    // 4.5 cents an hour, as NAT gateways are commonly priced.
+    'vpc.nat_gateway_hours': { cents: 45, per: 10 },
   },
   streamingTiers: {
     starter: { monthlyCents: 2900, includedStorageGb: 10, overageCentsPerGbMonth: 10 },

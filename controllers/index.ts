@@ -32,7 +32,11 @@ export interface ControllerServices {
 export function platformControllers(services: ControllerServices): ControllerDefinition[] {
   return [
     ...vpcControllers(services.vpc, services.database),
-    vaultClusterController({ engine: services.vault, apiAddress: services.vaultApiAddress }),
+    vaultClusterController({
+      engine: services.vault,
+      database: services.database,
+      apiAddress: services.vaultApiAddress,
+    }),
     integrationController(services.integrations),
     ...dataServiceControllers({
       runtime: services.workloads,

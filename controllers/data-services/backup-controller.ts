@@ -17,7 +17,7 @@ import { backupStatus, expiresAt } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
 import { restIdOf, workloadIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
-import { recordUsage } from './usage-samples.js';
+import { recordUsage } from '../runtime/usage-samples.js';
 import { databaseWorkload, shareWorkload } from './workloads-of.js';
 
 const GIGABYTE = 1024 ** 3;

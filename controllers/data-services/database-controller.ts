@@ -37,7 +37,7 @@ import {
 import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
 import { objectNameOf, restIdOf } from './ids.js';
 import { claimQuota, databaseQuotaAmounts, quotaExceededMessage, releaseQuota } from './quotas.js';
-import { recordUsage } from './usage-samples.js';
+import { recordUsage } from '../runtime/usage-samples.js';
 import { databaseWorkload } from './workloads-of.js';
 
 export interface DataServicesControllerOptions {

@@ -9,7 +9,7 @@ import { shareStatus } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
 import { restIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota, shareQuotaAmounts } from './quotas.js';
-import { recordUsage } from './usage-samples.js';
+import { recordUsage } from '../runtime/usage-samples.js';
 import { shareWorkload } from './workloads-of.js';
 
 /**

@@ -3,6 +3,8 @@ import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
+import { recordUsage } from '../runtime/usage-samples.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
 import { DEFAULT_SHARES, DEFAULT_THRESHOLD, desiredStatus, specProblem } from './engine.js';
 import { VAULT_ENGINE_VERSION, vaultClusterId, type VaultEngine } from '../../vault/vault-engine.js';
 
@@ -11,6 +13,8 @@ export const VAULT_DATA_FINALIZER = 'cloudplane.dev/vault-data';
 
 export interface VaultClusterControllerOptions {
   engine: VaultEngine;
+  /** Where hourly usage samples (secrets held) are written. */
+  database: DataPlane;
   /** Where the cluster's Vault-compatible API answers. */
   apiAddress(namespace: string, name: string): string;
   /** How often usage counts and seal state are refreshed. Default 30 s. */
@@ -70,6 +74,23 @@ export function vaultClusterController(options: VaultClusterControllerOptions): 
     const handle = engine.forCluster(clusterId);
     const sealed = initialized ? !(await handle.autoUnseal()) : true;
     const usage = initialized ? await handle.usage() : { totalSecrets: 0, storageBytes: 0 };
+    if (initialized) {
+      await recordUsage(
+        options.database,
+        [
+          {
+            organization: namespace ?? '',
+            meter: 'vault.secret_hours',
+            unit: 'secret-hour',
+            resourceType: 'vault_cluster',
+            resourceId: name,
+            resourceName: cluster.spec?.name ?? name,
+            quantity: usage.totalSecrets,
+          },
+        ],
+        clock.now(),
+      );
+    }
     await writeStatusIfChanged(
       store,
       VAULT_CLUSTER,

@@ -7,6 +7,7 @@ import type { DataPlane } from '../../data-plane/data-plane.js';
 import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet } from '../../crds/vpc.js';
 import type { ControllerDefinition } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
+import { recordUsage } from '../runtime/usage-samples.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
 import { AllocationInUseError, allocatePublicIp, PoolExhaustedError, releasePublicIp } from './public-ips.js';
 
@@ -40,6 +41,22 @@ export function natGatewayController(config: VpcConfig, database: DataPlane): Co
               natGatewayId: name,
               allocationId: spec.allocationId,
             },
+            context.clock.now(),
+          );
+          // A gateway holding an address is billed by the hour; the sample of an hour counts once.
+          await recordUsage(
+            database,
+            [
+              {
+                organization: namespace!,
+                meter: 'vpc.nat_gateway_hours',
+                unit: 'gateway-hour',
+                resourceType: 'nat_gateway',
+                resourceId: name,
+                resourceName: name,
+                quantity: 1,
+              },
+            ],
             context.clock.now(),
           );
           return { publicIp: allocation.address, allocationId: allocation.allocation_id };

@@ -58,7 +58,13 @@ describe.skipIf(!available)('kubectl with Databases', () => {
       logger,
     });
     runner = new ControllerRunner({ store: server.store, logger, metrics: createMetrics() });
-    runner.register(vaultClusterController({ engine: vault.engine, apiAddress: () => 'https://vault.test' }));
+    runner.register(
+      vaultClusterController({
+        engine: vault.engine,
+        database: vault.sqlite.database,
+        apiAddress: () => 'https://vault.test',
+      }),
+    );
     for (const controller of dataServiceControllers({
       runtime,
       vault: vault.engine,

@@ -48,6 +48,7 @@ describe.skipIf(!available)('kubectl with VaultClusters', () => {
     runner.register(
       vaultClusterController({
         engine: vault.engine,
+        database: vault.sqlite.database,
         apiAddress: (namespace, name) => `https://vault.test/${namespace}/${name}`,
       }),
     );

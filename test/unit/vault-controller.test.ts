@@ -49,6 +49,7 @@ describe('VaultCluster controller', () => {
     runner.register(
       vaultClusterController({
         engine: vault.engine,
+        database: vault.sqlite.database,
         apiAddress: (namespace, name) => `http://vault.test/${namespace}/${name}`,
         refreshIntervalMs: 30_000,
       }),
@@ -80,6 +81,14 @@ describe('VaultCluster controller', () => {
       storageUsedMb: 0,
       conditions: [{ type: 'Ready', status: 'True', reason: 'Unsealed', observedGeneration: 1 }],
     });
+    const samples = await vault.sqlite.database.kysely
+      .selectFrom('usage_samples')
+      .select(['meter', 'resource_type', 'resource_id', 'quantity'])
+      .where('resource_id', '=', 'auto')
+      .execute();
+    expect(samples).toEqual([
+      { meter: 'vault.secret_hours', resource_type: 'vault_cluster', resource_id: 'auto', quantity: 0 },
+    ]);
   });
 
   it('leaves a kubectl-applied Shamir cluster uninitialised and sealed, saying to use the REST API', async () => {
