@@ -9,7 +9,7 @@ import {
   NETWORK_ACL,
 } from '../../crds/vpc.js';
 import { createLogger } from '../../observability/logger.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { registerAndSignIn, signIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
@@ -304,7 +304,9 @@ describe('parts of a VPC', () => {
       expect.objectContaining({ id }),
     );
     await gc({ ...app.config.jobs, garbageCollection: { dryRun: false, retentionDays: 30 } });
-    expect((await call('GET', '/api/v1/vpcs?status=deleted')).body).toEqual([]);
+    // A month later the session has expired too, and garbage collection removed it: sign in again.
+    const { token } = await signIn(app, owner.email, owner.password);
+    expect((await call('GET', '/api/v1/vpcs?status=deleted', undefined, token)).body).toEqual([]);
   });
 });
 
