@@ -100,7 +100,7 @@ export async function attachEventStream(server: Server, deps: EventStreamDepende
     sockets.handleUpgrade(request, socket, head, (client) => {
       const clientLogger = logger.child({ requestId, organizationId: caller.organizationId });
       clientLogger.debug({ principal: caller.principalKind }, 'event stream opened');
-      serveStreamClient(client, caller.organizationId, {
+      serveStreamClient(client, caller, {
         database: deps.database,
         feed,
         now: deps.now,

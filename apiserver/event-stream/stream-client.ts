@@ -3,6 +3,7 @@
  * organization's matching events as the feed reads them, with heartbeats between. A client that
  * does not keep up is closed rather than buffered for without bound.
  */
+import { scopesRead } from './event-scopes.js';
 import type WebSocket from 'ws';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { PlatformEventsTable } from '../../data-plane/schema.js';
@@ -51,9 +52,10 @@ const OPEN = 1;
 
 export function serveStreamClient(
   socket: StreamSocket,
-  organizationId: string,
+  caller: { organizationId: string; scopes: readonly string[] },
   context: StreamClientContext,
 ): void {
+  const { organizationId } = caller;
   const { feed, limits, logger } = context;
   let subscribed = false;
   let closed = false;
@@ -91,7 +93,9 @@ export function serveStreamClient(
 
   async function start(subscription: Subscription): Promise<void> {
     const selected = (event: PlatformEventsTable) =>
-      event.organization_id === organizationId && subscriptionSelects(subscription, event.type);
+      event.organization_id === organizationId &&
+      scopesRead(caller.scopes, event.type) &&
+      subscriptionSelects(subscription, event.type);
     const replayUpTo = feed.latest();
     const after = Math.max(subscription.since ?? replayUpTo, replayUpTo);
     const pending: PlatformEventsTable[] = [];

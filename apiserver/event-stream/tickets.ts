@@ -22,6 +22,7 @@ export interface TicketHolder {
   organizationId: string;
   principalKind: string;
   principalId: string;
+  scopes: readonly string[];
 }
 
 function hashOf(ticket: string): string {
@@ -47,6 +48,7 @@ export async function issueTicket(
       organization_id: principal.organizationId,
       principal_kind: principal.kind,
       principal_id: principal.id,
+      scopes: JSON.stringify(principal.scopes),
       created_at: now.toISOString(),
       expires_at: expiresAt.toISOString(),
     })
@@ -63,12 +65,13 @@ export async function redeemTicket(
   const row = await database.kysely
     .deleteFrom('event_stream_tickets')
     .where('ticket_hash', '=', hashOf(ticket))
-    .returning(['organization_id', 'principal_kind', 'principal_id', 'expires_at'])
+    .returning(['organization_id', 'principal_kind', 'principal_id', 'scopes', 'expires_at'])
     .executeTakeFirst();
   if (!row || row.expires_at <= now.toISOString()) return undefined;
   return {
     organizationId: row.organization_id,
     principalKind: row.principal_kind,
     principalId: row.principal_id,
+    scopes: JSON.parse(row.scopes) as string[],
   };
 }

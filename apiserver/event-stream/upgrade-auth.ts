@@ -12,6 +12,8 @@ export interface StreamCaller {
   organizationId: string;
   principalKind: string;
   principalId: string;
+  /** The stream shows only the events these scopes read. */
+  scopes: readonly string[];
 }
 
 export interface UpgradeAuthDependencies {
@@ -58,5 +60,6 @@ export async function authenticateUpgrade(
     organizationId: principal.organizationId,
     principalKind: principal.kind,
     principalId: principal.id,
+    scopes: principal.scopes,
   };
 }

@@ -31,6 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('organization_id', 'text', (column) => column.notNull())
     .addColumn('principal_kind', 'text', (column) => column.notNull())
     .addColumn('principal_id', 'text', (column) => column.notNull())
+    /** JSON array: the stream shows the holder only the events its scopes read. */
+    .addColumn('scopes', 'text', (column) => column.notNull())
     .addColumn('created_at', 'text', (column) => column.notNull())
     .addColumn('expires_at', 'text', (column) => column.notNull())
     .execute();

@@ -25,6 +25,8 @@ export interface EventStreamTicketsTable {
   organization_id: string;
   principal_kind: string;
   principal_id: string;
+  /** JSON array of the holder's scopes. */
+  scopes: string;
   created_at: string;
   expires_at: string;
 }

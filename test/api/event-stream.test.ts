@@ -129,6 +129,16 @@ async function createVpc(account: TestAccount, cidr: string, platform = app): Pr
   return ((await response.json()) as { id: string }).id;
 }
 
+/** An API key of Alice's with these scopes only. */
+async function aliceKey(scopes: string[]): Promise<string> {
+  const response = await app.call('POST', '/v1/auth/api-keys', {
+    token: alice.token,
+    body: { name: 'narrow', scopes },
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { data: { key: string } }).data.key;
+}
+
 async function ticketFor(
   account: TestAccount,
   platform = app,
@@ -244,6 +254,20 @@ describe('GET /v1/events/stream', () => {
     expect(closed.reason).toContain(reason);
   });
 
+  it('shows a credential only the families its scopes read, as the REST API would', async () => {
+    const key = await aliceKey(['vault:read']);
+    const narrow = await connect({ headers: { 'x-api-key': key } });
+    narrow.socket.send(JSON.stringify({ subscribe: ['*'] }));
+    const wide = await subscribe(alice, { subscribe: ['*'] });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await createVpc(alice, '10.97.0.0/16');
+    await eventually(() => expect(wide.events().map((message) => message.type)).toContain('vpc.created'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(narrow.events()).toEqual([]);
+    narrow.socket.close();
+    wide.socket.close();
+  });
+
   it('closes a client with 1013 when too much is waiting for it', async () => {
     for (let i = 0; i < 3; i++) {
       await publishEvent(
@@ -272,18 +296,22 @@ describe('GET /v1/events/stream', () => {
       listen: () => () => undefined,
       stop: async () => {},
     };
-    serveStreamClient(slow as unknown as StreamSocket, 'org_slowclient', {
-      database: app.database,
-      feed,
-      now: () => app.clock.now(),
-      logger: createLogger('silent'),
-      limits: {
-        heartbeatIntervalMs: 60_000,
-        subscribeTimeoutMs: 60_000,
-        maxBufferedBytes: 1_500,
-        maxPendingEvents: 10,
+    serveStreamClient(
+      slow as unknown as StreamSocket,
+      { organizationId: 'org_slowclient', scopes: ['*'] },
+      {
+        database: app.database,
+        feed,
+        now: () => app.clock.now(),
+        logger: createLogger('silent'),
+        limits: {
+          heartbeatIntervalMs: 60_000,
+          subscribeTimeoutMs: 60_000,
+          maxBufferedBytes: 1_500,
+          maxPendingEvents: 10,
+        },
       },
-    });
+    );
     messageHandler!(Buffer.from(JSON.stringify({ subscribe: ['*'], since: '0' })), false);
     await eventually(() => expect(closes).toHaveLength(1));
     expect(sent).toHaveLength(2);

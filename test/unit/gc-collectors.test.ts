@@ -143,6 +143,7 @@ describe('garbage collectors', () => {
       organization_id: 'org_a',
       principal_kind: 'user',
       principal_id: 'u1',
+      scopes: '["*"]',
       created_at: ago(2 * HOUR_MS),
       expires_at: expires,
     });
