@@ -18,7 +18,14 @@ import { artifactOf, backupFile } from './backup-files.js';
 import { runCommand } from './commands.js';
 import type { LocalEngine, LocalEngineOptions } from './engine.js';
 import { privateMariadb } from './private-mariadb.js';
-import { installedProgram, numericVersion, tenantName, versionCovers } from './sql-names.js';
+import {
+  advertisedHostOf,
+  installedProgram,
+  numericVersion,
+  tenantAccess,
+  tenantName,
+  versionCovers,
+} from './sql-names.js';
 
 /** A tenant cannot take more than a sixth of a default server's 151 connections. */
 const USER_CONNECTION_LIMIT = 25;
@@ -67,10 +74,6 @@ function configuredServer(adminUrl: string): ServerSource {
 function privateServer(config: WorkloadsConfig, logger: Logger): ServerSource | undefined {
   const server = privateMariadb(path.join(config.dir, 'mariadb'), logger);
   return server && { admin: () => server.start(), stop: () => server.stop() };
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 interface ServerErrorFields {
@@ -182,7 +185,7 @@ export function mysqlEngine({ config, logger }: LocalEngineOptions): LocalEngine
         pool,
         host: login.host,
         port: login.port,
-        advertisedHost: isLoopback(login.host) ? config.advertisedHost : login.host,
+        advertisedHost: advertisedHostOf(config.advertisedHost, login.host),
         version: numericVersion(String(rows[0]!.version)),
       };
     } catch (error) {
@@ -280,19 +283,12 @@ export function mysqlEngine({ config, logger }: LocalEngineOptions): LocalEngine
       'SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) AS size FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?',
       [name],
     );
-    const host = admin.advertisedHost.includes(':') ? `[${admin.advertisedHost}]` : admin.advertisedHost;
     return {
       realization: 'real',
       state: 'ready',
       version: admin.version,
       storageUsedBytes: Number(rows[0]!.size),
-      access: {
-        host: admin.advertisedHost,
-        port: admin.port,
-        username: name,
-        database: name,
-        connectionString: `mysql://${encodeURIComponent(name)}:${encodeURIComponent(password)}@${host}:${admin.port}/${encodeURIComponent(name)}`,
-      },
+      access: tenantAccess('mysql', admin, name, password),
     };
   }
 

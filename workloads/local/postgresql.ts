@@ -21,7 +21,7 @@ import { artifactOf, backupFile } from './backup-files.js';
 import { runCommand } from './commands.js';
 import type { LocalEngine, LocalEngineOptions } from './engine.js';
 import { privatePostgres } from './private-postgres.js';
-import { installedProgram, numericVersion, tenantName } from './sql-names.js';
+import { advertisedHostOf, installedProgram, numericVersion, tenantAccess, tenantName } from './sql-names.js';
 
 /** A tenant cannot take more than a quarter of a default server's 100 connections. */
 const ROLE_CONNECTION_LIMIT = 25;
@@ -73,15 +73,6 @@ function privateServer(config: WorkloadsConfig, logger: Logger): ServerSource {
     },
     stop: () => server.stop(),
   };
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
-/** A server on this machine is advertised by the machine's name; another keeps its own. */
-function advertisedHostOf(config: WorkloadsConfig, host: string): string {
-  return isLoopback(host) ? config.advertisedHost : host;
 }
 
 /** The server's own words when it answered, "not reachable" when it did not. */
@@ -204,7 +195,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
         pool,
         host: admin.host,
         port: admin.port,
-        advertisedHost: advertisedHostOf(config, admin.host),
+        advertisedHost: advertisedHostOf(config.advertisedHost, admin.host),
         version: numericVersion(rows[0]!.server_version),
         passwordsChecked: admin.passwordsChecked,
       };
@@ -320,19 +311,12 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
         );
       }
     }
-    const host = admin.advertisedHost.includes(':') ? `[${admin.advertisedHost}]` : admin.advertisedHost;
     return {
       realization: 'real',
       state: 'ready',
       version: admin.version,
       storageUsedBytes: Number(size),
-      access: {
-        host: admin.advertisedHost,
-        port: admin.port,
-        username: name,
-        database: name,
-        connectionString: `postgresql://${encodeURIComponent(name)}:${encodeURIComponent(password)}@${host}:${admin.port}/${encodeURIComponent(name)}`,
-      },
+      access: tenantAccess('postgresql', admin, name, password),
     };
   }
 

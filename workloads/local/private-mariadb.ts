@@ -19,23 +19,13 @@ import {
   prepareServerDir,
   rememberedPort,
   type SystemUser,
+  type PrivateServer,
+  type ServerLogin,
 } from './private-server.js';
 import { installedProgram } from './sql-names.js';
 
-/** How the platform logs in to its private server. */
-export interface MariadbAdmin {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-}
-
-export interface PrivateMariadb {
-  /** Initialises the data directory on first use and starts the server; the same answer until `stop`. */
-  start(): Promise<MariadbAdmin>;
-  /** Stops the server if `start` brought it up (or adopted it). */
-  stop(): Promise<void>;
-}
+export type MariadbAdmin = ServerLogin;
+export type PrivateMariadb = PrivateServer;
 
 const ADMIN_USER = 'cloudplane';
 const HOST = '127.0.0.1';

@@ -20,22 +20,12 @@ import {
   rememberedPort,
   systemUserIds,
   type SystemUser,
+  type PrivateServer,
+  type ServerLogin,
 } from './private-server.js';
 
-/** How the platform logs in to its private server. */
-export interface PostgresSuperuser {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-}
-
-export interface PrivatePostgres {
-  /** Initialises the data directory on first use and starts the server; the same answer until `stop`. */
-  start(): Promise<PostgresSuperuser>;
-  /** Stops the server if `start` brought it up (or adopted it). */
-  stop(): Promise<void>;
-}
+export type PostgresSuperuser = ServerLogin;
+export type PrivatePostgres = PrivateServer;
 
 const SUPERUSER = 'cloudplane';
 const HOST = '127.0.0.1';

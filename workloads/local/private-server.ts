@@ -11,6 +11,21 @@ import { WorkloadError } from '../runtime.js';
 export const SERVER_UNAVAILABLE = 'ServerUnavailable';
 const HOST = '127.0.0.1';
 
+/** How the platform logs in to one of its private servers. */
+export interface ServerLogin {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}
+
+/** A private server: initialised on first use, the same login until `stop`. */
+export interface PrivateServer {
+  start(): Promise<ServerLogin>;
+  /** Stops the server if `start` brought it up (or adopted it). */
+  stop(): Promise<void>;
+}
+
 export interface SystemUser {
   uid: number;
   gid: number;

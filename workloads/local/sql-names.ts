@@ -4,7 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { WorkloadError } from '../runtime.js';
+import { WorkloadError, type DatabaseAccess } from '../runtime.js';
 
 /**
  * The role (user) and database name of a workload: its id as is. Ids are `db_` and hex, so this
@@ -52,4 +52,28 @@ export function installedProgram(
     }
   }
   return undefined;
+}
+
+/** A server on this machine is advertised by the machine's name; another keeps its own. */
+export function advertisedHostOf(machineName: string, serverHost: string): string {
+  const loopback = serverHost === 'localhost' || serverHost === '::1' || /^127\./.test(serverHost);
+  return loopback ? machineName : serverHost;
+}
+
+/** How a tenant reaches its database: the role and database are both named after the workload. */
+export function tenantAccess(
+  scheme: 'postgresql' | 'mysql',
+  server: { advertisedHost: string; port: number },
+  name: string,
+  password: string,
+): DatabaseAccess {
+  const host = server.advertisedHost.includes(':') ? `[${server.advertisedHost}]` : server.advertisedHost;
+  const user = encodeURIComponent(name);
+  return {
+    host: server.advertisedHost,
+    port: server.port,
+    username: name,
+    database: name,
+    connectionString: `${scheme}://${user}:${encodeURIComponent(password)}@${host}:${server.port}/${user}`,
+  };
 }
