@@ -63,11 +63,26 @@ export async function managedVaultReady(
   return vault.forCluster(clusterId).autoUnseal();
 }
 
+/**
+ * What this process last wrote or read of each database's secret. The controllers own these
+ * secrets, so a refresh every 30 s need not decrypt one again and add a vault audit entry each
+ * time; another process (a new leader) reads the vault once.
+ */
+const known = new WeakMap<VaultEngine, Map<string, StoredCredentials>>();
+
+function knownOf(vault: VaultEngine): Map<string, StoredCredentials> {
+  let entries = known.get(vault);
+  if (!entries) known.set(vault, (entries = new Map()));
+  return entries;
+}
+
 export async function readCredentials(
   vault: VaultEngine,
   namespace: string,
   databaseId: string,
 ): Promise<StoredCredentials | undefined> {
+  const cached = knownOf(vault).get(`${namespace}/${databaseId}`);
+  if (cached) return cached;
   const path = credentialsPath(databaseId);
   const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
   try {
@@ -77,7 +92,10 @@ export async function readCredentials(
       (operations) => operations.kv.read(path),
     );
     const password = secret.data.password;
-    return typeof password === 'string' ? { password, version: secret.metadata.version } : undefined;
+    if (typeof password !== 'string') return undefined;
+    const stored = { password, version: secret.metadata.version };
+    knownOf(vault).set(`${namespace}/${databaseId}`, stored);
+    return stored;
   } catch (error) {
     if (error instanceof VaultError && error.kind === 'not_found') return undefined;
     throw error;
@@ -107,6 +125,7 @@ export async function writeCredentials(
         password,
       }),
   );
+  knownOf(vault).set(`${namespace}/${databaseId}`, { password, version: written.version });
   return written.version;
 }
 
@@ -116,6 +135,7 @@ export async function removeCredentials(
   namespace: string,
   databaseId: string,
 ): Promise<void> {
+  knownOf(vault).delete(`${namespace}/${databaseId}`);
   const clusterId = vaultClusterId(namespace, MANAGED_VAULT_CLUSTER);
   if (!(await vault.isInitialized(clusterId))) return;
   const path = credentialsPath(databaseId);
