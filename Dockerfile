@@ -4,14 +4,17 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles its native module when no prebuilt binary matches the platform.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
+  && apt-get install -y --no-install-recommends python3 make g++ unzip \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # Scripts stay off here because `prepare` builds and the sources are not copied yet; the one
 # native module is built explicitly instead.
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# The pinned helm comes from a dev dependency, so it is taken out (`npm run tools`) before the prune.
+RUN npm run build \
+  && npm run tools \
+  && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -23,6 +26,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The generated CRDs: crds/registry.ts reads their schemas at run time.
 COPY --from=build /app/crds ./crds
+# Stacks' helm services: cluster mode installs them, embedded mode renders them with it.
+COPY --from=build /app/.tools/bin/helm /usr/local/bin/helm
 # Embedded mode keeps its SQLite file here; cluster mode writes nothing.
 RUN mkdir /data && chown node:node /data
 VOLUME /data

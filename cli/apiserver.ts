@@ -48,6 +48,8 @@ export const APISERVER_PERMISSIONS: readonly ApiPermission[] = [
 export interface ClusterDependencies {
   store: ObjectStore;
   database: DataPlane;
+  /** What the store reaches the cluster with; the workload runtime reads pod logs with it. */
+  kubeConfig: KubeConfig;
 }
 
 /**
@@ -78,7 +80,7 @@ export async function openClusterDependencies(
       logger,
       metrics,
     });
-    return { store, database };
+    return { store, database, kubeConfig };
   } catch (error) {
     await store.close();
     throw error;

@@ -118,6 +118,51 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     scope: 'cluster',
   },
   {
+    apiGroup: '',
+    resources: ['pods/log'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads what a stack’s bootstrap job printed',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['secrets'],
+    verbs: {
+      list: 'helm finds a stack service’s release records (Secrets in the organization’s namespace) by label',
+      update: 'helm marks a release record superseded when it upgrades a stack’s service',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'apps',
+    resources: ['deployments'],
+    verbs: {
+      get: 'helm reads a stack service’s Deployment to upgrade it',
+      list: 'helm --wait follows a stack service’s Deployments until they are ready',
+      watch: 'helm --wait follows a stack service’s Deployments until they are ready',
+      create: 'helm installs a stack service’s Deployment',
+      update: 'helm rolls a failed upgrade of a stack service back',
+      patch: 'helm upgrades a stack service’s Deployment',
+      delete: 'helm uninstalls a stack service’s Deployment',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['services', 'configmaps'],
+    verbs: {
+      get: 'helm reads a stack service’s Services and ConfigMaps to upgrade them',
+      list: 'helm --wait follows a stack service’s Services until they are ready',
+      watch: 'helm --wait follows a stack service’s Services until they are ready',
+      create: 'helm installs a stack service’s Services and ConfigMaps',
+      update: 'helm rolls a failed upgrade of a stack service back',
+      patch: 'helm upgrades a stack service’s Services and ConfigMaps',
+      delete: 'helm uninstalls a stack service’s Services and ConfigMaps',
+    },
+    scope: 'cluster',
+  },
+  {
     apiGroup: 'coordination.k8s.io',
     resources: ['leases'],
     verbs: {
@@ -137,7 +182,7 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
 export async function runOperator(config: Config, logger: Logger): Promise<RunningPlatform> {
   const { namespace, identity } = leaderElectionConfig(process.env);
   const metrics = createMetrics();
-  const { store, database } = await openClusterDependencies(config, logger, metrics, [
+  const { store, database, kubeConfig } = await openClusterDependencies(config, logger, metrics, [
     LEASE_KIND,
     NAMESPACE_KIND,
     ...(config.workloads.runtime === 'kubernetes' ? KUBERNETES_WORKLOAD_KINDS : []),
@@ -146,7 +191,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   let server;
   let platform: Platform;
   try {
-    platform = await assemblePlatform({ config, logger, metrics, store, database });
+    platform = await assemblePlatform({ config, logger, metrics, store, database, kubeConfig });
     // The operator serves only /health and /metrics: the REST API is the apiserver's.
     server = await startServer(createApp({ http: config.http, logger, metrics, store, database }), {
       host: config.http.host,

@@ -32,6 +32,9 @@ import { attachEventStream, type EventStream } from '../apiserver/event-stream/i
 import { backupRoutes } from '../apiserver/routes/data-services/backups.js';
 import { databaseRoutes } from '../apiserver/routes/data-services/databases.js';
 import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js';
+import { stackArtifactRoutes } from '../apiserver/routes/stacks/artifacts.js';
+import { stackExecutionRoutes } from '../apiserver/routes/stacks/executions.js';
+import { stackRoutes } from '../apiserver/routes/stacks/stacks.js';
 import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
 import { eventTicketRoutes } from '../apiserver/routes/events/tickets.js';
 import { gcReportRoutes } from '../apiserver/routes/gc/reports.js';
@@ -56,6 +59,7 @@ import { loadPlatformKey } from '../security/platform-key.js';
 import { VaultEngine } from '../vault/vault-engine.js';
 import { createKubernetesRuntime } from '../workloads/kubernetes/index.js';
 import { createLocalRuntime } from '../workloads/local/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { WorkloadsConfig } from '../config/workloads.js';
 import type { WorkloadRuntime } from '../workloads/runtime.js';
 
@@ -67,6 +71,8 @@ export interface PlatformDependencies {
   database: DataPlane;
   /** Defaults to the system clock; tests move a fake one. */
   clock?: Clock;
+  /** Cluster mode: how the kubernetes workload runtime reaches the cluster beyond the store (pod logs). */
+  kubeConfig?: KubeConfig;
   /** Defaults to the key `config.platformKey` names (generated into the data dir when embedded). */
   platformKey?: Buffer;
   /** The scrypt cost of new password hashes; defaults to OWASP's (tests lower it). */
@@ -117,12 +123,23 @@ export interface Platform {
  * The runtime managed data services run on: this machine, or the cluster the store reaches (whose
  * store must then serve `KUBERNETES_WORKLOAD_KINDS`).
  */
-function workloadRuntime(config: WorkloadsConfig, store: ObjectStore, logger: Logger): WorkloadRuntime {
+function workloadRuntime(
+  config: WorkloadsConfig,
+  store: ObjectStore,
+  logger: Logger,
+  kubeConfig: KubeConfig | undefined,
+): WorkloadRuntime {
   if (config.runtime === 'local') return createLocalRuntime({ config, logger });
   const { kubernetes } = config;
   return createKubernetesRuntime({
     store,
     logger,
+    helm: {
+      helmBinary: config.helmBinary,
+      chartsDir: config.chartsDir,
+      chartRepositories: config.chartRepositories,
+    },
+    ...(kubeConfig ? { kubeConfig } : {}),
     storageClass: kubernetes.shareStorageClass,
     images: kubernetes.images,
     postgresInstances: kubernetes.postgresInstances,
@@ -158,7 +175,12 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
   });
   const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
   const integrationRuns = new BackgroundRuns(logger);
-  const workloads = workloadRuntime(config.workloads, store, logger.child({ component: 'workloads' }));
+  const workloads = workloadRuntime(
+    config.workloads,
+    store,
+    logger.child({ component: 'workloads' }),
+    deps.kubeConfig,
+  );
   // The API marks an organization for deletion; the worker of this process, when it runs one,
   // starts on it at once instead of at its next pass.
   let deletionWorker: OrganizationDeletionWorker | undefined;
@@ -205,6 +227,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         nfsShareRoutes,
         backupRoutes,
         quotaRoutes,
+        stackRoutes,
+        stackExecutionRoutes,
+        stackArtifactRoutes,
         usageRoutes,
         eventTicketRoutes,
         gcReportRoutes,

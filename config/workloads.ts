@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, integer, providerUrl, requiredWith, url, type Env } from './env.js';
+import { fileURLToPath } from 'node:url';
+import { commaList, ConfigError, integer, providerUrl, requiredWith, url, type Env } from './env.js';
 
 /** What the kubernetes runtime creates (cluster mode). */
 export interface KubernetesWorkloadsConfig {
@@ -52,6 +54,16 @@ export interface WorkloadsConfig {
   maxStorageGb: number;
   /** Where the local runtime's backups go; absent: files under `<dir>/backups`. */
   backupBucket: BackupBucketConfig | undefined;
+  /** Whether the local runtime runs stacks' bootstrap jobs as local processes (else only records them). */
+  localJobs: boolean;
+  /** The most of a job's output the local runtime keeps, in bytes. */
+  jobLogLimitBytes: number;
+  /** The helm executable; absent: stacks' helm services are recorded without a manifest. */
+  helmBinary: string | undefined;
+  /** Where charts named without a scheme are looked up; absent: only remote charts are taken. */
+  chartsDir: string | undefined;
+  /** URL prefixes (`oci://…/`, `https://…/`) a remote chart must start with; empty: none is taken. */
+  chartRepositories: string[];
 }
 
 function portRange(env: Env, name: string, fallback: string): { first: number; last: number } {
@@ -134,6 +146,79 @@ function backupBucketConfig(env: Env): BackupBucketConfig | undefined {
   };
 }
 
+/** `enabled` or `disabled`: running commands on the platform's host is a choice said out loud. */
+function enabled(env: Env, name: string): boolean {
+  const raw = env[name]?.trim() || 'disabled';
+  if (raw !== 'enabled' && raw !== 'disabled') throw new ConfigError(name, 'enabled or disabled', raw);
+  return raw === 'enabled';
+}
+
+/**
+ * The nearest folder at or above this module holding a package.json: the repository when running
+ * from source (`config/`), the package when running from `dist/config/`.
+ */
+function packageRoot(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The absolute path of `name` in the folders of `searchPath` (a `PATH` value), if any holds it. */
+export function executableOnPath(name: string, searchPath: string | undefined): string | undefined {
+  return (searchPath ?? '')
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .map((dir) => path.join(dir, name))
+    .find(isExecutableFile);
+}
+
+/** The configured helm, else the one `npm run tools` put beside the package, else one on the PATH. */
+function helmBinary(env: Env): string | undefined {
+  const configured = env.CLOUDPLANE_HELM_BINARY?.trim();
+  if (configured) return configured;
+  const root = packageRoot();
+  const pinned = root && path.join(root, '.tools', 'bin', 'helm');
+  if (pinned && isExecutableFile(pinned)) return pinned;
+  return executableOnPath('helm', env.PATH);
+}
+
+/** Each an `oci://` or `https://` prefix ending in `/`, so `https://a.example` cannot admit `https://a.example.evil`. */
+function chartRepositories(env: Env): string[] {
+  const name = 'CLOUDPLANE_STACK_CHART_REPOSITORIES';
+  return commaList(env[name]).map((entry) => {
+    const parsed = URL.canParse(entry) ? new URL(entry) : undefined;
+    const usable =
+      parsed &&
+      (parsed.protocol === 'oci:' || parsed.protocol === 'https:') &&
+      parsed.hostname !== '' &&
+      !parsed.username &&
+      !parsed.password &&
+      !parsed.search &&
+      !parsed.hash;
+    if (!usable) {
+      throw new ConfigError(
+        name,
+        'oci:// or https:// URL prefixes without credentials, query or fragment',
+        entry,
+      );
+    }
+    return entry.endsWith('/') ? entry : `${entry}/`;
+  });
+}
+
 export function workloadsConfig(env: Env, place: { dataDir: string }): WorkloadsConfig {
   const runtimeName = 'CLOUDPLANE_WORKLOAD_RUNTIME';
   const runtime = text(env, runtimeName, 'local');
@@ -151,5 +236,12 @@ export function workloadsConfig(env: Env, place: { dataDir: string }): Workloads
     maxMemoryMb: integer(env, 'CLOUDPLANE_DATABASE_MAX_MEMORY_MB', 4096, 16, 1_048_576),
     maxStorageGb: integer(env, 'CLOUDPLANE_DATABASE_MAX_STORAGE_GB', 1024, 1, 65_536),
     backupBucket: backupBucketConfig(env),
+    localJobs: enabled(env, 'CLOUDPLANE_LOCAL_JOBS'),
+    jobLogLimitBytes: integer(env, 'CLOUDPLANE_JOB_LOG_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    helmBinary: helmBinary(env),
+    chartsDir: env.CLOUDPLANE_STACK_CHARTS_DIR?.trim()
+      ? path.resolve(env.CLOUDPLANE_STACK_CHARTS_DIR.trim())
+      : undefined,
+    chartRepositories: chartRepositories(env),
   };
 }

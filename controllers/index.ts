@@ -5,6 +5,7 @@ import { dataServiceControllers } from './data-services/index.js';
 import type { VpcConfig } from '../config/vpc.js';
 import type { IntegrationServices } from '../integrations/connection.js';
 import { integrationController } from './integration/index.js';
+import { stackControllers } from './stacks/index.js';
 import type { ControllerDefinition } from './runtime/controller.js';
 import { vaultClusterController } from './vaultcluster/index.js';
 import type { VaultEngine } from '../vault/vault-engine.js';
@@ -43,6 +44,11 @@ export function platformControllers(services: ControllerServices): ControllerDef
       vault: services.vault,
       database: services.database,
       quotas: services.quotas,
+    }),
+    ...stackControllers({
+      database: services.database,
+      vault: services.vault,
+      runtime: services.workloads,
     }),
   ];
 }

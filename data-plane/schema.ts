@@ -13,6 +13,7 @@ import type { BillingTables } from './schema/billing.js';
 import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
 import type { GcTables } from './schema/gc.js';
+import type { StacksTables } from './schema/stacks.js';
 import type { UsageTables } from './schema/usage.js';
 import type { IntegrationsTables } from './schema/integrations.js';
 import type { JobsTables } from './schema/jobs.js';
@@ -25,6 +26,7 @@ export type * from './schema/events.js';
 export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
 export type * from './schema/gc.js';
+export type * from './schema/stacks.js';
 export type * from './schema/usage.js';
 export type * from './schema/integrations.js';
 export type * from './schema/jobs.js';
@@ -42,4 +44,5 @@ export interface DataPlaneSchema
     UsageTables,
     BillingTables,
     PlatformEventsTables,
-    GcTables {}
+    GcTables,
+    StacksTables {}

@@ -122,10 +122,85 @@ export interface ShareRuntime {
   restore(artifact: BackupArtifact, target: ShareWorkload): Promise<void>;
 }
 
+/** A one-shot job a stack runs (bootstrap): a command in an image, with the variables given. */
+export interface JobWorkload {
+  /** Unique platform-wide (`<stack id>-<job name>-<execution id>`): the process, Job and Secret names derive from it. */
+  id: string;
+  organization: string;
+  image: string;
+  command: string[];
+  /** The environment it gets, references already resolved; values may be secrets and are never logged. */
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type JobState = 'running' | 'succeeded' | 'failed' | 'recorded';
+
+export interface JobObservation {
+  realization: Realization;
+  state: JobState;
+  /** The process's or container's exit code once it ended; null while running, when recorded, or killed by a signal. */
+  exitCode: number | null;
+  /** Why recorded or failed (timeout, image ignored, signal), in words a user can act on. */
+  message?: string;
+  startedAt?: string;
+  completedAt?: string;
+}
+
+export interface JobRuntime {
+  /**
+   * Starts the job unless one with this id was already started (then it is observed, never run
+   * twice). Returns at once; the job goes on in the background.
+   */
+  start(job: JobWorkload): Promise<JobObservation>;
+  /** What became of it; undefined when no job with this id is known (never started, or lost with a restart). */
+  observe(job: JobWorkload): Promise<JobObservation | undefined>;
+  /** What it printed (stdout and stderr interleaved), capped; empty when recorded. */
+  logs(job: JobWorkload): Promise<string>;
+  /** Stops it if it runs and forgets it (its process, Job, Secret, temp dir). Idempotent. */
+  remove(job: JobWorkload): Promise<void>;
+}
+
+/** A helm release a stack's service becomes. */
+export interface ReleaseWorkload {
+  /** Unique platform-wide; the release name derives from it (53 characters at most). */
+  id: string;
+  organization: string;
+  /** A chart in the configured charts directory, a path inside it, or an `oci://` or `https://` reference. */
+  chart: string;
+  version?: string;
+  /** References already resolved. */
+  values: Record<string, unknown>;
+  timeoutMs: number;
+}
+
+export interface ReleaseObservation {
+  realization: Realization;
+  /** `ready`: installed and ready (cluster); `recorded`: rendered and kept, nothing runs. */
+  state: 'ready' | 'recorded';
+  message?: string;
+  release: string;
+  namespace: string;
+  /** The rendered manifest (what `helm template` printed, or the installed release's manifest). */
+  manifest: string;
+  revision?: number;
+}
+
+export interface ReleaseRuntime {
+  /** Installs or upgrades the release (cluster) or renders it (local). Throws `WorkloadError` when helm refuses. */
+  install(release: ReleaseWorkload): Promise<ReleaseObservation>;
+  /** Uninstalls it. Idempotent. */
+  uninstall(release: ReleaseWorkload): Promise<void>;
+}
+
 export interface WorkloadRuntime {
   readonly kind: 'local' | 'kubernetes';
   readonly databases: DatabaseRuntime;
   readonly shares: ShareRuntime;
+  /** Stacks' bootstrap jobs. */
+  readonly jobs: JobRuntime;
+  /** Stacks' helm services. */
+  readonly releases: ReleaseRuntime;
   /** Removes a backup's artifact (retention, DELETE). Idempotent. */
   removeBackup(artifact: BackupArtifact): Promise<void>;
   /** Stops what runs in this process (private servers, supervised processes). */

@@ -1,3 +1,4 @@
+import type { KubeObject } from '../../control-plane/types.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Page metadata of a style-A list, written into `meta` as `total`, `page`, `per_page`. */
@@ -43,4 +44,20 @@ export function limitOffsetProperties(sizes: { defaultLimit: number; maxLimit: n
 export interface LimitOffsetQuery {
   limit: number;
   offset: number;
+}
+
+/** One page of `rows` in the style-A list shape. */
+export function pageOf<T>(rows: readonly T[], query: PageQuery): { data: T[]; page: PageInfo } {
+  const { limit, offset } = pageWindow(query);
+  return {
+    data: rows.slice(offset, offset + limit),
+    page: { total: rows.length, page: query.page, perPage: query.per_page },
+  };
+}
+
+export function byCreation(a: KubeObject, b: KubeObject): number {
+  return (
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name)
+  );
 }

@@ -14,7 +14,7 @@ import { writeStatusIfChanged } from '../runtime/status.js';
 import { readCredentials } from './credentials.js';
 import type { DataServicesControllerOptions } from './database-controller.js';
 import { backupStatus, expiresAt } from './engine.js';
-import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { restIdOf, workloadIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';

@@ -83,23 +83,12 @@ export async function readCredentials(
 ): Promise<StoredCredentials | undefined> {
   const cached = knownOf(vault).get(`${namespace}/${databaseId}`);
   if (cached) return cached;
-  const path = credentialsPath(databaseId);
-  const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
-  try {
-    const secret = await cluster.perform(
-      PLATFORM_CALLER,
-      { operation: 'READ', path: `secret/data/${path}`, successStatus: 200 },
-      (operations) => operations.kv.read(path),
-    );
-    const password = secret.data.password;
-    if (typeof password !== 'string') return undefined;
-    const stored = { password, version: secret.metadata.version };
-    knownOf(vault).set(`${namespace}/${databaseId}`, stored);
-    return stored;
-  } catch (error) {
-    if (error instanceof VaultError && error.kind === 'not_found') return undefined;
-    throw error;
-  }
+  const secret = await readManagedSecret(vault, namespace, credentialsPath(databaseId));
+  const password = secret?.data.password;
+  if (!secret || typeof password !== 'string') return undefined;
+  const stored = { password, version: secret.version };
+  knownOf(vault).set(`${namespace}/${databaseId}`, stored);
+  return stored;
 }
 
 /** Writes a new version of the database's secret; returns the version. */
@@ -110,23 +99,16 @@ export async function writeCredentials(
   access: DatabaseAccess,
   password: string,
 ): Promise<number> {
-  const path = credentialsPath(databaseId);
-  const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
-  const written = await cluster.perform(
-    PLATFORM_CALLER,
-    { operation: 'UPDATE', path: `secret/data/${path}`, successStatus: 200 },
-    (operations) =>
-      operations.kv.write(path, {
-        connection_string: access.connectionString,
-        host: access.host,
-        port: access.port,
-        database: access.database,
-        username: access.username,
-        password,
-      }),
-  );
-  knownOf(vault).set(`${namespace}/${databaseId}`, { password, version: written.version });
-  return written.version;
+  const version = await writeManagedSecret(vault, namespace, credentialsPath(databaseId), {
+    connection_string: access.connectionString,
+    host: access.host,
+    port: access.port,
+    database: access.database,
+    username: access.username,
+    password,
+  });
+  knownOf(vault).set(`${namespace}/${databaseId}`, { password, version });
+  return version;
 }
 
 /** Removes every version of the database's secret; idempotent. */
@@ -136,9 +118,61 @@ export async function removeCredentials(
   databaseId: string,
 ): Promise<void> {
   knownOf(vault).delete(`${namespace}/${databaseId}`);
+  await removeManagedSecret(vault, namespace, credentialsPath(databaseId));
+}
+
+export interface ManagedSecret {
+  data: Record<string, unknown>;
+  version: number;
+}
+
+/** A KV v2 secret of the organization's managed vault cluster; undefined when there is none. */
+export async function readManagedSecret(
+  vault: VaultEngine,
+  namespace: string,
+  path: string,
+): Promise<ManagedSecret | undefined> {
+  const clusterId = vaultClusterId(namespace, MANAGED_VAULT_CLUSTER);
+  if (!(await vault.isInitialized(clusterId))) return undefined;
+  try {
+    const secret = await vault
+      .forCluster(clusterId)
+      .perform(
+        PLATFORM_CALLER,
+        { operation: 'READ', path: `secret/data/${path}`, successStatus: 200 },
+        (operations) => operations.kv.read(path),
+      );
+    return { data: secret.data, version: secret.metadata.version };
+  } catch (error) {
+    if (error instanceof VaultError && error.kind === 'not_found') return undefined;
+    throw error;
+  }
+}
+
+/** Writes a new version of a KV v2 secret in the managed vault cluster; returns the version. */
+export async function writeManagedSecret(
+  vault: VaultEngine,
+  namespace: string,
+  path: string,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const cluster = vault.forCluster(vaultClusterId(namespace, MANAGED_VAULT_CLUSTER));
+  const written = await cluster.perform(
+    PLATFORM_CALLER,
+    { operation: 'UPDATE', path: `secret/data/${path}`, successStatus: 200 },
+    (operations) => operations.kv.write(path, data),
+  );
+  return written.version;
+}
+
+/** Removes every version of a KV v2 secret of the managed vault cluster; idempotent. */
+export async function removeManagedSecret(
+  vault: VaultEngine,
+  namespace: string,
+  path: string,
+): Promise<void> {
   const clusterId = vaultClusterId(namespace, MANAGED_VAULT_CLUSTER);
   if (!(await vault.isInitialized(clusterId))) return;
-  const path = credentialsPath(databaseId);
   try {
     await vault
       .forCluster(clusterId)

@@ -34,7 +34,7 @@ import {
   sizedByMemory,
   versionProblem,
 } from './engine.js';
-import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { objectNameOf, restIdOf } from './ids.js';
 import { claimQuota, databaseQuotaAmounts, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';

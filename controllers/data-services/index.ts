@@ -10,7 +10,15 @@ import { restoreController } from './restore-controller.js';
 
 export type { DataServicesControllerOptions } from './database-controller.js';
 export { SCHEDULED_BY_LABEL } from './database-controller.js';
-export { credentialsPath, MANAGED_VAULT_CLUSTER } from './credentials.js';
+export {
+  credentialsPath,
+  managedVaultReady,
+  MANAGED_VAULT_CLUSTER,
+  readManagedSecret,
+  removeManagedSecret,
+  writeManagedSecret,
+  type ManagedSecret,
+} from './credentials.js';
 export {
   cronProblem,
   DEFAULT_MEMORY_MB,

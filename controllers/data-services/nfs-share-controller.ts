@@ -6,7 +6,7 @@ import { setCondition } from '../runtime/conditions.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import type { DataServicesControllerOptions } from './database-controller.js';
 import { shareStatus } from './engine.js';
-import { addFinalizer, holdsFinalizer, removeFinalizer } from './finalizers.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { restIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota, shareQuotaAmounts } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';

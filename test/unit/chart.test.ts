@@ -653,7 +653,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('lets the operator write status and finalizers, delete emptied namespaces, run data services, and nothing more', () => {
+    it('lets the operator write status and finalizers, delete emptied namespaces, run data services and stack services, and nothing more', () => {
       const dataServiceVerbs = ['get', 'create', 'patch', 'delete'];
       expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator')).toEqual([
         { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
@@ -668,6 +668,18 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
         },
         { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'create', 'delete'] },
         { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+        { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['secrets'], verbs: ['list', 'update'] },
+        {
+          apiGroups: ['apps'],
+          resources: ['deployments'],
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
+        {
+          apiGroups: [''],
+          resources: ['services', 'configmaps'],
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
       ]);
     });
 

@@ -1,19 +1,24 @@
 /**
- * The kubernetes workload runtime (cluster mode): managed data services as objects in each
- * organization's namespace, run by the cluster and its operators (CloudNativePG for PostgreSQL).
+ * The kubernetes workload runtime (cluster mode): managed data services and stacks' jobs as
+ * objects in each organization's namespace, run by the cluster and its operators (CloudNativePG
+ * for PostgreSQL), and stacks' helm services as helm releases there.
  * Its state is the cluster's: any operator replica answers the same.
  */
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { Logger } from '../../observability/logger.js';
+import type { HelmConfig } from '../helm.js';
 import type { BackupArtifact, WorkloadRuntime } from '../runtime.js';
 import { placeOf } from './artifacts.js';
 import { kubernetesDatabases } from './databases.js';
 import { jobRunner } from './jobs.js';
 import { removeObject } from './objects.js';
+import { kubernetesReleases } from './releases.js';
 import { BACKUPS_MOUNT, kubeName } from './render.js';
 import { CNPG_BACKUP } from './resource-types.js';
 import { DEFAULT_SETTINGS, type BackupStorage, type KubernetesSettings } from './settings.js';
 import { kubernetesShares } from './shares.js';
+import { kubernetesStackJobs, podLogReader } from './stack-jobs.js';
 
 export { KUBERNETES_WORKLOAD_KINDS } from './resource-types.js';
 export type { BackupStorage, KubernetesSettings } from './settings.js';
@@ -30,6 +35,10 @@ export interface KubernetesRuntimeOptions {
   readyWaitMs?: number;
   jobTimeoutMs?: number;
   pollIntervalMs?: number;
+  /** The helm binary and the charts stacks' services may install; absent: releases are refused. */
+  helm?: HelmConfig;
+  /** The kubeconfig the store was built with: stack jobs' logs are read with it. Absent: logs are empty. */
+  kubeConfig?: KubeConfig;
 }
 
 export function createKubernetesRuntime(options: KubernetesRuntimeOptions): WorkloadRuntime {
@@ -51,6 +60,11 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Work
     kind: 'kubernetes',
     databases: kubernetesDatabases(store, logger, settings, jobs),
     shares: kubernetesShares(store, logger, settings, jobs),
+    jobs: kubernetesStackJobs(store, options.kubeConfig && podLogReader(options.kubeConfig)),
+    releases: kubernetesReleases(
+      options.helm ?? { helmBinary: undefined, chartsDir: undefined, chartRepositories: [] },
+      logger,
+    ),
     async removeBackup(artifact: BackupArtifact) {
       const place = placeOf(artifact.location);
       if (place.kind === 'cnpg') {

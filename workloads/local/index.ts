@@ -1,13 +1,18 @@
-/** The local workload runtime: managed data services on this machine (the embedded default). */
+/**
+ * The local workload runtime: managed data services, stacks' jobs and helm services on this
+ * machine (the embedded default).
+ */
 import fs from 'node:fs/promises';
 import type { DatabaseEngine, DatabaseRuntime, WorkloadRuntime, BackupArtifact } from '../runtime.js';
 import { BackupBucket } from './backup-bucket.js';
 import { withBucketBackups } from './bucket-backups.js';
 import type { LocalEngine, LocalEngineOptions } from './engine.js';
+import { localJobs } from './jobs.js';
 import { mongodbEngine } from './mongodb.js';
 import { mysqlEngine } from './mysql.js';
 import { postgresqlEngine } from './postgresql.js';
 import { redisEngine } from './redis.js';
+import { localReleases } from './releases.js';
 import { localShares } from './shares.js';
 
 export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime {
@@ -24,15 +29,18 @@ export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime
     backup: (workload, password, backupId) => engines[workload.engine].backup(workload, password, backupId),
     restore: (artifact, target, password) => engines[target.engine].restore(artifact, target, password),
   };
+  const jobs = localJobs(options);
   const runtime: WorkloadRuntime = {
     kind: 'local',
     databases,
     shares: localShares(options),
+    jobs,
+    releases: localReleases(options),
     async removeBackup(artifact: BackupArtifact) {
       await fs.rm(artifact.location, { force: true, recursive: true });
     },
     async close() {
-      await Promise.allSettled(Object.values(engines).map((engine) => engine.close()));
+      await Promise.allSettled([...Object.values(engines).map((engine) => engine.close()), jobs.close()]);
     },
   };
   const { backupBucket } = options.config;

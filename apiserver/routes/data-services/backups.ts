@@ -29,17 +29,15 @@ import {
 } from '../../../crds/data-services.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
-  byCreation,
   createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
-  pageOf,
   READ,
   WRITE,
   type DataServiceRouteServices,

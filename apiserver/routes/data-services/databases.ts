@@ -27,18 +27,16 @@ import {
 } from '../../../crds/data-services.js';
 import { badRequest, conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
-  byCreation,
   createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
   NAME,
-  pageOf,
   quotaExceeded,
   READ,
   WRITE,

@@ -5,19 +5,17 @@ import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import { badRequest, conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
-  byCreation,
   createWithinQuota,
   findInOrganization,
   ID_PARAMS,
   invalidField,
   MOUNT,
   NAME,
-  pageOf,
   READ,
   WRITE,
   type DataServiceRouteServices,

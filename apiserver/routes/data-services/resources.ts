@@ -20,8 +20,6 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { DataPlane } from '../../../data-plane/data-plane.js';
 import { ApiError, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { pageWindow, type PageQuery } from '../../routing/pagination.js';
-import type { RouteResult } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 
 /** What the data-services routes need beyond the core services. */
@@ -121,20 +119,4 @@ export async function createWithinQuota<T extends KubeObject>(
     await releaseQuota(database, object.namespace, id);
     throw error;
   }
-}
-
-/** One page of `rows` in the style-A list shape. */
-export function pageOf<T>(rows: readonly T[], query: PageQuery): RouteResult {
-  const { limit, offset } = pageWindow(query);
-  return {
-    data: rows.slice(offset, offset + limit),
-    page: { total: rows.length, page: query.page, perPage: query.per_page },
-  };
-}
-
-export function byCreation(a: KubeObject, b: KubeObject): number {
-  return (
-    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-    a.metadata.name.localeCompare(b.metadata.name)
-  );
 }

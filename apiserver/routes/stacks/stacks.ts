@@ -1,0 +1,347 @@
+/**
+ * `/v1/stacks`: declarative templates and their plan. Applying and destroying are executions
+ * (executions.ts); what a stack applied is read from the data plane (artifacts.ts).
+ */
+import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
+import {
+  DESTROY_RESOURCES_ANNOTATION,
+  listEntries,
+  newStackId,
+  planStack,
+  stackObjectNameOf,
+  type StackTemplate,
+} from '../../../controllers/stacks/index.js';
+import { STACK, type Stack } from '../../../crds/stacks.js';
+import { conflict } from '../../errors.js';
+import type { JsonSchema } from '../../routing/json-schema.js';
+import { byCreation, pageOf, PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import {
+  BASE,
+  describeStack,
+  describeStackSummary,
+  findStack,
+  READ,
+  STACK_DETAIL,
+  STACK_PARAMS,
+  STACK_SUMMARY,
+  STATUSES,
+  templateError,
+  UPDATED_AT_ANNOTATION,
+  WRITE,
+  type StackParams,
+} from './stack-views.js';
+
+const TEMPLATE = {
+  type: 'object',
+  description:
+    'version, name, resources, secrets, bootstrap, services and outputs; references are written `${section.name.attribute}`',
+} as const satisfies JsonSchema;
+
+const TENANT = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+} as const satisfies JsonSchema;
+
+const NAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9 ._-]*$',
+} as const;
+
+const PLAN_BODY = {
+  type: 'object',
+  properties: {
+    changes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          type: { type: 'string', enum: ['create', 'update', 'replace', 'delete'] },
+          resource: { type: 'string', examples: ['services.api'] },
+          details: { type: 'object' },
+        },
+      },
+    },
+    summary: {
+      type: 'object',
+      properties: {
+        create: { type: 'integer' },
+        update: { type: 'integer' },
+        replace: { type: 'integer' },
+        delete: { type: 'integer' },
+        unchanged: { type: 'integer' },
+      },
+    },
+    plan_digest: { type: 'string' },
+    version: { type: 'integer' },
+    applied_version: { type: ['integer', 'null'] },
+  },
+} as const satisfies JsonSchema;
+
+interface ListQuery extends PageQuery {
+  status?: (typeof STATUSES)[number];
+  tenant?: string;
+}
+
+interface CreateBody {
+  name: string;
+  tenant: string;
+  template: Record<string, unknown>;
+}
+
+export const stackRoutes: RouteModule = {
+  area: 'stacks',
+  routes: [
+    defineRoute<{ query: ListQuery }>({
+      ...BASE,
+      method: 'get',
+      path: '/v1/stacks',
+      scopes: READ,
+      summary: "The organization's stacks",
+      request: {
+        query: {
+          type: 'object',
+          properties: {
+            ...PAGE_QUERY_PROPERTIES,
+            status: { type: 'string', enum: STATUSES },
+            tenant: TENANT,
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'Stacks, oldest first',
+          paginated: true,
+          schema: { type: 'array', items: STACK_SUMMARY },
+        },
+      },
+      async handler({ query, principal, store }) {
+        const { items } = await store.list<Stack>(STACK, { namespace: tenantNamespace(principal) });
+        const rows = items
+          .filter((stack) => stack.spec)
+          .sort(byCreation)
+          .map(describeStackSummary)
+          .filter((stack) => query.status === undefined || stack.status === query.status)
+          .filter((stack) => query.tenant === undefined || stack.tenant === query.tenant);
+        return pageOf(rows, query);
+      },
+    }),
+    defineRoute<{ body: CreateBody }>({
+      ...BASE,
+      method: 'post',
+      path: '/v1/stacks',
+      scopes: WRITE,
+      summary: 'Create a stack',
+      description: 'Nothing is applied until POST /v1/stacks/:id/apply. The template is checked at once.',
+      request: {
+        body: {
+          type: 'object',
+          required: ['name', 'tenant', 'template'],
+          additionalProperties: false,
+          properties: { name: NAME, tenant: TENANT, template: TEMPLATE },
+        },
+      },
+      responses: {
+        201: {
+          description: 'The new stack, pending',
+          schema: {
+            type: 'object',
+            properties: {
+              id: STACK_SUMMARY.properties.id,
+              name: { type: 'string' },
+              status: STACK_SUMMARY.properties.status,
+              version: { type: 'integer' },
+            },
+          },
+        },
+        400: {
+          description:
+            'The body or the template is malformed; details.problems lists each problem with its path',
+        },
+        409: { description: 'A stack of that name exists' },
+        422: {
+          description: 'The template refers to something that does not exist, or has a dependency cycle',
+        },
+      },
+      async handler({ body, principal, store, now }) {
+        const problem = templateError(body.template);
+        if (problem) throw problem;
+        const namespace = await ensureTenantNamespace(store, principal);
+        const { items } = await store.list<Stack>(STACK, { namespace });
+        if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
+          throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
+        }
+        const id = newStackId('stk');
+        const created = await store.create<Stack>(STACK, {
+          apiVersion: API_VERSION,
+          kind: STACK.kind,
+          metadata: {
+            name: stackObjectNameOf(id),
+            namespace,
+            annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+          },
+          spec: { name: body.name, tenant: body.tenant, template: body.template, version: 1 },
+        });
+        return {
+          status: 201,
+          data: { id, name: created.spec!.name, status: 'pending', version: created.spec!.version },
+        };
+      },
+    }),
+    defineRoute<{ params: StackParams }>({
+      ...BASE,
+      method: 'get',
+      path: '/v1/stacks/:id',
+      scopes: READ,
+      summary: 'A stack, with its template, resources and outputs',
+      request: { params: STACK_PARAMS },
+      responses: {
+        200: { description: 'The stack; sensitive outputs are masked', schema: STACK_DETAIL },
+        404: { description: 'No such stack' },
+      },
+      async handler({ params, principal, store, database }) {
+        const stack = await findStack(store, principal, params.id);
+        const entries = await listEntries(database, {
+          namespace: stack.metadata.namespace!,
+          stack: stack.metadata.name,
+        });
+        return { data: describeStack(stack, entries) };
+      },
+    }),
+    defineRoute<{ params: StackParams; body: { template: Record<string, unknown> } }>({
+      ...BASE,
+      method: 'put',
+      path: '/v1/stacks/:id',
+      scopes: WRITE,
+      summary: "Replace a stack's template",
+      description:
+        'The version goes up by one and nothing is applied: GET plan shows what an apply would change.',
+      request: {
+        params: STACK_PARAMS,
+        body: {
+          type: 'object',
+          required: ['template'],
+          additionalProperties: false,
+          properties: { template: TEMPLATE },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The stack with its new version',
+          schema: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              status: STACK_SUMMARY.properties.status,
+              version: { type: 'integer' },
+              pending_changes: { type: 'boolean' },
+            },
+          },
+        },
+        400: { description: 'The template is malformed' },
+        404: { description: 'No such stack' },
+        409: { description: 'The stack is being deleted, or changed meanwhile' },
+        422: {
+          description: 'The template refers to something that does not exist, or has a dependency cycle',
+        },
+      },
+      async handler({ params, body, principal, store, now }) {
+        const problem = templateError(body.template);
+        if (problem) throw problem;
+        const stack = await findStack(store, principal, params.id);
+        if (stack.metadata.deletionTimestamp) throw conflict(`stack ${params.id} is being deleted`);
+        const updated = await store.update<Stack>(STACK, {
+          ...stack,
+          metadata: {
+            ...stack.metadata,
+            annotations: { ...stack.metadata.annotations, [UPDATED_AT_ANNOTATION]: now().toISOString() },
+          },
+          spec: { ...stack.spec!, template: body.template, version: stack.spec!.version + 1 },
+        });
+        const running = updated.status?.status === 'deploying';
+        return {
+          data: {
+            id: params.id,
+            status: running ? 'deploying' : 'pending',
+            version: updated.spec!.version,
+            pending_changes: true,
+          },
+        };
+      },
+    }),
+    defineRoute<{ params: StackParams; query: { destroy_resources: boolean } }>({
+      ...BASE,
+      method: 'delete',
+      path: '/v1/stacks/:id',
+      scopes: WRITE,
+      summary: 'Delete a stack',
+      description:
+        'With destroy_resources=true the stack destroys what it applied (services, jobs, secrets, then ' +
+        'infrastructure) and goes once that is done; otherwise it goes at once and its databases and vault ' +
+        'secrets are kept.',
+      request: {
+        params: STACK_PARAMS,
+        query: {
+          type: 'object',
+          properties: { destroy_resources: { type: 'boolean', default: false } },
+        },
+      },
+      responses: { 204: { description: 'Deleting' }, 404: { description: 'No such stack' } },
+      async handler({ params, query, principal, store }) {
+        const stack = await findStack(store, principal, params.id);
+        const wanted = String(query.destroy_resources);
+        if (stack.metadata.annotations?.[DESTROY_RESOURCES_ANNOTATION] !== wanted) {
+          await store.update<Stack>(STACK, {
+            ...stack,
+            metadata: {
+              ...stack.metadata,
+              annotations: { ...stack.metadata.annotations, [DESTROY_RESOURCES_ANNOTATION]: wanted },
+            },
+          });
+        }
+        if (!stack.metadata.deletionTimestamp)
+          await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
+        return {};
+      },
+    }),
+    defineRoute<{ params: StackParams }>({
+      ...BASE,
+      method: 'get',
+      path: '/v1/stacks/:id/plan',
+      scopes: READ,
+      summary: 'What an apply would change',
+      description:
+        'Compares the template with what the last executions applied. Values not known before apply read ' +
+        '"(known after apply)"; values that hold a secret read "(sensitive)". Give plan_digest to apply to ' +
+        'apply exactly this plan.',
+      request: { params: STACK_PARAMS },
+      responses: {
+        200: { description: 'The plan', schema: PLAN_BODY },
+        404: { description: 'No such stack' },
+        422: { description: 'The template stored with kubectl is invalid' },
+      },
+      async handler({ params, principal, store, database }) {
+        const stack = await findStack(store, principal, params.id);
+        const problem = templateError(stack.spec!.template);
+        if (problem) throw problem;
+        const entries = await listEntries(database, {
+          namespace: stack.metadata.namespace!,
+          stack: stack.metadata.name,
+        });
+        const plan = planStack(stack.spec!.template as StackTemplate, entries);
+        return {
+          data: {
+            ...plan,
+            version: stack.spec!.version,
+            applied_version: stack.status?.appliedVersion ?? null,
+          },
+        };
+      },
+    }),
+  ],
+};
