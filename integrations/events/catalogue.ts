@@ -33,6 +33,7 @@ export const EVENT_CATALOGUE = {
   'stack.deleted': { purpose: 'deployments', description: 'A stack was deleted' },
   'stack.applied': { purpose: 'deployments', pager: 'resolve', description: 'A stack deployment succeeded' },
   'stack.failed': { purpose: 'alerts', pager: 'trigger', description: 'A stack deployment failed' },
+  'stack.destroyed': { purpose: 'deployments', description: "A stack's resources were destroyed" },
   'integration.created': { purpose: 'logs', description: 'An integration was created' },
   'integration.updated': { purpose: 'logs', description: 'An integration was changed' },
   'integration.deleted': { purpose: 'logs', description: 'An integration was deleted' },

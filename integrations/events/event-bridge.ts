@@ -1,6 +1,7 @@
 import { organizationOfNamespace } from '../../accounts/organizations.js';
 import { BACKUP, DATABASE, NFS_SHARE } from '../../crds/data-services.js';
 import { INTEGRATION } from '../../crds/integration.js';
+import { STACK, STACK_EXECUTION, type StackExecution } from '../../crds/stacks.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import { VPC } from '../../crds/vpc.js';
 import type { Logger } from '../../observability/logger.js';
@@ -17,6 +18,7 @@ const SUBJECTS: Readonly<Record<string, string>> = {
   Database: 'database',
   NfsShare: 'nfs_share',
   Backup: 'backup',
+  Stack: 'stack',
 };
 
 const FOLLOWED_KINDS: readonly ResourceType[] = [
@@ -26,6 +28,8 @@ const FOLLOWED_KINDS: readonly ResourceType[] = [
   DATABASE,
   NFS_SHARE,
   BACKUP,
+  STACK,
+  STACK_EXECUTION,
 ];
 
 export interface BridgeEvent {
@@ -47,6 +51,9 @@ export function eventsForChange(
   previous: KubeObject | undefined,
   current: KubeObject | undefined,
 ): BridgeEvent[] {
+  if ((current ?? previous)?.kind === STACK_EXECUTION.kind) {
+    return executionEvents(previous as StackExecution | undefined, current as StackExecution | undefined);
+  }
   const object = current ?? previous;
   const subject = object && SUBJECTS[object.kind];
   if (!object || !subject) return [];
@@ -74,6 +81,41 @@ export function eventsForChange(
     .map((type) => ({ type, subject: object.metadata.name, payload }));
 }
 
+/** What the end of a stack's execution means: applied, destroyed or failed. Dry runs change nothing. */
+function executionEvents(
+  previous: StackExecution | undefined,
+  current: StackExecution | undefined,
+): BridgeEvent[] {
+  const spec = current?.spec;
+  const ended = current?.status?.status;
+  if (!spec || spec.dryRun || ended === previous?.status?.status) return [];
+  const verb =
+    ended === 'failed'
+      ? 'failed'
+      : ended === 'completed'
+        ? spec.operation === 'apply'
+          ? 'applied'
+          : 'destroyed'
+        : undefined;
+  const type = verb && `stack.${verb}`;
+  if (!type || !isPlatformEventType(type)) return [];
+  const stackId = spec.stack.replace(/^stk-/, 'stk_');
+  return [
+    {
+      type,
+      subject: spec.stack,
+      payload: {
+        id: stackId,
+        kind: 'Stack',
+        execution_id: current.metadata.name.replace(/^exec-/, 'exec_'),
+        operation: spec.operation,
+        version: spec.basedOnVersion,
+        ...(current.status?.error ? { error: current.status.error } : {}),
+      },
+    },
+  ];
+}
+
 export interface EventBridge {
   /** Resolves once every followed kind is listed: changes from then on are published. */
   synced(): Promise<void>;
@@ -81,8 +123,8 @@ export interface EventBridge {
 }
 
 /**
- * Publishes the catalogue events of VPCs, vault clusters, integrations, databases, shares and
- * backups as their objects
+ * Publishes the catalogue events of VPCs, vault clusters, integrations, databases, shares,
+ * backups and stacks as their objects
  * change, whoever changed them (the REST API, kubectl, a controller). Run it once per platform
  * (in the leading operator, or in serve): each replica would publish every change again. What
  * exists when it starts is not announced again; changes while no bridge ran are not replayed.

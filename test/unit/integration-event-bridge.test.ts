@@ -111,6 +111,70 @@ describe('eventsForChange', () => {
   });
 });
 
+function execution(
+  operation: 'apply' | 'destroy',
+  status?: string,
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: 'cloudplane.dev/v1alpha1',
+    kind: 'StackExecution',
+    metadata: { name: 'exec-0a1b2c3d4e5f', namespace: 'org-aaaa', generation: 1 },
+    spec: { stack: 'stk-0a1b2c3d4e5f', operation, basedOnVersion: 2, ...extra },
+    status:
+      status === undefined
+        ? {}
+        : { status, ...(status === 'failed' ? { error: 'bootstrap.migrate failed' } : {}) },
+  };
+}
+
+describe('eventsForChange of stack executions', () => {
+  it.each<[string, KubeObject | undefined, KubeObject | undefined, string[]]>([
+    ['an apply starting', undefined, execution('apply'), []],
+    ['an apply running', execution('apply'), execution('apply', 'running'), []],
+    [
+      'an apply completing',
+      execution('apply', 'running'),
+      execution('apply', 'completed'),
+      ['stack.applied'],
+    ],
+    ['an apply failing', execution('apply', 'running'), execution('apply', 'failed'), ['stack.failed']],
+    [
+      'a destroy completing',
+      execution('destroy', 'running'),
+      execution('destroy', 'completed'),
+      ['stack.destroyed'],
+    ],
+    ['a dry run completing', execution('apply'), execution('apply', 'completed', { dryRun: true }), []],
+    [
+      'a completed execution written again',
+      execution('apply', 'completed'),
+      execution('apply', 'completed'),
+      [],
+    ],
+    ['an execution deleted with its stack', execution('apply', 'completed'), undefined, []],
+  ])('%s', (_case, previous, current, types) => {
+    expect(eventsForChange(previous, current).map((event) => event.type)).toEqual(types);
+  });
+
+  it('names the stack, the execution and the error', () => {
+    expect(eventsForChange(execution('apply', 'running'), execution('apply', 'failed'))).toEqual([
+      {
+        type: 'stack.failed',
+        subject: 'stk-0a1b2c3d4e5f',
+        payload: {
+          id: 'stk_0a1b2c3d4e5f',
+          kind: 'Stack',
+          execution_id: 'exec_0a1b2c3d4e5f',
+          operation: 'apply',
+          version: 2,
+          error: 'bootstrap.migrate failed',
+        },
+      },
+    ]);
+  });
+});
+
 describe('the event bridge', () => {
   let platform: EventPlatform;
   beforeEach(async () => {
