@@ -3,7 +3,6 @@
  * when they start. A job runs once per execution that applies it (again only when its entry
  * changed); its outcome and log are copied into the data plane, then the runtime forgets it.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { JobObservation, JobWorkload } from '../../workloads/runtime.js';
 import { removeEntry, removeJobRun, saveEntry, saveJobRun, type JobRun } from './records.js';
 import { digestOf, resolveNow, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
@@ -58,16 +57,18 @@ function runOf(context: StepContext, name: string, observation: JobObservation, 
 }
 
 export async function applyJob(context: StepContext, name: string, job: TemplateJob): Promise<StepOutcome> {
-  const previous = context.entries.get(`bootstrap.${name}`);
-  if (previous && isDeepStrictEqual(previous.config, job) && previous.attributes.status !== 'failed') {
-    return { state: 'done', message: 'unchanged since it ran' };
-  }
-  // The environment is resolved when the job starts and given only to the runtime.
+  // The environment is resolved when the job starts and given only to the runtime; its digest
+  // tells whether what the job works on changed (a replaced database, a new secret).
   const resolved = await resolveNow(context, { ...job.env, ...job.secrets }, `bootstrap.${name}`);
   const env = resolved.value as Record<string, unknown>;
   for (const [variable, value] of Object.entries(env)) {
     if (typeof value !== 'string')
       throw new StepFailure(`bootstrap.${name}.secrets.${variable}: not a string`);
+  }
+  const envDigest = digestOf([job, env]);
+  const previous = context.entries.get(`bootstrap.${name}`);
+  if (previous?.attributes.env_digest === envDigest && previous.attributes.status !== 'failed') {
+    return { state: 'done', message: 'unchanged since it ran' };
   }
   const workload = workloadOf(context, name, job, env as Record<string, string>);
   const { jobs } = context.runtime;
@@ -82,6 +83,7 @@ export async function applyJob(context: StepContext, name: string, job: Template
   await jobs.remove(workload);
   const attributes: Record<string, string> = {
     job_id: workload.id,
+    env_digest: envDigest,
     status: observation.state === 'recorded' ? 'skipped' : observation.state,
     ...(observation.exitCode === null ? {} : { exit_code: String(observation.exitCode) }),
   };

@@ -106,8 +106,11 @@ function resourceReplaced(old: TemplateResource, next: TemplateResource): boolea
   return next.type === 'cache' ? shrinks(memoryMbOf) : shrinks(storageGbOf);
 }
 
-/** Whether a change of an entry cannot be made in place, so the entry is replaced. */
-function replaces(section: StackSection, old: unknown, next: unknown): boolean {
+/**
+ * Whether a change of an entry cannot be made in place, so the entry is replaced: the plan shows
+ * it and the apply does it by the same rule.
+ */
+export function entryReplaced(section: StackSection, old: unknown, next: unknown): boolean {
   switch (section) {
     case 'resources':
       return resourceReplaced(old as TemplateResource, next as TemplateResource);
@@ -193,7 +196,7 @@ export function planStack(template: StackTemplate, applied: AppliedEntry[]): Sta
     const before = current.get(key);
     if (!before) kinds.set(key, 'create');
     else if (jsonEqual(before.config, config)) unchanged++;
-    else kinds.set(key, replaces(section, before.config, config) ? 'replace' : 'update');
+    else kinds.set(key, entryReplaced(section, before.config, config) ? 'replace' : 'update');
   }
   const pending = new Set([...kinds].filter(([, type]) => type !== 'update').map(([key]) => key));
 

@@ -14,16 +14,20 @@ import {
 import { restIdOf } from '../data-services/index.js';
 import { removeEntry, saveEntry } from './records.js';
 import { digestOf, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
+import { entryReplaced } from './plan.js';
 import { memoryMbOf, storageGbOf, type TemplateResource } from './template.js';
 
 /** Labels what a stack made with the stack's object name. */
 export const STACK_LABEL = 'cloudplane.dev/stack';
+/** How many times the resource was replaced when this database was made. */
+const EPOCH_ANNOTATION = 'cloudplane.dev/stack-epoch';
 
 const POLL_MS = 1_000;
 
 /**
- * The Database a resource becomes. Its name changes with what cannot change in place (type,
- * engine, version), so a replacement is a new database and the old one is removed.
+ * The Database a resource becomes. Its name carries an epoch that goes up each time the resource
+ * is replaced (another type, engine or version, a smaller size), so a replacement is a new
+ * database and the old one is removed; a change made in place keeps the name.
  */
 function desiredDatabase(context: StepContext, name: string, resource: TemplateResource): Database {
   const properties = (resource.properties ?? {}) as { engine?: string; version?: string };
@@ -31,7 +35,11 @@ function desiredDatabase(context: StepContext, name: string, resource: TemplateR
     resource.type === 'cache' ? (properties.engine ?? 'redis') : properties.engine
   ) as DatabaseEngineName;
   const { stack } = context;
-  const identity = digestOf([stack.metadata.uid, name, resource.type, engine, properties.version ?? null]);
+  const previous = context.entries.get(`resources.${name}`);
+  const previousEpoch = Number(previous?.attributes.epoch ?? 0);
+  const epoch =
+    previous && entryReplaced('resources', previous.config, resource) ? previousEpoch + 1 : previousEpoch;
+  const identity = digestOf([stack.metadata.uid, name, epoch]);
   const storageGb = resource.type === 'cache' ? undefined : storageGbOf(resource);
   const memoryMb = resource.type === 'cache' ? memoryMbOf(resource) : undefined;
   const spec: DatabaseSpec = {
@@ -48,6 +56,7 @@ function desiredDatabase(context: StepContext, name: string, resource: TemplateR
       name: `db-${identity.slice(0, 12)}`,
       namespace: context.key.namespace,
       labels: { [STACK_LABEL]: stack.metadata.name },
+      annotations: { [EPOCH_ANNOTATION]: String(epoch) },
       ownerReferences: [
         {
           apiVersion: stack.apiVersion,
@@ -143,6 +152,7 @@ export async function applyResource(
       attributes: {
         id: restIdOf(objectName),
         object: objectName,
+        epoch: database.metadata.annotations?.[EPOCH_ANNOTATION] ?? '0',
         status: phase,
         engine: database.spec!.engine,
         ...(endpoint

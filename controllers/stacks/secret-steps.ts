@@ -3,13 +3,13 @@
  * cluster. A value is made once and kept while its generator settings stay the same.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import {
   managedVaultReady,
   readManagedSecret,
   removeManagedSecret,
   writeManagedSecret,
 } from '../data-services/index.js';
+import { entryReplaced } from './plan.js';
 import { removeEntry, saveEntry } from './records.js';
 import {
   outputPath,
@@ -53,7 +53,7 @@ export async function applySecret(
   const previous = context.entries.get(`secrets.${name}`);
   const kept =
     previous !== undefined &&
-    isDeepStrictEqual(previous.config, secret) &&
+    !entryReplaced('secrets', previous.config, secret) &&
     (await readManagedSecret(context.vault, context.key.namespace, path)) !== undefined;
   if (!kept) {
     await writeManagedSecret(context.vault, context.key.namespace, path, {

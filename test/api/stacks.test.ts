@@ -64,12 +64,15 @@ const MIGRATE_SCRIPT = [
   '}).catch((error) => { console.error(error.message); process.exit(4); });',
 ].join('\n');
 
-function template(overrides: { replicas?: number; extraOutput?: boolean } = {}): Json {
+function template(overrides: { replicas?: number; extraOutput?: boolean; storage?: string } = {}): Json {
   return {
     version: '1.0.0',
     name: 'shop',
     resources: {
-      db: { type: 'database', properties: { engine: 'postgresql', version: '15', storage_size: '2Gi' } },
+      db: {
+        type: 'database',
+        properties: { engine: 'postgresql', version: '15', storage_size: overrides.storage ?? '2Gi' },
+      },
     },
     secrets: {
       admin_password: { type: 'generated', generator_type: 'password', length: 24 },
@@ -276,6 +279,36 @@ describe('a stack from create to delete', () => {
     expect((outputs.db_endpoint as Json).value).toMatch(/^127\.0\.0\.1:\d+$/);
     const after = data(await call('GET', `/v1/stacks/${stackId}/plan`));
     expect(after.changes).toEqual([]);
+  }, 120_000);
+
+  it('replaces a database that must shrink, and runs again the job that uses it', async () => {
+    const before = data(await call('GET', `/v1/stacks/${stackId}`));
+    const oldId = (before.resources as { type: string; id: string }[]).find((r) => r.type === 'database')!.id;
+    const smaller = template({ replicas: 3, extraOutput: true, storage: '1Gi' });
+    expect((await call('PUT', `/v1/stacks/${stackId}`, { template: smaller })).status).toBe(200);
+    const plan = data(await call('GET', `/v1/stacks/${stackId}/plan`));
+    const changes = plan.changes as { type: string; resource: string; details: Json }[];
+    expect(changes.find((change) => change.resource === 'resources.db')).toMatchObject({
+      type: 'replace',
+      details: { 'properties.storage_size': { old: '2Gi', new: '1Gi' } },
+    });
+
+    const applied = await call('POST', `/v1/stacks/${stackId}/apply`, { plan_digest: plan.plan_digest });
+    const execution = await finished(stackId, data(applied).execution_id as string);
+    expect(execution.status, JSON.stringify(execution)).toBe('completed');
+    const after = data(await call('GET', `/v1/stacks/${stackId}`));
+    const newId = (after.resources as { type: string; id: string }[]).find((r) => r.type === 'database')!.id;
+    expect(newId).not.toBe(oldId);
+    await eventually(
+      async () => expect((await call('GET', `/v1/databases/${oldId}`)).status).toBe(404),
+      30_000,
+    );
+    const steps = execution.steps as { resource: string; message: string | null }[];
+    expect(steps.find((step) => step.resource === 'bootstrap.migrate')?.message ?? '').not.toContain(
+      'unchanged',
+    );
+    const jobs = data(await call('GET', `/v1/stacks/${stackId}/jobs`)).jobs as Json[];
+    expect(jobs[0]).toMatchObject({ status: 'succeeded', execution_id: data(applied).execution_id });
   }, 120_000);
 
   it('lists stacks by status and tenant, and hides them from another organization', async () => {
