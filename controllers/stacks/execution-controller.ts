@@ -31,6 +31,7 @@ import {
   phasesOf,
 } from './engine.js';
 import { stackRestIdOf } from './ids.js';
+import { executionOwner } from './execution-owner.js';
 import { applyJob, removeJob } from './job-steps.js';
 import { listEntries, type StackEntry, type StackKey } from './records.js';
 import { applyResource, removeResource } from './resource-steps.js';
@@ -44,6 +45,9 @@ export interface StackControllerOptions {
   vault: VaultEngine;
   runtime: WorkloadRuntime;
 }
+
+/** Set by the API when it creates an execution: creation times have only seconds. */
+export const REQUESTED_AT_ANNOTATION = 'cloudplane.dev/requested-at';
 
 /** How long one reconcile keeps taking steps before it yields the worker to other objects. */
 const STEP_BUDGET_MS = 5_000;
@@ -59,6 +63,24 @@ export const EXECUTIONS_BY_STACK: CacheIndex = {
     return stack === undefined ? [] : [`${object.metadata.namespace ?? ''}/${stack}`];
   },
 };
+
+/** When an execution was asked for: the API's annotation (milliseconds), else its creation. */
+function requestedAt(execution: StackExecution): string {
+  return (
+    execution.metadata.annotations?.[REQUESTED_AT_ANNOTATION] ?? execution.metadata.creationTimestamp ?? ''
+  );
+}
+
+/**
+ * One execution of a stack runs at a time: one that started goes on to its end, and the others
+ * start in the order they were asked for.
+ */
+export function mustWaitFor(execution: StackExecution, other: StackExecution): boolean {
+  if (other.status?.steps) return true;
+  const mine = requestedAt(execution);
+  const theirs = requestedAt(other);
+  return theirs < mine || (theirs === mine && other.metadata.name < execution.metadata.name);
+}
 
 function runStep(context: StepContext, template: StackTemplate, step: ExecutionStep): Promise<StepOutcome> {
   if (step.key === OUTPUTS_STEP) return applyOutputs(context, template);
@@ -152,20 +174,24 @@ export function stackExecutionController(options: StackControllerOptions): Contr
       return;
     }
 
-    // One execution of a stack at a time, oldest first.
-    const earlier = cache
-      .byIndex<StackExecution>(STACK_EXECUTION, STACK_INDEX, `${namespace}/${spec.stack}`)
-      .filter(
-        (other) =>
-          other.metadata.name !== name &&
-          !isFinished(other) &&
-          !other.spec?.dryRun &&
-          ((other.metadata.creationTimestamp ?? '') < (execution.metadata.creationTimestamp ?? '') ||
-            ((other.metadata.creationTimestamp ?? '') === (execution.metadata.creationTimestamp ?? '') &&
-              other.metadata.name < name)),
-      );
-    if (earlier.length > 0 && !spec.dryRun) return { requeueAfterMs: 1_000 };
+    // An execution made with kubectl names its stack only in spec: the stack adopts it, so the
+    // stack controller hears of it like of one the API made.
+    if (!execution.metadata.ownerReferences?.some((owner) => owner.controller)) {
+      execution = await store.update<StackExecution>(STACK_EXECUTION, {
+        ...execution,
+        metadata: {
+          ...execution.metadata,
+          ownerReferences: [...(execution.metadata.ownerReferences ?? []), executionOwner(stack)],
+        },
+      });
+    }
 
+    if (!spec.dryRun && !execution.status?.steps) {
+      const others = cache
+        .byIndex<StackExecution>(STACK_EXECUTION, STACK_INDEX, `${namespace}/${spec.stack}`)
+        .filter((other) => other.metadata.name !== name && !isFinished(other) && !other.spec?.dryRun);
+      if (others.some((other) => mustWaitFor(execution, other))) return { requeueAfterMs: 1_000 };
+    }
     const key: StackKey = { namespace, stack: stack.metadata.name };
     const template = stack.spec!.template as StackTemplate;
     const now = () => clock.now().toISOString();

@@ -19,7 +19,9 @@ export {
 } from './plan.js';
 export { listEntries, listJobRuns, type JobRun, type StackEntry } from './records.js';
 export { STACK_LABEL } from './resource-steps.js';
-export { DESTROY_RESOURCES_ANNOTATION, deletionExecutionName, executionOwner } from './stack-controller.js';
+export { DESTROY_RESOURCES_ANNOTATION, deletionExecutionName } from './stack-controller.js';
+export { executionOwner } from './execution-owner.js';
+export { REQUESTED_AT_ANNOTATION } from './execution-controller.js';
 export { RESOURCE_TYPES, templateProblems, type StackTemplate, type TemplateProblem } from './template.js';
 
 export function stackControllers(options: StackControllerOptions): ControllerDefinition[] {

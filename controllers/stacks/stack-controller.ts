@@ -10,6 +10,7 @@ import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runt
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { isFinished, stackStatus } from './engine.js';
+import { executionOwner } from './execution-owner.js';
 import { EXECUTIONS_BY_STACK, STACK_INDEX, type StackControllerOptions } from './execution-controller.js';
 import { listEntries, removeStackRecords, type StackKey } from './records.js';
 import { orphanDatabases } from './resource-steps.js';
@@ -21,20 +22,6 @@ export const DESTROY_RESOURCES_ANNOTATION = 'cloudplane.dev/destroy-resources';
 /** The execution that destroys a stack's resources before the stack goes: one per stack. */
 export function deletionExecutionName(stack: Stack): string {
   return `exec-${createHash('sha256').update(`${stack.metadata.uid}/delete`).digest('hex').slice(0, 12)}`;
-}
-
-/**
- * An execution's owner reference: its stack controls it. Without blockOwnerDeletion, which the
- * API could set only if it could update a stack's finalizers.
- */
-export function executionOwner(stack: Stack) {
-  return {
-    apiVersion: stack.apiVersion,
-    kind: stack.kind,
-    name: stack.metadata.name,
-    uid: stack.metadata.uid!,
-    controller: true,
-  };
 }
 
 export function stackController(options: StackControllerOptions): ControllerDefinition {

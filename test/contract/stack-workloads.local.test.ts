@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Env } from '../../config/env.js';
 import { workloadsConfig, type WorkloadsConfig } from '../../config/workloads.js';
 import { HELM_MISSING } from '../../workloads/helm.js';
@@ -189,6 +189,26 @@ describe('stacks on the local runtime', () => {
         exitCode: null,
         message: 'command not found: no-such-command-here',
       });
+    });
+
+    it('stops a run an earlier platform process left before starting the job again', async () => {
+      const workload = job({ command: ['sh', '-c', 'echo $$ > ../orphan.pid; sleep 30'] });
+      await runtime.jobs.start(workload);
+      const orphanPid = path.join(dataDir, 'workloads', 'jobs', 'orphan.pid');
+      await vi.waitFor(() => expect(existsSync(orphanPid)).toBe(true));
+      const orphan = Number(await fs.readFile(orphanPid, 'utf8'));
+      expect(isRunning(orphan)).toBe(true);
+
+      // A new process on the same data dir knows nothing of the first one's jobs.
+      const restarted = runtimeWith(dataDir, { CLOUDPLANE_LOCAL_JOBS: 'enabled' });
+      try {
+        expect(await restarted.jobs.observe(workload)).toBeUndefined();
+        await restarted.jobs.start({ ...workload, command: ['true'] });
+        await vi.waitFor(() => expect(isRunning(orphan)).toBe(false));
+        expect(await ended(restarted, workload)).toMatchObject({ state: 'succeeded' });
+      } finally {
+        await restarted.close();
+      }
     });
 
     it('kills what still runs when the runtime closes', async () => {

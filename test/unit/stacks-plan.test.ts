@@ -7,45 +7,7 @@ import {
   type PlanChange,
 } from '../../controllers/stacks/plan.js';
 import type { StackSection, StackTemplate } from '../../controllers/stacks/template.js';
-
-/** A realistic template: a database and a cache, a generated password, a migration job, a helm service. */
-function fullTemplate(): StackTemplate {
-  return {
-    version: '1',
-    name: 'shop',
-    resources: {
-      db: { type: 'database', properties: { engine: 'postgresql', version: '15', storage_size: '10Gi' } },
-      cache: { type: 'cache', properties: { memory: '256Mi' } },
-    },
-    secrets: { admin_password: { type: 'generated', generator_type: 'password', length: 24 } },
-    bootstrap: {
-      migrate: {
-        image: 'shop/migrate:1.4',
-        command: ['migrate', 'up'],
-        secrets: {
-          DATABASE_URL: '${resources.db.connection_string}',
-          ADMIN_PASSWORD: '${secrets.admin_password}',
-        },
-        timeout: '5m',
-      },
-    },
-    services: {
-      api: {
-        type: 'helm',
-        depends_on: ['migrate'],
-        properties: {
-          chart: 'shop/api',
-          version: '1.2.0',
-          values: { replicaCount: 2, database: { host: '${resources.db.endpoint}' } },
-        },
-      },
-    },
-    outputs: {
-      db_url: { value: '${resources.db.connection_string}' },
-      api_endpoint: { value: '${services.api.endpoint}' },
-    },
-  };
-}
+import { fullTemplate, templateWith, type TemplateEdits } from '../fixtures/stacks.js';
 
 /** What applying `template` left: one entry per entry of every section. */
 function appliedFrom(template: StackTemplate): AppliedEntry[] {
@@ -57,22 +19,6 @@ function appliedFrom(template: StackTemplate): AppliedEntry[] {
       config: structuredClone(config),
     })),
   );
-}
-
-/** Dotted paths to the values they get; `undefined` removes the field. */
-type Edits = Record<string, unknown>;
-
-/** The full template with `edits` made. */
-function templateWith(edits: Edits): StackTemplate {
-  const template = fullTemplate() as Record<string, unknown>;
-  for (const [path, value] of Object.entries(edits)) {
-    const keys = path.split('.');
-    const field = keys.pop()!;
-    const parent = keys.reduce((object, key) => (object[key] ??= {}) as Record<string, unknown>, template);
-    if (value === undefined) delete parent[field];
-    else parent[field] = value;
-  }
-  return template as StackTemplate;
 }
 
 const APPLIED = appliedFrom(fullTemplate());
@@ -130,7 +76,7 @@ describe('planStack', () => {
     expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, unchanged: 7 });
   });
 
-  it.each<[string, Edits, string, PlanChange['type'], PlanChange['details']]>([
+  it.each<[string, TemplateEdits, string, PlanChange['type'], PlanChange['details']]>([
     [
       'a helm value',
       { 'services.api.properties.values.replicaCount': 3 },

@@ -15,61 +15,7 @@ import {
   timeoutMsOf,
   type StackTemplate,
 } from '../../controllers/stacks/template.js';
-
-/** A realistic template: a database and a cache, a generated password, a migration job, a helm service. */
-function fullTemplate(): StackTemplate {
-  return {
-    version: '1',
-    name: 'shop',
-    resources: {
-      db: { type: 'database', properties: { engine: 'postgresql', version: '15', storage_size: '10Gi' } },
-      cache: { type: 'cache', properties: { memory: '256Mi' } },
-    },
-    secrets: { admin_password: { type: 'generated', generator_type: 'password', length: 24 } },
-    bootstrap: {
-      migrate: {
-        image: 'shop/migrate:1.4',
-        command: ['migrate', 'up'],
-        secrets: {
-          DATABASE_URL: '${resources.db.connection_string}',
-          ADMIN_PASSWORD: '${secrets.admin_password}',
-        },
-        timeout: '5m',
-      },
-    },
-    services: {
-      api: {
-        type: 'helm',
-        depends_on: ['migrate'],
-        properties: {
-          chart: 'shop/api',
-          version: '1.2.0',
-          values: { replicaCount: 2, database: { host: '${resources.db.endpoint}' } },
-        },
-      },
-    },
-    outputs: {
-      db_url: { value: '${resources.db.connection_string}' },
-      api_endpoint: { value: '${services.api.endpoint}' },
-    },
-  };
-}
-
-/** Dotted paths to the values they get; `undefined` removes the field. */
-type Edits = Record<string, unknown>;
-
-/** The full template with `edits` made (which may write anything, valid or not). */
-function templateWith(edits: Edits): unknown {
-  const template = fullTemplate() as Record<string, unknown>;
-  for (const [path, value] of Object.entries(edits)) {
-    const keys = path.split('.');
-    const field = keys.pop()!;
-    const parent = keys.reduce((object, key) => (object[key] ??= {}) as Record<string, unknown>, template);
-    if (value === undefined) delete parent[field];
-    else parent[field] = value;
-  }
-  return template;
-}
+import { fullTemplate, templateWith, type TemplateEdits } from '../fixtures/stacks.js';
 
 describe('templateProblems', () => {
   it.each<[string, unknown]>([
@@ -110,7 +56,7 @@ describe('templateProblems', () => {
     expect(templateProblems(template)).toEqual([]);
   });
 
-  it.each<[string, Edits, string, 400 | 422, string]>([
+  it.each<[string, TemplateEdits, string, 400 | 422, string]>([
     // shape
     ['an unknown section', { networks: {} }, 'template.networks', 400, 'unknown section'],
     [

@@ -5,7 +5,7 @@
  * folder, killed with its group when its time is up. The image cannot be honoured and is said so.
  *
  * What became of a job is kept in memory only: after a restart `observe` answers undefined, which
- * is how the caller learns to start it again.
+ * is how the caller learns to start it again (a run the earlier process left is stopped first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -70,6 +70,9 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 const seconds = (ms: number): string => `${ms / 1000}s`;
+
+/** Beside the job's folder, which is emptied when the job starts. */
+const pidFileOf = (cwd: string): string => `${cwd}.pid`;
 
 /** A job's folder is named after its id, so the id must be one path segment. */
 function folderName(id: string): string {
@@ -182,9 +185,32 @@ export function localJobs(options: LocalEngineOptions): LocalJobs {
       return { observation, finished: Promise.resolve() };
     }
     const cwd = folderOf(job);
+    await stopOrphan(cwd);
     await fs.rm(cwd, { recursive: true, force: true });
     await fs.mkdir(cwd, { recursive: true, mode: 0o700 });
-    return run(job, cwd);
+    const tracked = run(job, cwd);
+    const pid = tracked.child?.pid;
+    if (pid !== undefined) {
+      await fs.writeFile(pidFileOf(cwd), String(pid), { mode: 0o600 });
+      void tracked.finished.then(() => fs.rm(pidFileOf(cwd), { force: true }));
+    }
+    return tracked;
+  }
+
+  /**
+   * A job this process started before it was killed runs on in its own group; it is stopped
+   * before the job starts again, so two runs never overlap. The pid is trusted only while the
+   * process still works in the job's folder: a pid reused by another process is left alone.
+   */
+  async function stopOrphan(cwd: string): Promise<void> {
+    const pid = Number(await fs.readFile(pidFileOf(cwd), 'utf8').catch(() => ''));
+    if (!Number.isInteger(pid) || pid <= 0) return;
+    const workingIn = await fs.readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+    if (workingIn === path.resolve(cwd)) {
+      logger.warn({ pid }, 'stopping a run of the job left by an earlier process');
+      signalGroup(pid, 'SIGKILL');
+    }
+    await fs.rm(pidFileOf(cwd), { force: true });
   }
 
   return {
@@ -214,6 +240,7 @@ export function localJobs(options: LocalEngineOptions): LocalJobs {
       if (tracked?.child) signalGroup(tracked.child.pid, 'SIGKILL');
       await tracked?.finished;
       jobs.delete(job.id);
+      await stopOrphan(folderOf(job));
       await fs.rm(folderOf(job), { recursive: true, force: true });
     },
 

@@ -6,6 +6,7 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import {
   executionOwner,
+  REQUESTED_AT_ANNOTATION,
   listEntries,
   newStackId,
   phaseOrder,
@@ -71,12 +72,12 @@ const EXECUTION_REQUEST = {
  * requests at once, the second's write of the stack fails and it answers 409.
  */
 async function startExecution(
-  services: { store: ObjectStore; database: DataPlane },
+  services: { store: ObjectStore; database: DataPlane; now: Date },
   stack: Stack,
   operation: StackOperation,
   request: ExecutionRequest,
 ) {
-  const { store, database } = services;
+  const { store, database, now } = services;
   if (stack.metadata.deletionTimestamp) throw conflict(`stack is being deleted`);
   const dryRun = request.dry_run ?? false;
   const force = request.force ?? false;
@@ -123,6 +124,7 @@ async function startExecution(
     metadata: {
       name: stackObjectNameOf(id),
       namespace: stack.metadata.namespace,
+      annotations: { [REQUESTED_AT_ANNOTATION]: now.toISOString() },
       ownerReferences: [executionOwner(stack)],
     },
     spec: {
@@ -176,9 +178,9 @@ function executionRoute(operation: StackOperation): RouteDefinition {
       409: { description: 'An execution runs already, or the plan is stale (force overrides both)' },
       422: { description: 'The template is invalid' },
     },
-    async handler({ params, body, principal, store, database }) {
+    async handler({ params, body, principal, store, database, now }) {
       const stack = await findStack(store, principal, params.id);
-      return { data: await startExecution({ store, database }, stack, operation, body ?? {}) };
+      return { data: await startExecution({ store, database, now: now() }, stack, operation, body ?? {}) };
     },
   });
 }
