@@ -129,7 +129,7 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     apiGroup: '',
     resources: ['secrets'],
     verbs: {
-      list: 'helm finds a stack service’s release records (Secrets in the organization’s namespace) by label',
+      list: 'helm finds a stack service’s release records (Secrets in the organization’s namespace) by label; the streaming runtime finds a removed cluster’s Secrets by label',
       update: 'helm marks a release record superseded when it upgrades a stack’s service',
     },
     scope: 'cluster',
@@ -159,6 +159,29 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
       update: 'helm rolls a failed upgrade of a stack service back',
       patch: 'helm upgrades a stack service’s Services and ConfigMaps',
       delete: 'helm uninstalls a stack service’s Services and ConfigMaps',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'kafka.strimzi.io',
+    resources: ['kafkas', 'kafkanodepools'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads a streaming cluster’s Kafka status (bootstrap servers, readiness)',
+      create: 'the kubernetes workload runtime creates a Kafka and its KRaft node pool per streaming cluster',
+      patch: 'the kubernetes workload runtime brings them to the cluster’s tier',
+      delete: 'the kubernetes workload runtime removes them with their streaming cluster',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'kafka.strimzi.io',
+    resources: ['kafkatopics', 'kafkausers'],
+    verbs: {
+      get: 'the kubernetes workload runtime reads a topic or user and what Strimzi reported about it',
+      list: 'the kubernetes workload runtime lists a streaming cluster’s topics and users (partition budget, removal)',
+      create: 'the kubernetes workload runtime creates a KafkaTopic per topic, a KafkaUser per user',
+      patch: 'the kubernetes workload runtime grows partitions, changes ACLs and applies a new password',
+      delete: 'the kubernetes workload runtime removes them with their topic, user or cluster',
     },
     scope: 'cluster',
   },

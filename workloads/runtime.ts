@@ -193,6 +193,149 @@ export interface ReleaseRuntime {
   uninstall(release: ReleaseWorkload): Promise<void>;
 }
 
+export type StreamingTier = 'starter' | 'pro' | 'enterprise';
+
+/** What a tier allows, from the spec's tier table; null where the tier's value is custom. */
+export interface StreamingLimits {
+  brokers: number;
+  partitions: number | null;
+  storageBytes: number | null;
+  /** The longest retention a topic may have, in ms; null: any, including forever (-1). */
+  retentionMaxMs: number | null;
+}
+
+/** An event-streaming cluster as the runtime sees it. */
+export interface StreamingClusterWorkload {
+  /** `esc_…`: ports, files and names derive from it. */
+  id: string;
+  organization: string;
+  tier: StreamingTier;
+  limits: StreamingLimits;
+}
+
+export type CleanupPolicy = 'delete' | 'compact';
+
+export interface StreamingTopicSpec {
+  /** Kafka's rules: `[a-zA-Z0-9._-]`, at most 249 characters. */
+  name: string;
+  partitions: number;
+  replicas: number;
+  /** ms; -1: forever. */
+  retentionMs: number;
+  cleanupPolicy: CleanupPolicy;
+}
+
+export interface PartitionObservation {
+  partition: number;
+  leader: number;
+  logStartOffset: number;
+  logEndOffset: number;
+  sizeBytes: number;
+}
+
+export interface TopicObservation extends StreamingTopicSpec {
+  partitionDetails: PartitionObservation[];
+  createdAt: string;
+}
+
+/** A SCRAM-SHA-512 credential as Kafka stores it: never the password. */
+export interface ScramCredential {
+  /** base64 */
+  salt: string;
+  iterations: number;
+  /** base64 */
+  storedKey: string;
+  /** base64 */
+  serverKey: string;
+}
+
+export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter';
+
+export interface StreamingAcl {
+  resourceType: 'topic' | 'group';
+  patternType: 'literal' | 'prefixed';
+  name: string;
+  operations: AclOperation[];
+  permission: 'allow' | 'deny';
+}
+
+export interface StreamingUserSpec {
+  name: string;
+  credential: ScramCredential;
+  /**
+   * The password itself, for a runtime that derives its own credential (Strimzi salts it anew);
+   * the embedded broker keeps only `credential`.
+   */
+  password?: string;
+  /** A group id, or a prefix ending in `*`, the user may consume as. */
+  consumerGroup?: string;
+  acls: StreamingAcl[];
+}
+
+export interface StreamingClusterObservation {
+  realization: Realization;
+  state: WorkloadState;
+  message?: string;
+  /** `host:port` of each broker, as clients reach them. */
+  bootstrapServers: string[];
+  /** PEM of the authority the brokers' certificates chain to. */
+  caCertificate: string;
+  usage: { storageBytes: number; partitions: number };
+}
+
+export interface GroupMemberObservation {
+  memberId: string;
+  clientId: string;
+  host: string;
+  assignments: { topic: string; partitions: number[] }[];
+}
+
+export interface GroupObservation {
+  groupId: string;
+  /** Kafka's: `Empty`, `PreparingRebalance`, `CompletingRebalance`, `Stable`, `Dead`. */
+  state: string;
+  protocol: string;
+  members: GroupMemberObservation[];
+  topics: string[];
+}
+
+export type LagStatus = 'OK' | 'WARN' | 'ERR' | 'STOP' | 'STALL';
+
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  committedOffset: number;
+  logEndOffset: number;
+  lag: number;
+  timeLagSeconds: number;
+  status: LagStatus;
+}
+
+export interface GroupLag {
+  groupId: string;
+  totalLag: number;
+  status: LagStatus;
+  timeLagSeconds: number;
+  partitions: PartitionLag[];
+}
+
+/** Event-streaming clusters: an embedded Kafka-protocol broker locally, Strimzi in a cluster. */
+export interface StreamingRuntime {
+  /** Starts (or adopts) the cluster's brokers; idempotent. */
+  ensureCluster(cluster: StreamingClusterWorkload): Promise<StreamingClusterObservation>;
+  /** Closes its ports and removes its data. Idempotent. */
+  removeCluster(cluster: StreamingClusterWorkload): Promise<void>;
+  /** Creates the topic or brings it to the spec (partitions only grow). Throws `WorkloadError` when refused. */
+  ensureTopic(cluster: StreamingClusterWorkload, topic: StreamingTopicSpec): Promise<TopicObservation>;
+  removeTopic(cluster: StreamingClusterWorkload, name: string): Promise<void>;
+  /** Every topic, those made over the Kafka protocol too. */
+  listTopics(cluster: StreamingClusterWorkload): Promise<TopicObservation[]>;
+  ensureUser(cluster: StreamingClusterWorkload, user: StreamingUserSpec): Promise<void>;
+  removeUser(cluster: StreamingClusterWorkload, name: string): Promise<void>;
+  listGroups(cluster: StreamingClusterWorkload): Promise<GroupObservation[]>;
+  groupLag(cluster: StreamingClusterWorkload, groupId: string): Promise<GroupLag | undefined>;
+}
+
 export interface WorkloadRuntime {
   readonly kind: 'local' | 'kubernetes';
   readonly databases: DatabaseRuntime;
@@ -201,6 +344,8 @@ export interface WorkloadRuntime {
   readonly jobs: JobRuntime;
   /** Stacks' helm services. */
   readonly releases: ReleaseRuntime;
+  /** Event-streaming clusters. */
+  readonly streaming?: StreamingRuntime;
   /** Removes a backup's artifact (retention, DELETE). Idempotent. */
   removeBackup(artifact: BackupArtifact): Promise<void>;
   /** Stops what runs in this process (private servers, supervised processes). */

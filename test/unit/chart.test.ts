@@ -680,6 +680,12 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
           resources: ['services', 'configmaps'],
           verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
         },
+        { apiGroups: ['kafka.strimzi.io'], resources: ['kafkas', 'kafkanodepools'], verbs: dataServiceVerbs },
+        {
+          apiGroups: ['kafka.strimzi.io'],
+          resources: ['kafkatopics', 'kafkausers'],
+          verbs: ['get', 'list', 'create', 'patch', 'delete'],
+        },
       ]);
     });
 

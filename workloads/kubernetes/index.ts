@@ -18,6 +18,7 @@ import { BACKUPS_MOUNT, kubeName } from './render.js';
 import { CNPG_BACKUP } from './resource-types.js';
 import { DEFAULT_SETTINGS, type BackupStorage, type KubernetesSettings } from './settings.js';
 import { kubernetesShares } from './shares.js';
+import { kubernetesStreaming } from './streaming.js';
 import { kubernetesStackJobs, podLogReader } from './stack-jobs.js';
 
 export { KUBERNETES_WORKLOAD_KINDS } from './resource-types.js';
@@ -65,6 +66,7 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Work
       options.helm ?? { helmBinary: undefined, chartsDir: undefined, chartRepositories: [] },
       logger,
     ),
+    streaming: kubernetesStreaming(store, logger, settings),
     async removeBackup(artifact: BackupArtifact) {
       const place = placeOf(artifact.location);
       if (place.kind === 'cnpg') {

@@ -1,6 +1,6 @@
 /**
- * The kinds the kubernetes runtime reads and writes: CloudNativePG's, and the built-in ones a
- * database or a share is made of. They are descriptors so that the operator's store serves
+ * The kinds the kubernetes runtime reads and writes: CloudNativePG's, Strimzi's, and the built-in
+ * ones a database or a share is made of. They are descriptors so that the operator's store serves
  * them (a store answers NotFound for a kind it was not given); none is a cloudplane kind.
  */
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
@@ -26,6 +26,14 @@ function foreignKind(group: string, version: string, kind: string, plural: strin
 export const CNPG_CLUSTER = foreignKind('postgresql.cnpg.io', 'v1', 'Cluster', 'clusters');
 /** `postgresql.cnpg.io/v1` Backup: one backup of a Cluster, taken by the CloudNativePG operator. */
 export const CNPG_BACKUP = foreignKind('postgresql.cnpg.io', 'v1', 'Backup', 'backups');
+/** `kafka.strimzi.io/v1` Kafka: one event-streaming cluster, run by the Strimzi cluster operator. */
+export const KAFKA = foreignKind('kafka.strimzi.io', 'v1', 'Kafka', 'kafkas');
+/** `kafka.strimzi.io/v1` KafkaNodePool: the KRaft nodes (controllers and brokers) of a Kafka. */
+export const KAFKA_NODE_POOL = foreignKind('kafka.strimzi.io', 'v1', 'KafkaNodePool', 'kafkanodepools');
+/** `kafka.strimzi.io/v1` KafkaTopic: one topic, made in Kafka by Strimzi's topic operator. */
+export const KAFKA_TOPIC = foreignKind('kafka.strimzi.io', 'v1', 'KafkaTopic', 'kafkatopics');
+/** `kafka.strimzi.io/v1` KafkaUser: a SCRAM user and its ACLs, set in Kafka by Strimzi's user operator. */
+export const KAFKA_USER = foreignKind('kafka.strimzi.io', 'v1', 'KafkaUser', 'kafkausers');
 export const STATEFUL_SET = foreignKind('apps', 'v1', 'StatefulSet', 'statefulsets');
 export const SERVICE = foreignKind('', 'v1', 'Service', 'services');
 export const SECRET = foreignKind('', 'v1', 'Secret', 'secrets');
@@ -44,6 +52,10 @@ export const POD = foreignKind('', 'v1', 'Pod', 'pods');
 export const KUBERNETES_WORKLOAD_KINDS: readonly KindDescriptor[] = [
   CNPG_CLUSTER,
   CNPG_BACKUP,
+  KAFKA,
+  KAFKA_NODE_POOL,
+  KAFKA_TOPIC,
+  KAFKA_USER,
   STATEFUL_SET,
   SERVICE,
   SECRET,
