@@ -48,6 +48,8 @@ export interface WorkloadsConfig {
   mongodbAdminUrl: string | undefined;
   /** Ports the per-database Redis processes listen on, inclusive. */
   redisPorts: { first: number; last: number };
+  /** Ports the streaming clusters' brokers listen on (TLS), inclusive; one per broker. */
+  streamingPorts: { first: number; last: number };
   /** The largest Redis `maxmemory` an organization may ask for, in MiB. */
   maxMemoryMb: number;
   /** The largest storage a database or share may ask for, in GB. */
@@ -233,6 +235,7 @@ export function workloadsConfig(env: Env, place: { dataDir: string }): Workloads
     mysqlAdminUrl: url(env, 'CLOUDPLANE_MYSQL_ADMIN_URL', ['mysql', 'mariadb']),
     mongodbAdminUrl: url(env, 'CLOUDPLANE_MONGODB_ADMIN_URL', ['mongodb']),
     redisPorts: portRange(env, 'CLOUDPLANE_REDIS_PORTS', '16379-16478'),
+    streamingPorts: portRange(env, 'CLOUDPLANE_STREAMING_PORTS', '19092-19391'),
     maxMemoryMb: integer(env, 'CLOUDPLANE_DATABASE_MAX_MEMORY_MB', 4096, 16, 1_048_576),
     maxStorageGb: integer(env, 'CLOUDPLANE_DATABASE_MAX_STORAGE_GB', 1024, 1, 65_536),
     backupBucket: backupBucketConfig(env),

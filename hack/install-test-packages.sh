@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Debian packages some tests drive the platform with (hvac for the Vault-compatible API). A test
-# whose package is missing skips with one loud line, so a machine without apt still runs the rest.
+# Debian packages some tests drive the platform with (hvac for the Vault-compatible API, kcat for
+# the streaming brokers). A test whose package is missing skips with one loud line, so a machine
+# without apt still runs the rest.
 set -uo pipefail
 
 missing=()
 /usr/bin/python3 -c 'import hvac' 2>/dev/null || missing+=(python3-hvac)
+command -v kcat >/dev/null 2>&1 || missing+=(kcat)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "test packages: present"
   exit 0

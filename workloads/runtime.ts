@@ -345,7 +345,7 @@ export interface WorkloadRuntime {
   /** Stacks' helm services. */
   readonly releases: ReleaseRuntime;
   /** Event-streaming clusters. */
-  readonly streaming?: StreamingRuntime;
+  readonly streaming: StreamingRuntime;
   /** Removes a backup's artifact (retention, DELETE). Idempotent. */
   removeBackup(artifact: BackupArtifact): Promise<void>;
   /** Stops what runs in this process (private servers, supervised processes). */

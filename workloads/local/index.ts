@@ -14,6 +14,7 @@ import { postgresqlEngine } from './postgresql.js';
 import { redisEngine } from './redis.js';
 import { localReleases } from './releases.js';
 import { localShares } from './shares.js';
+import { createLocalStreaming } from './streaming.js';
 
 export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime {
   const engines: Record<DatabaseEngine, LocalEngine> = {
@@ -30,20 +31,32 @@ export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime
     restore: (artifact, target, password) => engines[target.engine].restore(artifact, target, password),
   };
   const jobs = localJobs(options);
+  const { config } = options;
+  const streaming = createLocalStreaming({
+    dir: config.dir,
+    advertisedHost: config.advertisedHost,
+    ports: config.streamingPorts,
+    logger: options.logger,
+  });
   const runtime: WorkloadRuntime = {
     kind: 'local',
     databases,
     shares: localShares(options),
     jobs,
     releases: localReleases(options),
+    streaming,
     async removeBackup(artifact: BackupArtifact) {
       await fs.rm(artifact.location, { force: true, recursive: true });
     },
     async close() {
-      await Promise.allSettled([...Object.values(engines).map((engine) => engine.close()), jobs.close()]);
+      await Promise.allSettled([
+        ...Object.values(engines).map((engine) => engine.close()),
+        jobs.close(),
+        streaming.close(),
+      ]);
     },
   };
-  const { backupBucket } = options.config;
+  const { backupBucket } = config;
   if (!backupBucket) return runtime;
   return withBucketBackups(runtime, { ...options, bucket: new BackupBucket(backupBucket) });
 }

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KafkaCluster, SqliteLogStore } from '../../workloads/local/kafka/index.js';
+import {
+  decodeRecords,
+  encodeBatch,
+  readBaseOffset,
+  splitBatches,
+} from '../../workloads/local/kafka/records.js';
+import type { CleanupPolicy } from '../../workloads/runtime.js';
+import { FakeClock } from '../fixtures/fake-clock.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function storeFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafka-store-'));
+  dirs.push(dir);
+  return path.join(dir, 'log.sqlite');
+}
+
+function withTopic(file: string, cleanupPolicy: CleanupPolicy, retentionMs = 60_000): SqliteLogStore {
+  const store = new SqliteLogStore(file);
+  store.createTopic({
+    name: 't',
+    partitions: 1,
+    replicas: 1,
+    retentionMs,
+    cleanupPolicy,
+    createdAt: new Date(0).toISOString(),
+  });
+  return store;
+}
+
+const batch = (timestamp: number, ...pairs: [string, string][]) =>
+  splitBatches(
+    encodeBatch(
+      0,
+      pairs.map(([key, value]) => ({ key: Buffer.from(key), value: Buffer.from(value), timestamp })),
+    ),
+  );
+
+function values(store: SqliteLogStore): [number, string, string][] {
+  return store
+    .read('t', 0, 0, 1 << 20)
+    .flatMap((bytes) =>
+      decodeRecords(bytes).map(
+        (record) =>
+          [readBaseOffset(bytes) + record.offsetDelta, record.key!.toString(), record.value!.toString()] as [
+            number,
+            string,
+            string,
+          ],
+      ),
+    );
+}
+
+describe('the SQLite log store', () => {
+  it('assigns consecutive offsets, rewrites base offsets, and keeps them across a reopen', async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    const [a, b] = await Promise.all([
+      store.append('t', 0, batch(1, ['k', '1'], ['k', '2']), 5),
+      store.append('t', 0, batch(1, ['k', '3']), 5),
+    ]);
+    expect([a.baseOffset, b.baseOffset]).toEqual([0, 2]);
+    store.close();
+    const reopened = new SqliteLogStore(file);
+    expect(reopened.partition('t', 0)).toMatchObject({ logStartOffset: 0, logEndOffset: 3 });
+    expect(values(reopened).map(([offset]) => offset)).toEqual([0, 1, 2]);
+    expect(reopened.read('t', 0, 2, 1).map(readBaseOffset)).toEqual([2]);
+    reopened.close();
+  });
+
+  it('drops batches older than the retention and advances the log start', async () => {
+    const clock = new FakeClock('2026-01-01T00:00:00Z');
+    const start = clock.now().getTime();
+    const store = withTopic(storeFile(), 'delete', 60_000);
+    const cluster = new KafkaCluster({
+      clusterId: 'esc_retention',
+      store,
+      brokers: [{ nodeId: 0, host: '127.0.0.1', port: 1 }],
+      limits: { brokers: 1, partitions: null, storageBytes: null, retentionMaxMs: null },
+      logger: pino({ level: 'silent' }),
+      clock,
+    });
+    await store.append('t', 0, batch(start, ['a', 'old']), start);
+    await clock.advance(50_000);
+    await store.append('t', 0, batch(start + 50_000, ['b', 'new']), start + 50_000);
+    await clock.advance(20_000);
+    cluster.runMaintenance();
+    expect(store.partition('t', 0)).toMatchObject({ logStartOffset: 1, logEndOffset: 2 });
+    expect(values(store)).toEqual([[1, 'b', 'new']]);
+    await clock.advance(60_000);
+    cluster.runMaintenance();
+    expect(store.partition('t', 0)).toMatchObject({ logStartOffset: 2, logEndOffset: 2, sizeBytes: 0 });
+    await cluster.close();
+  });
+
+  it('drops the oldest batches while the cluster is over its storage', async () => {
+    const store = withTopic(storeFile(), 'delete', -1);
+    for (let i = 0; i < 10; i++) await store.append('t', 0, batch(i, ['k', 'x'.repeat(100)]), i);
+    const one = store.totalBytes() / 10;
+    store.enforceRetention(Date.now(), one * 4);
+    expect(store.partition('t', 0)).toMatchObject({ logStartOffset: 6, logEndOffset: 10 });
+    expect(store.totalBytes()).toBeLessThanOrEqual(one * 4);
+    store.close();
+  });
+
+  it('compacts to the newest record per key, offsets unchanged', async () => {
+    const store = withTopic(storeFile(), 'compact', -1);
+    await store.append('t', 0, batch(1, ['a', 'a1'], ['b', 'b1']), 1);
+    await store.append('t', 0, batch(2, ['a', 'a2'], ['c', 'c1']), 2);
+    await store.append('t', 0, batch(3, ['b', 'b2']), 3);
+    store.compact();
+    expect(values(store)).toEqual([
+      [2, 'a', 'a2'],
+      [3, 'c', 'c1'],
+      [4, 'b', 'b2'],
+    ]);
+    expect(store.partition('t', 0)).toMatchObject({ logStartOffset: 0, logEndOffset: 5 });
+    for (const bytes of store.read('t', 0, 0, 1 << 20)) expect(() => splitBatches(bytes)).not.toThrow();
+    store.close();
+  });
+
+  it('finds the first offset at or after a timestamp', async () => {
+    const store = withTopic(storeFile(), 'delete');
+    await store.append(
+      't',
+      0,
+      splitBatches(
+        encodeBatch(
+          0,
+          [10, 20, 30].map((timestamp) => ({ key: null, value: Buffer.from('v'), timestamp })),
+        ),
+      ),
+      1,
+    );
+    expect([5, 20, 25, 99].map((timestamp) => store.offsetForTimestamp('t', 0, timestamp))).toEqual([
+      0, 1, 2, 3,
+    ]);
+    store.close();
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CorruptBatchError,
+  crc32c,
+  decodeRecords,
+  encodeBatch,
+  readBaseOffset,
+  rebuildBatch,
+  setBaseOffset,
+  splitBatches,
+} from '../../workloads/local/kafka/records.js';
+
+const batchOf = (...values: string[]) =>
+  encodeBatch(
+    0,
+    values.map((value, i) => ({
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(value),
+      timestamp: 1_000 + i,
+    })),
+  );
+
+describe('record batches', () => {
+  it.each([
+    ['123456789', 0xe3069283],
+    ['', 0],
+    ['a', 0xc1d04330],
+  ])('computes CRC-32C of %j as %i', (text, expected) => {
+    expect(crc32c(Buffer.from(text))).toBe(expected);
+  });
+
+  it('takes a well-formed batch and reads its header', () => {
+    const [batch] = splitBatches(batchOf('a', 'b', 'c'));
+    expect(batch).toMatchObject({
+      lastOffsetDelta: 2,
+      recordCount: 3,
+      firstTimestamp: 1_000,
+      maxTimestamp: 1_002,
+      compression: 0,
+    });
+  });
+
+  it('keeps the CRC valid when the base offset is rewritten', () => {
+    const bytes = batchOf('a', 'b');
+    setBaseOffset(bytes, 12_345);
+    expect(readBaseOffset(bytes)).toBe(12_345);
+    expect(() => splitBatches(bytes)).not.toThrow();
+  });
+
+  it.each([
+    ['a flipped record byte', (b: Buffer) => (b[b.length - 1]! ^= 0xff)],
+    ['a wrong magic', (b: Buffer) => b.writeInt8(1, 16)],
+    ['a length past the buffer', (b: Buffer) => b.writeInt32BE(10_000, 8)],
+  ])('refuses %s as corrupt', (_case, damage) => {
+    const bytes = batchOf('a', 'b');
+    damage(bytes);
+    expect(() => splitBatches(bytes)).toThrow(CorruptBatchError);
+  });
+
+  it('refuses a truncated batch', () => {
+    expect(() => splitBatches(batchOf('a').subarray(0, 40))).toThrow(CorruptBatchError);
+  });
+
+  it('rebuilds a batch with a subset of its records, offsets kept and CRC recomputed', () => {
+    const bytes = batchOf('a', 'b', 'c');
+    const kept = decodeRecords(bytes).filter((record) => record.offsetDelta !== 1);
+    const rebuilt = rebuildBatch(bytes, kept);
+    const [header] = splitBatches(rebuilt);
+    expect(header).toMatchObject({ recordCount: 2, lastOffsetDelta: 2 });
+    expect(decodeRecords(rebuilt).map((record) => [record.offsetDelta, record.value!.toString()])).toEqual([
+      [0, 'a'],
+      [2, 'c'],
+    ]);
+  });
+});

@@ -1,0 +1,66 @@
+import { ErrorCode } from '../errors.js';
+import { Writer } from '../protocol/codec.js';
+import type { ApiModule } from './api.js';
+import { apiVersions } from './api-versions.js';
+import { createPartitions } from './create-partitions.js';
+import { createTopics } from './create-topics.js';
+import { deleteGroups } from './delete-groups.js';
+import { deleteTopics } from './delete-topics.js';
+import { describeConfigs } from './describe-configs.js';
+import { describeGroups } from './describe-groups.js';
+import { fetch } from './fetch.js';
+import { findCoordinator } from './find-coordinator.js';
+import { heartbeat } from './heartbeat.js';
+import { joinGroup } from './join-group.js';
+import { leaveGroup } from './leave-group.js';
+import { listGroups } from './list-groups.js';
+import { listOffsets } from './list-offsets.js';
+import { metadata } from './metadata.js';
+import { offsetCommit } from './offset-commit.js';
+import { offsetFetch } from './offset-fetch.js';
+import { produce } from './produce.js';
+import { saslAuthenticate } from './sasl-authenticate.js';
+import { saslHandshake } from './sasl-handshake.js';
+import { syncGroup } from './sync-group.js';
+
+function writeRanges(writer: Writer): void {
+  writer.array(MODULES, (w, module) => w.int16(module.key).int16(module.minVersion).int16(module.maxVersion));
+}
+
+/** Every API the broker serves; ApiVersions advertises exactly these ranges. */
+const MODULES: readonly ApiModule[] = [
+  produce,
+  fetch,
+  listOffsets,
+  metadata,
+  offsetCommit,
+  offsetFetch,
+  findCoordinator,
+  joinGroup,
+  heartbeat,
+  leaveGroup,
+  syncGroup,
+  describeGroups,
+  listGroups,
+  saslHandshake,
+  apiVersions(writeRanges),
+  createTopics,
+  deleteTopics,
+  describeConfigs,
+  saslAuthenticate,
+  createPartitions,
+  deleteGroups,
+];
+
+const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
+
+export function apiModule(key: number): ApiModule | undefined {
+  return BY_KEY.get(key);
+}
+
+/** The v0-framed ApiVersions answer to a version we do not speak: UNSUPPORTED_VERSION and our ranges. */
+export function writeUnsupportedApiVersions(): Writer {
+  const writer = new Writer().int16(ErrorCode.UNSUPPORTED_VERSION);
+  writeRanges(writer);
+  return writer;
+}

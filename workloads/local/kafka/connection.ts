@@ -1,0 +1,177 @@
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import type { RequestContext, SaslSession } from './apis/api.js';
+import { apiModule, writeUnsupportedApiVersions } from './apis/registry.js';
+import { authenticateToken } from './apis/sasl-authenticate.js';
+import type { KafkaCluster } from './cluster.js';
+import { ProtocolError, Reader, type Writer } from './protocol/codec.js';
+import { FrameDecoder } from './protocol/frame.js';
+
+const API_VERSIONS_KEY = 18;
+
+interface ResponseSlot {
+  chunks: Buffer[] | undefined;
+  ready: boolean;
+}
+
+/**
+ * One client connection: frames in, requests dispatched to their API module, responses out in
+ * request order (handlers run concurrently, so a long-polling fetch does not hold a heartbeat
+ * behind it, yet each starts synchronously in arrival order, so produces keep their order).
+ * Anything malformed closes this connection only.
+ */
+export class Connection {
+  private readonly decoder = new FrameDecoder();
+  private readonly log: Logger;
+  private readonly slots: ResponseSlot[] = [];
+  private readonly sasl: SaslSession = {
+    mechanism: undefined,
+    scram: undefined,
+    rawTokens: false,
+    principal: undefined,
+    failed: false,
+  };
+  private closed = false;
+
+  constructor(
+    private readonly cluster: KafkaCluster,
+    private readonly socket: TLSSocket,
+    private readonly brokerId: number,
+    id: number,
+  ) {
+    this.log = cluster.logger.child({ connection: `${cluster.clusterId}/${brokerId}/${id}` });
+    this.log.debug({ remote: socket.remoteAddress }, 'connection opened');
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('error', (error) => this.log.debug({ err: error.message }, 'connection error'));
+    socket.on('close', () => {
+      this.closed = true;
+      this.log.debug('connection closed');
+    });
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  private fail(reason: string): void {
+    this.log.warn({ reason }, 'closing connection');
+    this.destroy();
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (error) {
+      this.fail((error as Error).message);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closed) return;
+      try {
+        if (this.sasl.rawTokens) this.rawToken(frame);
+        else this.request(frame);
+      } catch (error) {
+        this.fail(
+          error instanceof ProtocolError ? error.message : `request failed: ${(error as Error).message}`,
+        );
+        return;
+      }
+    }
+  }
+
+  /** A SASL token sent bare after a v0 handshake; the answer goes back bare too, a failure closes. */
+  private rawToken(frame: Buffer): void {
+    const slot = this.reserve();
+    const outcome = authenticateToken(this.cluster, this.sasl, frame, this.log);
+    if (outcome.errorCode !== 0) {
+      this.fail('SASL authentication failed');
+      return;
+    }
+    this.sasl.rawTokens = !this.sasl.principal;
+    const size = Buffer.alloc(4);
+    size.writeInt32BE(outcome.token.length);
+    this.complete(slot, [size, outcome.token]);
+  }
+
+  private request(frame: Buffer): void {
+    const reader = new Reader(frame);
+    const apiKey = reader.int16();
+    const version = reader.int16();
+    const correlationId = reader.int32();
+    const clientId = reader.nullableString() ?? '';
+    const module = apiModule(apiKey);
+    if (apiKey === API_VERSIONS_KEY && module && version > module.maxVersion) {
+      // KIP-511: the client learns our range from a v0-framed answer and retries.
+      const slot = this.reserve();
+      this.complete(slot, this.framed(correlationId, writeUnsupportedApiVersions()));
+      return;
+    }
+    if (!module) throw new ProtocolError(`unknown API key ${apiKey}`);
+    if (version < module.minVersion || version > module.maxVersion) {
+      throw new ProtocolError(`${module.name} v${version} is not supported`);
+    }
+    const principal = this.sasl.principal;
+    if (!principal && !module.beforeAuthentication)
+      throw new ProtocolError(`${module.name} before authentication`);
+    const context: RequestContext = {
+      cluster: this.cluster,
+      version,
+      clientId,
+      clientHost: this.socket.remoteAddress ?? '',
+      brokerId: this.brokerId,
+      sasl: this.sasl,
+      principal: principal ?? { name: '', superuser: false, acls: [] },
+      log: this.log,
+    };
+    const slot = this.reserve();
+    const answered = (body: Writer | undefined) => {
+      this.complete(slot, body ? this.framed(correlationId, body) : undefined);
+      // A failed authentication: Kafka answers with the error, then closes the connection.
+      if (this.sasl.failed) this.socket.end();
+    };
+    let result: Writer | undefined | Promise<Writer | undefined>;
+    try {
+      result = module.handle(context, reader);
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error;
+      this.log.error({ err: error, api: module.name }, 'request handler failed');
+      throw error;
+    }
+    if (result instanceof Promise) {
+      result.then(answered, (error: unknown) => {
+        this.log.error({ err: error, api: module.name }, 'request handler failed');
+        this.destroy();
+      });
+    } else answered(result);
+  }
+
+  private framed(correlationId: number, body: Writer): Buffer[] {
+    const chunks = body.finish();
+    const head = Buffer.allocUnsafe(8);
+    head.writeInt32BE(body.length + 4, 0);
+    head.writeInt32BE(correlationId, 4);
+    return [head, ...chunks];
+  }
+
+  private reserve(): ResponseSlot {
+    const slot: ResponseSlot = { chunks: undefined, ready: false };
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private complete(slot: ResponseSlot, chunks: Buffer[] | undefined): void {
+    slot.chunks = chunks;
+    slot.ready = true;
+    if (this.closed) return;
+    this.socket.cork();
+    while (this.slots.length > 0 && this.slots[0]!.ready) {
+      const next = this.slots.shift()!;
+      for (const chunk of next.chunks ?? []) this.socket.write(chunk);
+    }
+    this.socket.uncork();
+  }
+}

@@ -1,0 +1,7 @@
+/** The embedded Kafka-protocol broker: what the local streaming runtime and its tests use. */
+export { KafkaCluster, type BrokerAddress, type KafkaClusterOptions } from './cluster.js';
+export { listen, type ListenOptions } from './server.js';
+export { SqliteLogStore, type LogStore, type StoredTopic } from './log-store.js';
+export { scramCredential, SCRAM_MECHANISM } from './scram.js';
+export { systemClock, type BrokerClock } from './clock.js';
+export { ErrorCode } from './errors.js';

@@ -1,0 +1,570 @@
+import Database from 'better-sqlite3';
+import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
+import {
+  batchCompression,
+  decodeRecords,
+  rebuildBatch,
+  setBaseOffset,
+  type BatchHeader,
+  type DecodedRecord,
+} from './records.js';
+
+/** A topic as the store keeps it. */
+export interface StoredTopic {
+  name: string;
+  partitions: number;
+  replicas: number;
+  /** ms; -1: forever. */
+  retentionMs: number;
+  cleanupPolicy: CleanupPolicy;
+  createdAt: string;
+}
+
+export interface PartitionState {
+  logStartOffset: number;
+  /** The offset the next record gets: the high watermark (every stored record is committed). */
+  logEndOffset: number;
+  sizeBytes: number;
+}
+
+export interface CommittedOffset {
+  topic: string;
+  partition: number;
+  offset: number;
+  metadata: string | null;
+  commitTime: number;
+}
+
+export interface AppendResult {
+  baseOffset: number;
+  logStartOffset: number;
+}
+
+/**
+ * Where a cluster's records, topics, users and committed offsets live. Appends resolve only once
+ * durable; reads return raw batches whose base offsets are the assigned ones.
+ */
+export interface LogStore {
+  topics(): StoredTopic[];
+  topic(name: string): StoredTopic | undefined;
+  createTopic(topic: StoredTopic): void;
+  deleteTopic(name: string): void;
+  setPartitionCount(name: string, partitions: number): void;
+  updateTopic(name: string, change: Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>): void;
+  partition(topic: string, partition: number): PartitionState | undefined;
+  /** Assigns offsets to `batches` (rewriting their base offsets in place) and stores them durably. */
+  append(topic: string, partition: number, batches: BatchHeader[], appendTime: number): Promise<AppendResult>;
+  /** Batches holding offsets from `offset` on, up to `maxBytes` (the first batch always). */
+  read(topic: string, partition: number, offset: number, maxBytes: number): Buffer[];
+  /** The first offset whose batch's max timestamp is at or after `timestamp`; the log end when none. */
+  offsetForTimestamp(topic: string, partition: number, timestamp: number): number;
+  /** When the batch holding `offset` was appended (ms), if it is still stored. */
+  appendTimeOf(topic: string, partition: number, offset: number): number | undefined;
+  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void;
+  committedOffsets(groupId: string): CommittedOffset[];
+  groupsWithOffsets(): string[];
+  deleteGroupOffsets(groupId: string): void;
+  users(): StreamingUserSpec[];
+  saveUser(user: StreamingUserSpec): void;
+  deleteUser(name: string): void;
+  /** Drops batches older than each delete-policy topic's retention, then the oldest until under `maxBytes`. */
+  enforceRetention(now: number, maxBytes: number | null): void;
+  /** Keeps, in every compact-policy topic, only the newest record of each key; offsets unchanged. */
+  compact(): void;
+  totalBytes(): number;
+  close(): void;
+}
+
+const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+interface PendingAppend {
+  topic: string;
+  partition: number;
+  batches: BatchHeader[];
+  appendTime: number;
+  resolve: (result: AppendResult) => void;
+  reject: (error: Error) => void;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS topics (
+    name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, replicas INTEGER NOT NULL,
+    retention_ms INTEGER NOT NULL, cleanup_policy TEXT NOT NULL, created_at TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS partitions (
+    topic TEXT NOT NULL, partition INTEGER NOT NULL, log_start_offset INTEGER NOT NULL,
+    log_end_offset INTEGER NOT NULL, PRIMARY KEY (topic, partition)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS batches (
+    topic TEXT NOT NULL, partition INTEGER NOT NULL, base_offset INTEGER NOT NULL,
+    last_offset INTEGER NOT NULL, max_timestamp INTEGER NOT NULL, append_time INTEGER NOT NULL,
+    size INTEGER NOT NULL, data BLOB NOT NULL);
+  CREATE UNIQUE INDEX IF NOT EXISTS batches_by_offset ON batches (topic, partition, last_offset);
+  CREATE TABLE IF NOT EXISTS group_offsets (
+    group_id TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL,
+    committed_offset INTEGER NOT NULL, metadata TEXT, commit_time INTEGER NOT NULL,
+    PRIMARY KEY (group_id, topic, partition)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
+`;
+
+interface TopicRow {
+  name: string;
+  partitions: number;
+  replicas: number;
+  retention_ms: number;
+  cleanup_policy: CleanupPolicy;
+  created_at: string;
+}
+
+interface BatchRow {
+  rowid: number;
+  base_offset: number;
+  last_offset: number;
+  data: Buffer;
+}
+
+/**
+ * The log store in one SQLite file (WAL, `synchronous=FULL`). Appends arriving in the same turn
+ * of the event loop are written in one transaction (group commit): each produce is answered after
+ * the commit that made its records durable.
+ */
+export class SqliteLogStore implements LogStore {
+  private readonly db: Database.Database;
+  private readonly state = new Map<string, PartitionState>();
+  private readonly topicCache = new Map<string, StoredTopic>();
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private readonly statements;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+    this.statements = {
+      insertBatch: this.db.prepare(
+        'INSERT INTO batches (topic, partition, base_offset, last_offset, max_timestamp, append_time, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      upsertPartition: this.db.prepare(
+        'INSERT INTO partitions (topic, partition, log_start_offset, log_end_offset) VALUES (?, ?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET log_start_offset = excluded.log_start_offset, log_end_offset = excluded.log_end_offset',
+      ),
+      read: this.db
+        .prepare(
+          'SELECT data FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset LIMIT ?',
+        )
+        .pluck(),
+      firstBatchAt: this.db.prepare(
+        'SELECT base_offset, append_time FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset LIMIT 1',
+      ),
+    };
+    this.load();
+  }
+
+  private load(): void {
+    for (const row of this.db.prepare('SELECT * FROM topics').all() as TopicRow[]) {
+      this.topicCache.set(row.name, rowToTopic(row));
+    }
+    const partitions = this.db.prepare('SELECT * FROM partitions').all() as {
+      topic: string;
+      partition: number;
+      log_start_offset: number;
+      log_end_offset: number;
+    }[];
+    const sizes = new Map<string, number>();
+    for (const row of this.db
+      .prepare('SELECT topic, partition, SUM(size) AS size FROM batches GROUP BY topic, partition')
+      .all() as { topic: string; partition: number; size: number }[]) {
+      sizes.set(partitionKey(row.topic, row.partition), row.size);
+    }
+    for (const row of partitions) {
+      const key = partitionKey(row.topic, row.partition);
+      this.state.set(key, {
+        logStartOffset: row.log_start_offset,
+        logEndOffset: row.log_end_offset,
+        sizeBytes: sizes.get(key) ?? 0,
+      });
+    }
+  }
+
+  topics(): StoredTopic[] {
+    return [...this.topicCache.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  topic(name: string): StoredTopic | undefined {
+    return this.topicCache.get(name);
+  }
+
+  createTopic(topic: StoredTopic): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          'INSERT INTO topics (name, partitions, replicas, retention_ms, cleanup_policy, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          topic.name,
+          topic.partitions,
+          topic.replicas,
+          topic.retentionMs,
+          topic.cleanupPolicy,
+          topic.createdAt,
+        );
+      this.db.prepare('DELETE FROM batches WHERE topic = ?').run(topic.name);
+      this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(topic.name);
+      for (let partition = 0; partition < topic.partitions; partition++) {
+        this.statements.upsertPartition.run(topic.name, partition, 0, 0);
+      }
+    })();
+    this.topicCache.set(topic.name, { ...topic });
+    for (let partition = 0; partition < topic.partitions; partition++) {
+      this.state.set(partitionKey(topic.name, partition), {
+        logStartOffset: 0,
+        logEndOffset: 0,
+        sizeBytes: 0,
+      });
+    }
+  }
+
+  deleteTopic(name: string): void {
+    const topic = this.topicCache.get(name);
+    if (!topic) return;
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM topics WHERE name = ?').run(name);
+      this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(name);
+      this.db.prepare('DELETE FROM batches WHERE topic = ?').run(name);
+      this.db.prepare('DELETE FROM group_offsets WHERE topic = ?').run(name);
+    })();
+    this.topicCache.delete(name);
+    for (let partition = 0; partition < topic.partitions; partition++)
+      this.state.delete(partitionKey(name, partition));
+  }
+
+  setPartitionCount(name: string, partitions: number): void {
+    const topic = this.topicCache.get(name);
+    if (!topic || partitions <= topic.partitions) return;
+    this.db.transaction(() => {
+      this.db.prepare('UPDATE topics SET partitions = ? WHERE name = ?').run(partitions, name);
+      for (let partition = topic.partitions; partition < partitions; partition++) {
+        this.statements.upsertPartition.run(name, partition, 0, 0);
+      }
+    })();
+    for (let partition = topic.partitions; partition < partitions; partition++) {
+      this.state.set(partitionKey(name, partition), { logStartOffset: 0, logEndOffset: 0, sizeBytes: 0 });
+    }
+    topic.partitions = partitions;
+  }
+
+  updateTopic(name: string, change: Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>): void {
+    const topic = this.topicCache.get(name);
+    if (!topic) return;
+    const next = { ...topic, ...change };
+    this.db
+      .prepare('UPDATE topics SET retention_ms = ?, cleanup_policy = ? WHERE name = ?')
+      .run(next.retentionMs, next.cleanupPolicy, name);
+    this.topicCache.set(name, next);
+  }
+
+  partition(topic: string, partition: number): PartitionState | undefined {
+    return this.state.get(partitionKey(topic, partition));
+  }
+
+  append(
+    topic: string,
+    partition: number,
+    batches: BatchHeader[],
+    appendTime: number,
+  ): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ topic, partition, batches, appendTime, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Writes every pending append in one transaction, then answers them all. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const appends = this.pending;
+    this.pending = [];
+    const next = new Map<string, PartitionState>();
+    const results: (AppendResult | Error)[] = [];
+    try {
+      this.db.transaction(() => {
+        for (const entry of appends) {
+          const key = partitionKey(entry.topic, entry.partition);
+          const current = next.get(key) ?? this.state.get(key);
+          if (!current) {
+            results.push(new Error(`unknown partition ${entry.topic}-${entry.partition}`));
+            continue;
+          }
+          const updated = { ...current };
+          const baseOffset = updated.logEndOffset;
+          for (const batch of entry.batches) {
+            const base = updated.logEndOffset;
+            const last = base + batch.lastOffsetDelta;
+            setBaseOffset(batch.bytes, base);
+            this.statements.insertBatch.run(
+              entry.topic,
+              entry.partition,
+              base,
+              last,
+              batch.maxTimestamp,
+              entry.appendTime,
+              batch.bytes.length,
+              batch.bytes,
+            );
+            updated.logEndOffset = last + 1;
+            updated.sizeBytes += batch.bytes.length;
+          }
+          next.set(key, updated);
+          results.push({ baseOffset, logStartOffset: updated.logStartOffset });
+        }
+        for (const [key, partitionState] of next) {
+          const [topic = '', partition = '0'] = key.split('\u0000');
+          this.statements.upsertPartition.run(
+            topic,
+            Number(partition),
+            partitionState.logStartOffset,
+            partitionState.logEndOffset,
+          );
+        }
+      })();
+    } catch (error) {
+      for (const entry of appends) entry.reject(error as Error);
+      return;
+    }
+    for (const [key, partitionState] of next) this.state.set(key, partitionState);
+    appends.forEach((entry, index) => {
+      const result = results[index]!;
+      if (result instanceof Error) entry.reject(result);
+      else entry.resolve(result);
+    });
+  }
+
+  read(topic: string, partition: number, offset: number, maxBytes: number): Buffer[] {
+    const batches: Buffer[] = [];
+    let bytes = 0;
+    let from = offset;
+    for (;;) {
+      const rows = this.statements.read.all(topic, partition, from, 32) as Buffer[];
+      for (const data of rows) {
+        if (batches.length > 0 && bytes + data.length > maxBytes) return batches;
+        batches.push(data);
+        bytes += data.length;
+        from = Number(data.readBigInt64BE(0)) + data.readInt32BE(23) + 1;
+      }
+      if (rows.length < 32 || bytes >= maxBytes) return batches;
+    }
+  }
+
+  offsetForTimestamp(topic: string, partition: number, timestamp: number): number {
+    const state = this.partition(topic, partition);
+    const row = this.db
+      .prepare(
+        'SELECT base_offset, data FROM batches WHERE topic = ? AND partition = ? AND max_timestamp >= ? ORDER BY last_offset LIMIT 1',
+      )
+      .get(topic, partition, timestamp) as { base_offset: number; data: Buffer } | undefined;
+    if (!row) return state?.logEndOffset ?? 0;
+    if (batchCompression(row.data) !== 0) return row.base_offset;
+    const first = Number(row.data.readBigInt64BE(27));
+    const record = decodeRecords(row.data).find((candidate) => first + candidate.timestampDelta >= timestamp);
+    return row.base_offset + (record?.offsetDelta ?? 0);
+  }
+
+  appendTimeOf(topic: string, partition: number, offset: number): number | undefined {
+    const row = this.statements.firstBatchAt.get(topic, partition, offset) as
+      { append_time: number } | undefined;
+    return row?.append_time;
+  }
+
+  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void {
+    const upsert = this.db.prepare(
+      'INSERT INTO group_offsets (group_id, topic, partition, committed_offset, metadata, commit_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (group_id, topic, partition) DO UPDATE SET committed_offset = excluded.committed_offset, metadata = excluded.metadata, commit_time = excluded.commit_time',
+    );
+    this.db.transaction(() => {
+      for (const entry of offsets)
+        upsert.run(groupId, entry.topic, entry.partition, entry.offset, entry.metadata, entry.commitTime);
+    })();
+  }
+
+  committedOffsets(groupId: string): CommittedOffset[] {
+    const rows = this.db
+      .prepare(
+        'SELECT topic, partition, committed_offset, metadata, commit_time FROM group_offsets WHERE group_id = ? ORDER BY topic, partition',
+      )
+      .all(groupId) as {
+      topic: string;
+      partition: number;
+      committed_offset: number;
+      metadata: string | null;
+      commit_time: number;
+    }[];
+    return rows.map((row) => ({
+      topic: row.topic,
+      partition: row.partition,
+      offset: row.committed_offset,
+      metadata: row.metadata,
+      commitTime: row.commit_time,
+    }));
+  }
+
+  groupsWithOffsets(): string[] {
+    return this.db
+      .prepare('SELECT DISTINCT group_id FROM group_offsets ORDER BY group_id')
+      .pluck()
+      .all() as string[];
+  }
+
+  deleteGroupOffsets(groupId: string): void {
+    this.db.prepare('DELETE FROM group_offsets WHERE group_id = ?').run(groupId);
+  }
+
+  users(): StreamingUserSpec[] {
+    return (this.db.prepare('SELECT spec FROM users ORDER BY name').pluck().all() as string[]).map(
+      (spec) => JSON.parse(spec) as StreamingUserSpec,
+    );
+  }
+
+  saveUser(user: StreamingUserSpec): void {
+    this.db
+      .prepare(
+        'INSERT INTO users (name, spec) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET spec = excluded.spec',
+      )
+      .run(user.name, JSON.stringify(user));
+  }
+
+  deleteUser(name: string): void {
+    this.db.prepare('DELETE FROM users WHERE name = ?').run(name);
+  }
+
+  totalBytes(): number {
+    let total = 0;
+    for (const state of this.state.values()) total += state.sizeBytes;
+    return total;
+  }
+
+  enforceRetention(now: number, maxBytes: number | null): void {
+    const deletable = this.topics().filter((topic) => topic.cleanupPolicy === 'delete');
+    for (const topic of deletable) {
+      if (topic.retentionMs < 0) continue;
+      for (let partition = 0; partition < topic.partitions; partition++) {
+        const keep = this.db
+          .prepare(
+            'SELECT base_offset FROM batches WHERE topic = ? AND partition = ? AND max_timestamp >= ? ORDER BY last_offset LIMIT 1',
+          )
+          .pluck()
+          .get(topic.name, partition, now - topic.retentionMs) as number | undefined;
+        this.truncateBefore(topic.name, partition, keep);
+      }
+    }
+    if (maxBytes === null) return;
+    while (this.totalBytes() > maxBytes) {
+      const oldest = this.db
+        .prepare(
+          `SELECT topic, partition, last_offset FROM batches WHERE topic IN (SELECT name FROM topics WHERE cleanup_policy = 'delete') ORDER BY append_time, last_offset LIMIT 1`,
+        )
+        .get() as { topic: string; partition: number; last_offset: number } | undefined;
+      if (!oldest) return;
+      const next = this.db
+        .prepare(
+          'SELECT base_offset FROM batches WHERE topic = ? AND partition = ? AND last_offset > ? ORDER BY last_offset LIMIT 1',
+        )
+        .pluck()
+        .get(oldest.topic, oldest.partition, oldest.last_offset) as number | undefined;
+      this.truncateBefore(oldest.topic, oldest.partition, next ?? oldest.last_offset + 1);
+    }
+  }
+
+  /** Drops every batch below `offset` (all of them when undefined) and advances the log start. */
+  private truncateBefore(topic: string, partition: number, offset: number | undefined): void {
+    const key = partitionKey(topic, partition);
+    const state = this.state.get(key);
+    if (!state) return;
+    const start = Math.min(offset ?? state.logEndOffset, state.logEndOffset);
+    if (start <= state.logStartOffset) return;
+    const freed = this.db.transaction(() => {
+      const bytes = this.db
+        .prepare(
+          'SELECT COALESCE(SUM(size), 0) FROM batches WHERE topic = ? AND partition = ? AND last_offset < ?',
+        )
+        .pluck()
+        .get(topic, partition, start) as number;
+      this.db
+        .prepare('DELETE FROM batches WHERE topic = ? AND partition = ? AND last_offset < ?')
+        .run(topic, partition, start);
+      this.statements.upsertPartition.run(topic, partition, start, state.logEndOffset);
+      return bytes;
+    })();
+    this.state.set(key, { ...state, logStartOffset: start, sizeBytes: state.sizeBytes - freed });
+  }
+
+  compact(): void {
+    for (const topic of this.topics()) {
+      if (topic.cleanupPolicy !== 'compact') continue;
+      for (let partition = 0; partition < topic.partitions; partition++)
+        this.compactPartition(topic.name, partition);
+    }
+  }
+
+  /**
+   * Two passes over the partition: the newest offset of every key, then each batch rewritten
+   * without the records a newer one of the same key supersedes. Compressed batches are left as
+   * they are (their keys unread); records without a key are kept.
+   */
+  private compactPartition(topic: string, partition: number): void {
+    const rows = this.db
+      .prepare(
+        'SELECT rowid, base_offset, last_offset, data FROM batches WHERE topic = ? AND partition = ? ORDER BY last_offset',
+      )
+      .all(topic, partition) as BatchRow[];
+    const newest = new Map<string, number>();
+    const decoded = new Map<number, DecodedRecord[]>();
+    for (const row of rows) {
+      if (batchCompression(row.data) !== 0) continue;
+      const records = decodeRecords(row.data);
+      decoded.set(row.rowid, records);
+      for (const record of records) {
+        if (record.key) newest.set(record.key.toString('latin1'), row.base_offset + record.offsetDelta);
+      }
+    }
+    const update = this.db.prepare('UPDATE batches SET data = ?, size = ? WHERE rowid = ?');
+    const remove = this.db.prepare('DELETE FROM batches WHERE rowid = ?');
+    let freed = 0;
+    this.db.transaction(() => {
+      for (const row of rows) {
+        const records = decoded.get(row.rowid);
+        if (!records) continue;
+        const kept = records.filter(
+          (record) =>
+            !record.key || newest.get(record.key.toString('latin1')) === row.base_offset + record.offsetDelta,
+        );
+        if (kept.length === records.length) continue;
+        if (kept.length === 0) {
+          remove.run(row.rowid);
+          freed += row.data.length;
+        } else {
+          const rebuilt = rebuildBatch(row.data, kept);
+          update.run(rebuilt, rebuilt.length, row.rowid);
+          freed += row.data.length - rebuilt.length;
+        }
+      }
+    })();
+    const key = partitionKey(topic, partition);
+    const state = this.state.get(key);
+    if (state && freed > 0) this.state.set(key, { ...state, sizeBytes: state.sizeBytes - freed });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function rowToTopic(row: TopicRow): StoredTopic {
+  return {
+    name: row.name,
+    partitions: row.partitions,
+    replicas: row.replicas,
+    retentionMs: row.retention_ms,
+    cleanupPolicy: row.cleanup_policy,
+    createdAt: row.created_at,
+  };
+}

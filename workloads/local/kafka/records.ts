@@ -1,0 +1,190 @@
+import { ProtocolError, Reader, Writer } from './protocol/codec.js';
+
+/**
+ * RecordBatch v2 (magic 2), the unit the broker stores: kept as the raw bytes the producer sent,
+ * with only the base offset rewritten. The CRC-32C covers attributes onward, so neither the base
+ * offset, the length nor the partition leader epoch changes it.
+ */
+
+const CRC32C_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
+  }
+  return table;
+})();
+
+/** CRC-32C (Castagnoli), as record batches carry it. */
+export function crc32c(data: Buffer, start = 0, end = data.length): number {
+  let crc = -1;
+  for (let i = start; i < end; i++) crc = CRC32C_TABLE[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}
+
+export const BATCH_HEADER_BYTES = 61;
+const LENGTH_AT = 8;
+const MAGIC_AT = 16;
+const CRC_AT = 17;
+const ATTRIBUTES_AT = 21;
+const LAST_OFFSET_DELTA_AT = 23;
+const FIRST_TIMESTAMP_AT = 27;
+const MAX_TIMESTAMP_AT = 35;
+const RECORD_COUNT_AT = 57;
+
+export interface BatchHeader {
+  /** The whole batch, from its base offset to its last record. */
+  bytes: Buffer;
+  lastOffsetDelta: number;
+  firstTimestamp: number;
+  maxTimestamp: number;
+  recordCount: number;
+  /** 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd. */
+  compression: number;
+  /** Transactional or control batches, which this broker does not take. */
+  transactional: boolean;
+  control: boolean;
+}
+
+export class CorruptBatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CorruptBatchError';
+  }
+}
+
+/**
+ * Splits a produce request's records into batches and checks each: magic 2, a length inside the
+ * buffer, the CRC-32C. Throws `CorruptBatchError` (CORRUPT_MESSAGE) otherwise.
+ */
+export function splitBatches(records: Buffer): BatchHeader[] {
+  const batches: BatchHeader[] = [];
+  let at = 0;
+  while (at < records.length) {
+    if (records.length - at < BATCH_HEADER_BYTES) throw new CorruptBatchError('truncated record batch');
+    const length = records.readInt32BE(at + LENGTH_AT);
+    const end = at + 12 + length;
+    if (length < BATCH_HEADER_BYTES - 12 || end > records.length) {
+      throw new CorruptBatchError('record batch length outside the request');
+    }
+    const magic = records.readInt8(at + MAGIC_AT);
+    if (magic !== 2) throw new CorruptBatchError(`record batch magic ${magic}; only 2 is taken`);
+    const expected = records.readUInt32BE(at + CRC_AT);
+    if (crc32c(records, at + ATTRIBUTES_AT, end) !== expected) {
+      throw new CorruptBatchError('record batch CRC-32C mismatch');
+    }
+    const attributes = records.readInt16BE(at + ATTRIBUTES_AT);
+    batches.push({
+      bytes: records.subarray(at, end),
+      lastOffsetDelta: records.readInt32BE(at + LAST_OFFSET_DELTA_AT),
+      firstTimestamp: Number(records.readBigInt64BE(at + FIRST_TIMESTAMP_AT)),
+      maxTimestamp: Number(records.readBigInt64BE(at + MAX_TIMESTAMP_AT)),
+      recordCount: records.readInt32BE(at + RECORD_COUNT_AT),
+      compression: attributes & 0x07,
+      transactional: (attributes & 0x10) !== 0,
+      control: (attributes & 0x20) !== 0,
+    });
+    at = end;
+  }
+  return batches;
+}
+
+/** Sets the batch's base offset in place (the CRC does not cover it). */
+export function setBaseOffset(batch: Buffer, baseOffset: number): void {
+  batch.writeBigInt64BE(BigInt(baseOffset), 0);
+}
+
+export function readBaseOffset(batch: Buffer): number {
+  return Number(batch.readBigInt64BE(0));
+}
+
+export interface DecodedRecord {
+  offsetDelta: number;
+  timestampDelta: number;
+  attributes: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  /** Headers as their raw encoded bytes (count and entries), copied back unchanged. */
+  headers: Buffer;
+}
+
+/** The records of an uncompressed batch (compaction and timestamp lookup need them). */
+export function decodeRecords(batch: Buffer): DecodedRecord[] {
+  const count = batch.readInt32BE(RECORD_COUNT_AT);
+  const reader = new Reader(batch, BATCH_HEADER_BYTES);
+  const records: DecodedRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const length = reader.varint();
+    const end = reader.offset + length;
+    if (length < 0 || end > batch.length) throw new ProtocolError('record outside its batch');
+    const attributes = reader.int8();
+    const timestampDelta = reader.varlong();
+    const offsetDelta = reader.varint();
+    const key = reader.varBytes();
+    const value = reader.varBytes();
+    const headers = batch.subarray(reader.offset, end);
+    reader.offset = end;
+    records.push({ offsetDelta, timestampDelta, attributes, key, value, headers });
+  }
+  return records;
+}
+
+/**
+ * A copy of `batch` holding only `records` (a subset of its own), with the header's base offset,
+ * last offset delta and timestamps kept, the count and CRC-32C recomputed: what compaction writes.
+ */
+export function rebuildBatch(batch: Buffer, records: readonly DecodedRecord[]): Buffer {
+  const body = new Writer();
+  for (const record of records) {
+    const inner = new Writer()
+      .int8(record.attributes)
+      .varlong(record.timestampDelta)
+      .varint(record.offsetDelta)
+      .varBytes(record.key)
+      .varBytes(record.value)
+      .raw(record.headers)
+      .toBuffer();
+    body.varint(inner.length).raw(inner);
+  }
+  const recordsBytes = body.toBuffer();
+  const rebuilt = Buffer.concat([batch.subarray(0, BATCH_HEADER_BYTES), recordsBytes]);
+  rebuilt.writeInt32BE(rebuilt.length - 12, LENGTH_AT);
+  rebuilt.writeInt32BE(records.length, RECORD_COUNT_AT);
+  rebuilt.writeUInt32BE(crc32c(rebuilt, ATTRIBUTES_AT), CRC_AT);
+  return rebuilt;
+}
+
+export function batchCompression(batch: Buffer): number {
+  return batch.readInt16BE(ATTRIBUTES_AT) & 0x07;
+}
+
+/** Builds an uncompressed batch: what tests and the broker's own writes use. */
+export function encodeBatch(
+  baseOffset: number,
+  records: readonly { key: Buffer | null; value: Buffer | null; timestamp: number }[],
+): Buffer {
+  const first = records[0]?.timestamp ?? 0;
+  const max = records.reduce((most, record) => Math.max(most, record.timestamp), first);
+  const header = Buffer.alloc(BATCH_HEADER_BYTES);
+  header.writeBigInt64BE(BigInt(baseOffset), 0);
+  header.writeInt32BE(-1, 12);
+  header.writeInt8(2, MAGIC_AT);
+  header.writeInt32BE(Math.max(0, records.length - 1), LAST_OFFSET_DELTA_AT);
+  header.writeBigInt64BE(BigInt(first), FIRST_TIMESTAMP_AT);
+  header.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP_AT);
+  header.writeBigInt64BE(-1n, 43);
+  header.writeInt16BE(-1, 51);
+  header.writeInt32BE(-1, 53);
+  return rebuildBatch(
+    header,
+    records.map((record, index) => ({
+      offsetDelta: index,
+      timestampDelta: record.timestamp - first,
+      attributes: 0,
+      key: record.key,
+      value: record.value,
+      headers: Buffer.from([0]),
+    })),
+  );
+}
