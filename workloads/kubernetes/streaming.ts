@@ -7,7 +7,7 @@
  * but for the short window of offsets that lag statuses are judged on.
  */
 import { randomBytes } from 'node:crypto';
-import { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
+import kafkajs, { type Admin } from 'kafkajs';
 import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import type { Logger } from '../../observability/logger.js';
 import {
@@ -54,6 +54,9 @@ import {
   type StrimziAcl,
   type StrimziSettings,
 } from './strimzi-render.js';
+
+// kafkajs is CommonJS: Node's ESM loader cannot see these as named exports.
+const { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 
 /** Where and as whom the admin client connects. */
 export interface AdminConnection {
