@@ -6,20 +6,28 @@ import type { RunningPlatform } from './serve.js';
 
 const USAGE = `usage: cloudplane <command>
 
-commands:
+server commands (configuration comes from the environment; see the README):
   serve          REST API, controllers and scheduled jobs in one process (embedded mode, the default)
   operator       cluster mode: the controllers, on the replica that holds the leader Lease
   apiserver      cluster mode: the REST API over the Kubernetes API and PostgreSQL
   job <name>     run one scheduled job now and exit (what the CronJobs run)
-  help           show this text
+  help           show this text`;
 
-Configuration comes from the environment; see the README.`;
+const SERVER_COMMANDS = ['serve', 'operator', 'apiserver', 'job'];
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+    const { clientCommandList } = await import('../client/program.js');
+    process.stdout.write(
+      `${USAGE}\n\nclient commands (cloudplane <command> --help for each):\n${clientCommandList()}\n`,
+    );
     return 0;
+  }
+  // Every other command is the client's, which speaks to a platform over its REST API.
+  if (!SERVER_COMMANDS.includes(command)) {
+    const { runClient } = await import('../client/program.js');
+    return runClient(argv);
   }
 
   let config;
@@ -57,8 +65,7 @@ async function main(argv: string[]): Promise<number> {
         return runJobCommand(rest[0], config, logger);
       }
       default:
-        process.stderr.write(`cloudplane: unknown command ${JSON.stringify(command)}\n\n${USAGE}\n`);
-        return 2;
+        throw new Error(`${command} is listed as a server command but has no case`);
     }
   } catch (error) {
     // A setting only one command needs is checked when that command starts.

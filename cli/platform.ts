@@ -35,6 +35,11 @@ import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js'
 import { stackArtifactRoutes } from '../apiserver/routes/stacks/artifacts.js';
 import { stackExecutionRoutes } from '../apiserver/routes/stacks/executions.js';
 import { stackRoutes } from '../apiserver/routes/stacks/stacks.js';
+import { streamingClusterRoutes } from '../apiserver/routes/streaming/clusters.js';
+import { consumerGroupRoutes } from '../apiserver/routes/streaming/consumer-groups.js';
+import { registerConsumerGroupLagGauge } from '../apiserver/routes/streaming/lag-gauge.js';
+import { streamingTopicRoutes } from '../apiserver/routes/streaming/topics.js';
+import { streamingUserRoutes } from '../apiserver/routes/streaming/users.js';
 import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
 import { eventTicketRoutes } from '../apiserver/routes/events/tickets.js';
 import { gcReportRoutes } from '../apiserver/routes/gc/reports.js';
@@ -201,7 +206,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     workloadsConfig: config.workloads,
     usageConfig: config.jobs.usage,
     platformAdmins: config.accounts.platformAdmins,
+    streamingRuntime: workloads.streaming,
   } satisfies AreaServices;
+  registerConsumerGroupLagGauge(metrics.registry, { store, runtime: workloads.streaming, logger });
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
     createApp({
@@ -230,6 +237,10 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         stackRoutes,
         stackExecutionRoutes,
         stackArtifactRoutes,
+        streamingClusterRoutes,
+        streamingTopicRoutes,
+        streamingUserRoutes,
+        consumerGroupRoutes,
         usageRoutes,
         eventTicketRoutes,
         gcReportRoutes,
@@ -268,6 +279,8 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     integrations: { database, platformKey, config: config.integrations, now },
     workloads,
     quotas: config.quotas,
+    streaming: config.streaming,
+    platformKey,
   });
 
   return {

@@ -13,6 +13,7 @@ import { oauthConfig, type OAuthConfig } from './oauth.js';
 import { platformKeyConfig, type PlatformKeyConfig } from './platform-key.js';
 import { processConfig, type ProcessConfig } from './process.js';
 import { quotasConfig, type QuotasConfig } from './quotas.js';
+import { streamingConfig, type StreamingConfig } from './streaming.js';
 import { vpcConfig, type VpcConfig } from './vpc.js';
 import { workloadsConfig, type WorkloadsConfig } from './workloads.js';
 
@@ -34,6 +35,8 @@ export interface Config {
   workloads: WorkloadsConfig;
   /** What an organization may hold of the managed data services. */
   quotas: QuotasConfig;
+  /** Event-streaming clusters. */
+  streaming: StreamingConfig;
 }
 
 /** Reads and checks the environment; throws `ConfigError` naming the first bad variable. */
@@ -52,5 +55,6 @@ export function loadConfig(env: Env = process.env): Config {
     jobs: jobsConfig(env, processSlice),
     workloads: workloadsConfig(env, processSlice),
     quotas: quotasConfig(env),
+    streaming: streamingConfig(env),
   };
 }

@@ -6,6 +6,8 @@ import type { VpcConfig } from '../config/vpc.js';
 import type { IntegrationServices } from '../integrations/connection.js';
 import { integrationController } from './integration/index.js';
 import { stackControllers } from './stacks/index.js';
+import { streamingControllers } from './streaming/index.js';
+import type { StreamingConfig } from '../config/streaming.js';
 import type { ControllerDefinition } from './runtime/controller.js';
 import { vaultClusterController } from './vaultcluster/index.js';
 import type { VaultEngine } from '../vault/vault-engine.js';
@@ -24,6 +26,9 @@ export interface ControllerServices {
   /** Where managed data services run. */
   workloads: WorkloadRuntime;
   quotas: QuotasConfig;
+  streaming: StreamingConfig;
+  /** Seals what the controllers generate and must show once more (streaming users' passwords). */
+  platformKey: Buffer;
 }
 
 /**
@@ -49,6 +54,13 @@ export function platformControllers(services: ControllerServices): ControllerDef
       database: services.database,
       vault: services.vault,
       runtime: services.workloads,
+    }),
+    ...streamingControllers({
+      runtime: services.workloads,
+      database: services.database,
+      platformKey: services.platformKey,
+      regions: services.vpc.regions,
+      config: services.streaming,
     }),
   ];
 }

@@ -3,6 +3,7 @@ import { INTEGRATION } from './integration.js';
 import type { KindDescriptor } from '../control-plane/kind-descriptor.js';
 import { VAULT_CLUSTER } from './vault-cluster.js';
 import { STACK_KINDS } from './stacks.js';
+import { STREAMING_KINDS } from './streaming.js';
 import { VPC_KINDS } from './vpc.js';
 
 /**
@@ -15,4 +16,5 @@ export const KINDS: KindDescriptor[] = [
   INTEGRATION,
   ...DATA_SERVICE_KINDS,
   ...STACK_KINDS,
+  ...STREAMING_KINDS,
 ];

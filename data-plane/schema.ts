@@ -14,6 +14,7 @@ import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
 import type { GcTables } from './schema/gc.js';
 import type { StacksTables } from './schema/stacks.js';
+import type { StreamingTables } from './schema/streaming.js';
 import type { UsageTables } from './schema/usage.js';
 import type { IntegrationsTables } from './schema/integrations.js';
 import type { JobsTables } from './schema/jobs.js';
@@ -27,6 +28,7 @@ export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
 export type * from './schema/gc.js';
 export type * from './schema/stacks.js';
+export type * from './schema/streaming.js';
 export type * from './schema/usage.js';
 export type * from './schema/integrations.js';
 export type * from './schema/jobs.js';
@@ -45,4 +47,5 @@ export interface DataPlaneSchema
     BillingTables,
     PlatformEventsTables,
     GcTables,
-    StacksTables {}
+    StacksTables,
+    StreamingTables {}

@@ -20,6 +20,8 @@ export interface Layer {
 export const LAYERS: readonly Layer[] = [
   // Below everything: the client SDK speaks to the server over HTTP and imports none of it.
   { name: 'client SDK', folders: ['sdk'] },
+  // The command-line client: commands over the SDK, never the server's code.
+  { name: 'client', folders: ['client'] },
   { name: 'config', folders: ['config'] },
   { name: 'observability', folders: ['observability'] },
   { name: 'security', folders: ['security'] },

@@ -11,6 +11,8 @@ const SCOPE_OF_SUBJECT: Readonly<Record<string, string>> = {
   database: 'databases:read',
   nfs_share: 'databases:read',
   backup: 'databases:read',
+  streaming_cluster: 'streaming:read',
+  streaming_user: 'streaming:read',
 };
 
 /** The scope an event type needs, or undefined when any member's credential may read it. */

@@ -15,6 +15,7 @@ import * as meterEvents from './0013_meter_events.js';
 import * as platformEvents from './0014_platform_events.js';
 import * as gcReports from './0015_gc_reports.js';
 import * as stacks from './0016_stacks.js';
+import * as streaming from './0017_streaming.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0014_platform_events', up: platformEvents.up },
   { name: '0015_gc_reports', up: gcReports.up },
   { name: '0016_stacks', up: stacks.up },
+  { name: '0017_streaming', up: streaming.up },
 ];

@@ -68,6 +68,32 @@ export const EVENT_CATALOGUE = {
   'backup.deleted': { purpose: 'logs', description: 'A backup was deleted, or expired' },
   'backup.completed': { purpose: 'logs', description: 'A backup completed' },
   'backup.failed': { purpose: 'alerts', description: 'A backup failed' },
+  'streaming_cluster.created': {
+    purpose: 'deployments',
+    description: 'An event-streaming cluster was created',
+  },
+  'streaming_cluster.deleted': {
+    purpose: 'deployments',
+    description: 'An event-streaming cluster was deleted',
+  },
+  'streaming_cluster.running': {
+    purpose: 'deployments',
+    pager: 'resolve',
+    description: "An event-streaming cluster's brokers are running and reachable",
+  },
+  'streaming_cluster.degraded': {
+    purpose: 'alerts',
+    pager: 'trigger',
+    description: 'An event-streaming cluster that ran is not reachable now',
+  },
+  'streaming_cluster.error': {
+    purpose: 'alerts',
+    description: 'An event-streaming cluster could not be made (the runtime refused or cannot run it)',
+  },
+  'streaming_user.password_revealed': {
+    purpose: 'logs',
+    description: "An event-streaming user's password was revealed through the API",
+  },
   'organization.member_added': { purpose: 'logs', description: 'Someone joined the organization' },
   'organization.member_removed': {
     purpose: 'logs',

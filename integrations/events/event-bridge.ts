@@ -2,6 +2,7 @@ import { organizationOfNamespace } from '../../accounts/organizations.js';
 import { BACKUP, DATABASE, NFS_SHARE } from '../../crds/data-services.js';
 import { INTEGRATION } from '../../crds/integration.js';
 import { STACK, STACK_EXECUTION, type StackExecution } from '../../crds/stacks.js';
+import { STREAMING_CLUSTER } from '../../crds/streaming.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import { VPC } from '../../crds/vpc.js';
 import type { Logger } from '../../observability/logger.js';
@@ -19,6 +20,7 @@ const SUBJECTS: Readonly<Record<string, string>> = {
   NfsShare: 'nfs_share',
   Backup: 'backup',
   Stack: 'stack',
+  StreamingCluster: 'streaming_cluster',
 };
 
 const FOLLOWED_KINDS: readonly ResourceType[] = [
@@ -30,6 +32,7 @@ const FOLLOWED_KINDS: readonly ResourceType[] = [
   BACKUP,
   STACK,
   STACK_EXECUTION,
+  STREAMING_CLUSTER,
 ];
 
 export interface BridgeEvent {
@@ -124,7 +127,7 @@ export interface EventBridge {
 
 /**
  * Publishes the catalogue events of VPCs, vault clusters, integrations, databases, shares,
- * backups and stacks as their objects
+ * backups, stacks and streaming clusters as their objects
  * change, whoever changed them (the REST API, kubectl, a controller). Run it once per platform
  * (in the leading operator, or in serve): each replica would publish every change again. What
  * exists when it starts is not announced again; changes while no bridge ran are not replayed.

@@ -195,6 +195,16 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
     return undefined;
   }
 
+  /**
+   * The cluster a topic or user goes into: adopted after a restart, but never made again after
+   * `removeCluster` (only `ensureCluster` makes one).
+   */
+  async function madeCluster(workload: StreamingClusterWorkload): Promise<KafkaCluster> {
+    const cluster = await existing(workload);
+    if (!cluster) throw refusal('ClusterNotFound', `streaming cluster ${workload.id} does not exist`);
+    return cluster;
+  }
+
   async function stop(id: string): Promise<void> {
     const started = running.get(id);
     running.delete(id);
@@ -220,7 +230,7 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
     },
 
     async ensureTopic(workload, spec: StreamingTopicSpec): Promise<TopicObservation> {
-      const cluster = await clusterOf(workload);
+      const cluster = await madeCluster(workload);
       const current = cluster.store.topic(spec.name);
       const problem = !current
         ? cluster.createTopic(spec)
@@ -250,7 +260,7 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
     async ensureUser(workload, user: StreamingUserSpec) {
       if (user.name === INTERNAL_USER)
         throw refusal('ReservedUserName', `${INTERNAL_USER} is the platform's own user`);
-      (await clusterOf(workload)).saveUser(user);
+      (await madeCluster(workload)).saveUser(user);
     },
 
     async removeUser(workload, name) {

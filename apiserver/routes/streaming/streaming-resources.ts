@@ -1,0 +1,120 @@
+/** What the `/v1/streaming` routes share: services, scopes, lookups within the caller's organization. */
+import type { Principal } from '../../../accounts/principal.js';
+import type { PublicUrl } from '../../../config/http.js';
+import type { VpcConfig } from '../../../config/vpc.js';
+import { isStoreError, type Condition, type ObjectStore } from '../../../control-plane/types.js';
+import {
+  childObjectName,
+  clusterObjectNameOf,
+  clusterWorkload,
+  type Problem,
+} from '../../../controllers/streaming/index.js';
+import {
+  STREAMING_CLUSTER,
+  type StreamingCluster,
+  type StreamingTopic,
+  type StreamingUser,
+} from '../../../crds/streaming.js';
+import type { ResourceType } from '../../../control-plane/types.js';
+import type { StreamingClusterWorkload, StreamingRuntime } from '../../../workloads/runtime.js';
+import { conflict, notFound, unprocessable, type ApiError } from '../../errors.js';
+import type { ObjectSchema } from '../../routing/json-schema.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
+
+/** What the streaming routes need beyond the core services. */
+export interface StreamingRouteServices {
+  /** The platform's regions. */
+  vpcConfig: VpcConfig;
+  /** The base of the schema registry and connector URLs. */
+  publicUrl: PublicUrl;
+  /** Opens users' sealed passwords for an audited reveal. */
+  platformKey: Buffer;
+  /** Absent where the workload runtime cannot run streaming clusters. */
+  streamingRuntime: StreamingRuntime | undefined;
+}
+
+export const READ = ['streaming:read'];
+export const WRITE = ['streaming:write'];
+export const BASE = { area: 'resources', auth: 'authenticated', tags: ['streaming'] } as const;
+
+export const CLUSTER_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' } },
+} as const satisfies ObjectSchema;
+
+export interface ClusterParams {
+  id: string;
+}
+
+/** A cluster of the caller's organization; another organization's is a 404 like a missing one. */
+export async function findCluster(
+  store: ObjectStore,
+  principal: Principal,
+  id: string,
+): Promise<StreamingCluster> {
+  try {
+    const cluster = await store.get<StreamingCluster>(
+      STREAMING_CLUSTER,
+      tenantNamespace(principal),
+      clusterObjectNameOf(id),
+    );
+    if (cluster.spec) return cluster;
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+  }
+  throw notFound(`streaming cluster ${id} not found`);
+}
+
+/**
+ * A topic or user of the cluster by its Kafka name, or undefined: under the name the API gives
+ * it, or, applied with kubectl, under a name of the applier's choosing.
+ */
+export async function findChild<T extends StreamingTopic | StreamingUser>(
+  store: ObjectStore,
+  type: ResourceType,
+  cluster: StreamingCluster,
+  kafkaName: string,
+): Promise<T | undefined> {
+  const isIt = (child: T) => child.spec?.cluster === cluster.metadata.name && child.spec.name === kafkaName;
+  try {
+    const child = await store.get<T>(
+      type,
+      cluster.metadata.namespace,
+      childObjectName(cluster.metadata.name, kafkaName),
+    );
+    if (isIt(child)) return child;
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+  }
+  const { items } = await store.list<T>(type, { namespace: cluster.metadata.namespace });
+  return items.find(isIt);
+}
+
+/** The runtime and the cluster as it sees it, for reads of what the brokers hold; 409 without a runtime. */
+export function brokersOf(
+  runtime: StreamingRuntime | undefined,
+  cluster: StreamingCluster,
+): { runtime: StreamingRuntime; workload: StreamingClusterWorkload } {
+  if (!runtime || cluster.metadata.deletionTimestamp || cluster.status?.phase !== 'running') {
+    const phase = cluster.metadata.deletionTimestamp ? 'deleting' : (cluster.status?.phase ?? 'provisioning');
+    throw conflict(`streaming cluster ${cluster.spec!.name} is ${phase}: its brokers cannot be asked`);
+  }
+  return { runtime, workload: clusterWorkload(cluster) };
+}
+
+/**
+ * Why an object is not ready: its status message, or that of its Ready condition, where a spec
+ * the controller refused (an invalid spec, a limit) is told.
+ */
+export function notReadyMessage(
+  status: { message?: string; conditions?: Condition[] } | undefined,
+): string | null {
+  const ready = status?.conditions?.find((condition) => condition.type === 'Ready');
+  return status?.message ?? (ready && ready.status !== 'True' ? ready.message : null);
+}
+
+/** A 422 naming the field, as the spec asks for a broken domain rule. */
+export function invalidField(problem: Problem): ApiError {
+  return unprocessable(`${problem.field}: ${problem.message}`, { details: { field: problem.field } });
+}

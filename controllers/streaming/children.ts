@@ -1,0 +1,128 @@
+/**
+ * The objects a cluster owns: its topics and users, named after the cluster and their Kafka name,
+ * with the cluster as their controller, so they go when it goes.
+ */
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
+import {
+  isStoreError,
+  type ObjectStore,
+  type OwnerReference,
+  type ResourceType,
+} from '../../control-plane/types.js';
+import {
+  STREAMING_CLUSTER,
+  STREAMING_TOPIC,
+  STREAMING_USER,
+  type StreamingCluster,
+  type StreamingTopic,
+  type StreamingTopicSpec,
+  type StreamingUser,
+  type StreamingUserSpec,
+} from '../../crds/streaming.js';
+import { childObjectName } from './ids.js';
+
+/** Labels the StreamingTopic objects mirrored from topics a Kafka client made. */
+export const CREATED_BY_LABEL = 'cloudplane.dev/created-by';
+export const CREATED_BY_KAFKA = 'kafka';
+
+function clusterOwnerReference(cluster: StreamingCluster): OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: STREAMING_CLUSTER.kind,
+    name: cluster.metadata.name,
+    uid: cluster.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/**
+ * A topic or user applied with kubectl names its cluster in the spec only: the cluster becomes its
+ * controlling owner, so it goes when the cluster goes, as one made through the API does.
+ */
+export async function adoptedByCluster<T extends StreamingTopic | StreamingUser>(
+  store: ObjectStore,
+  type: ResourceType,
+  child: T,
+  cluster: StreamingCluster,
+): Promise<T> {
+  const owned = child.metadata.ownerReferences?.some(
+    (reference) => reference.controller && reference.uid === cluster.metadata.uid,
+  );
+  if (owned) return child;
+  const others = (child.metadata.ownerReferences ?? []).filter((reference) => !reference.controller);
+  return store.update<T>(type, {
+    ...child,
+    metadata: { ...child.metadata, ownerReferences: [...others, clusterOwnerReference(cluster)] },
+  });
+}
+
+/** A StreamingTopic of `cluster`; `labels` say who made it when it was not the API or kubectl. */
+export function topicObject(
+  cluster: StreamingCluster,
+  spec: Omit<StreamingTopicSpec, 'cluster'>,
+  labels?: Record<string, string>,
+): StreamingTopic {
+  return {
+    apiVersion: API_VERSION,
+    kind: STREAMING_TOPIC.kind,
+    metadata: {
+      name: childObjectName(cluster.metadata.name, spec.name),
+      namespace: cluster.metadata.namespace,
+      ...(labels ? { labels } : {}),
+      ownerReferences: [clusterOwnerReference(cluster)],
+    },
+    spec: { cluster: cluster.metadata.name, ...spec },
+  };
+}
+
+export function userObject(
+  cluster: StreamingCluster,
+  spec: Omit<StreamingUserSpec, 'cluster'>,
+): StreamingUser {
+  return {
+    apiVersion: API_VERSION,
+    kind: STREAMING_USER.kind,
+    metadata: {
+      name: childObjectName(cluster.metadata.name, spec.name),
+      namespace: cluster.metadata.namespace,
+      ownerReferences: [clusterOwnerReference(cluster)],
+    },
+    spec: { cluster: cluster.metadata.name, ...spec },
+  };
+}
+
+/**
+ * Whether a cluster's brokers may be asked to hold a topic or user now: running and not being
+ * deleted. Asking a removed cluster would start its brokers again.
+ */
+export function acceptsChildren(cluster: StreamingCluster | undefined): cluster is StreamingCluster {
+  return Boolean(cluster?.spec && !cluster.metadata.deletionTimestamp && cluster.status?.phase === 'running');
+}
+
+/**
+ * The cluster as the store has it now, when it exists and is not being deleted. A child being
+ * deleted reads the store, not the cache: a cluster removed a moment ago must not be asked to
+ * drop the child, which would start its brokers again.
+ */
+export async function liveCluster(
+  store: ObjectStore,
+  namespace: string,
+  name: string,
+): Promise<StreamingCluster | undefined> {
+  try {
+    const cluster = await store.get<StreamingCluster>(STREAMING_CLUSTER, namespace, name);
+    return cluster.spec && !cluster.metadata.deletionTimestamp ? cluster : undefined;
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) return undefined;
+    throw error;
+  }
+}
+
+/** The cluster's topics or users in `objects` (the cache's, or the store's). */
+export function childrenOf<T extends StreamingTopic | StreamingUser>(
+  objects: readonly T[],
+  cluster: string,
+): T[] {
+  return objects.filter((object) => object.spec?.cluster === cluster);
+}

@@ -1,0 +1,236 @@
+import type { StreamingConfig } from '../../config/streaming.js';
+import { isStoreError } from '../../control-plane/types.js';
+import {
+  STREAMING_CLUSTER,
+  STREAMING_TOPIC,
+  STREAMING_USER,
+  type StreamingCluster,
+  type StreamingTopic,
+} from '../../crds/streaming.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import {
+  WorkloadError,
+  type StreamingClusterObservation,
+  type StreamingClusterWorkload,
+  type StreamingRuntime,
+  type WorkloadRuntime,
+} from '../../workloads/runtime.js';
+import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
+import { TerminalError } from '../runtime/controller.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
+import { writeStatusIfChanged } from '../runtime/status.js';
+import { hourOf } from '../runtime/usage-samples.js';
+import { removeClusterCredentials } from './credentials.js';
+import {
+  clusterErrorStatus,
+  clusterStatus,
+  formatRetention,
+  GIGABYTE,
+  REASONS,
+  regionProblem,
+  runtimeUnsupportedMessage,
+  tierProblem,
+} from './engine.js';
+import { childrenOf, CREATED_BY_KAFKA, CREATED_BY_LABEL, topicObject } from './children.js';
+import { clusterRestIdOf } from './ids.js';
+import { clusterWorkload } from './workload-of.js';
+
+export interface StreamingControllerOptions {
+  runtime: WorkloadRuntime;
+  database: DataPlane;
+  /** Seals the passwords generated for users applied with kubectl. */
+  platformKey: Buffer;
+  /** The platform's regions, which a cluster must name one of. */
+  regions: readonly string[];
+  config: StreamingConfig;
+}
+
+/**
+ * Reconciles StreamingClusters: holds a finalizer until the brokers are gone and the users'
+ * credentials with them; starts (or adopts) the brokers and reports phase, bootstrap servers,
+ * CA and usage; mirrors topics made over the Kafka protocol into StreamingTopic objects; writes
+ * hourly usage samples.
+ */
+export function streamingClusterController(options: StreamingControllerOptions): ControllerDefinition {
+  const { runtime, database: dataPlane } = options;
+  const refresh = options.config.refreshIntervalMs;
+
+  const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
+    const { store, cache, clock, logger } = context;
+    let cluster = cache.get<StreamingCluster>(STREAMING_CLUSTER, namespace, name);
+    if (!cluster?.spec) return;
+    const spec = cluster.spec;
+    const streaming = runtime.streaming;
+    const now = clock.now();
+    const generation = cluster.metadata.generation;
+
+    if (cluster.metadata.deletionTimestamp) {
+      if (!holdsFinalizer(cluster)) return;
+      if (cluster.status?.phase !== 'deleting') {
+        cluster = await store.updateStatus<StreamingCluster>(STREAMING_CLUSTER, {
+          ...cluster,
+          status: {
+            ...cluster.status,
+            phase: 'deleting',
+            message: 'stopping the brokers and removing their data',
+          },
+        });
+      }
+      await streaming?.removeCluster(clusterWorkload(cluster));
+      await removeClusterCredentials(dataPlane, namespace, name);
+      await removeFinalizer(store, STREAMING_CLUSTER, cluster);
+      logger.info('streaming cluster removed');
+      return;
+    }
+
+    const problem = tierProblem(spec.tier) ?? regionProblem(spec.region, options.regions);
+    if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
+
+    cluster = await addFinalizer(store, STREAMING_CLUSTER, cluster);
+    if (!streaming) {
+      await writeStatusIfChanged(
+        store,
+        STREAMING_CLUSTER,
+        cluster,
+        clusterErrorStatus(
+          cluster.status,
+          spec.tier,
+          { reason: REASONS.RuntimeUnsupported, message: runtimeUnsupportedMessage(runtime.kind) },
+          { generation, now },
+        ),
+      );
+      return;
+    }
+
+    const workload = clusterWorkload(cluster);
+    let observation: StreamingClusterObservation;
+    try {
+      observation = await streaming.ensureCluster(workload);
+    } catch (error) {
+      if (!(error instanceof WorkloadError)) throw error;
+      logger.warn({ reason: error.reason, err: error.message }, 'the streaming runtime refused');
+      await writeStatusIfChanged(
+        store,
+        STREAMING_CLUSTER,
+        cluster,
+        clusterErrorStatus(cluster.status, spec.tier, error, { generation, now }),
+      );
+      return { requeueAfterMs: refresh };
+    }
+    await writeStatusIfChanged(
+      store,
+      STREAMING_CLUSTER,
+      cluster,
+      clusterStatus(cluster.status, spec.tier, observation, { generation, now }),
+    );
+    if (observation.realization === 'real' && observation.state === 'ready') {
+      await recordClusterUsage(dataPlane, cluster, observation, now);
+      await mirrorKafkaTopics(context, cluster, streaming, workload);
+    }
+    return { requeueAfterMs: observation.state === 'provisioning' ? Math.min(refresh, 1_000) : refresh };
+  };
+
+  return {
+    name: 'streamingcluster',
+    for: STREAMING_CLUSTER,
+    owns: [STREAMING_TOPIC, STREAMING_USER],
+    reconcile,
+  };
+}
+
+/** The hour's samples: the cluster itself (priced by its tier) and the storage it holds. */
+async function recordClusterUsage(
+  dataPlane: DataPlane,
+  cluster: StreamingCluster,
+  observation: StreamingClusterObservation,
+  now: Date,
+): Promise<void> {
+  const hour = hourOf(now);
+  const resourceId = clusterRestIdOf(cluster.metadata.name);
+  const samples = [
+    { meter: 'streaming.cluster_hours', unit: 'hour', quantity: 1 },
+    {
+      meter: 'streaming.storage_gb_hours',
+      unit: 'GB-hour',
+      quantity: Math.round((observation.usage.storageBytes / GIGABYTE) * 1000) / 1000,
+    },
+  ];
+  for (const sample of samples) {
+    // The tier is the sample's plan: the price of both meters depends on it.
+    await dataPlane.kysely
+      .insertInto('usage_samples')
+      .values({
+        id: `${sample.meter}:${resourceId}:${hour}`,
+        organization: cluster.metadata.namespace ?? '',
+        meter: sample.meter,
+        unit: sample.unit,
+        resource_type: 'streaming_cluster',
+        resource_id: resourceId,
+        resource_name: cluster.spec!.name,
+        hour,
+        quantity: sample.quantity,
+        recorded_at: now.toISOString(),
+        plan: cluster.spec!.tier,
+      })
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+  }
+}
+
+/** Kafka's own topics (`__consumer_offsets`, …) are not the user's. */
+function isInternalTopic(name: string): boolean {
+  return name.startsWith('__');
+}
+
+/**
+ * Makes a StreamingTopic object for each topic a Kafka client made, and deletes the mirrored
+ * objects whose topic a Kafka client deleted, so the API and kubectl show what the brokers hold.
+ */
+async function mirrorKafkaTopics(
+  { store, cache, logger }: ReconcileContext,
+  cluster: StreamingCluster,
+  streaming: StreamingRuntime,
+  workload: StreamingClusterWorkload,
+): Promise<void> {
+  const namespace = cluster.metadata.namespace!;
+  const observed = (await streaming.listTopics(workload)).filter((topic) => !isInternalTopic(topic.name));
+  const objects = childrenOf(cache.list<StreamingTopic>(STREAMING_TOPIC, namespace), cluster.metadata.name);
+  const known = new Set(objects.map((topic) => topic.spec!.name));
+  for (const topic of observed.filter((entry) => !known.has(entry.name))) {
+    try {
+      await store.create<StreamingTopic>(
+        STREAMING_TOPIC,
+        topicObject(
+          cluster,
+          {
+            name: topic.name,
+            partitions: topic.partitions,
+            replicas: topic.replicas,
+            retention: formatRetention(topic.retentionMs),
+            cleanupPolicy: topic.cleanupPolicy,
+          },
+          { [CREATED_BY_LABEL]: CREATED_BY_KAFKA },
+        ),
+      );
+      logger.info({ topic: topic.name }, 'topic made over the Kafka protocol mirrored');
+    } catch (error) {
+      if (!isStoreError(error, 'AlreadyExists')) throw error;
+    }
+  }
+  const present = new Set(observed.map((topic) => topic.name));
+  const vanished = objects.filter(
+    (topic) =>
+      topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA &&
+      !topic.metadata.deletionTimestamp &&
+      topic.status?.phase === 'ready' &&
+      !present.has(topic.spec!.name),
+  );
+  for (const topic of vanished) {
+    try {
+      await store.delete(STREAMING_TOPIC, namespace, topic.metadata.name);
+      logger.info({ topic: topic.spec!.name }, 'topic deleted over the Kafka protocol; its object goes too');
+    } catch (error) {
+      if (!isStoreError(error, 'NotFound')) throw error;
+    }
+  }
+}

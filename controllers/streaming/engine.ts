@@ -1,0 +1,442 @@
+/**
+ * The decisions of the event-streaming family, as pure functions: what each tier allows, which
+ * names, retentions, partition counts and access rules are accepted (each refusal names its rule),
+ * and a cluster's, topic's or user's status given what the runtime observed.
+ */
+import type { Condition } from '../../control-plane/types.js';
+import type {
+  StreamingClusterPhase,
+  StreamingClusterStatus,
+  StreamingTierName,
+  StreamingTopicPhase,
+  StreamingTopicStatus,
+  StreamingUserAcl,
+  StreamingUserPhase,
+  StreamingUserStatus,
+} from '../../crds/streaming.js';
+import type {
+  StreamingClusterObservation,
+  StreamingLimits,
+  TopicObservation,
+} from '../../workloads/runtime.js';
+import { setCondition } from '../runtime/conditions.js';
+
+export const TIERS: readonly StreamingTierName[] = ['starter', 'pro', 'enterprise'];
+export const DEFAULT_TIER: StreamingTierName = 'starter';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+export const GIGABYTE = 1024 ** 3;
+
+interface TierRow {
+  brokers: number;
+  storageGb: number;
+  /** null: unlimited. */
+  partitions: number | null;
+  /** null: custom, forever included. */
+  retentionMaxMs: number | null;
+  /** null: priced by contract. */
+  monthlyPriceUsd: number | null;
+}
+
+/** The spec's tier table. Enterprise's brokers and storage are its minimums ("5+", "1 TB+"). */
+const TIER_TABLE: Readonly<Record<StreamingTierName, TierRow>> = {
+  starter: { brokers: 1, storageGb: 10, partitions: 50, retentionMaxMs: 7 * DAY_MS, monthlyPriceUsd: 29 },
+  pro: { brokers: 3, storageGb: 100, partitions: 500, retentionMaxMs: 30 * DAY_MS, monthlyPriceUsd: 99 },
+  enterprise: { brokers: 5, storageGb: 1024, partitions: null, retentionMaxMs: null, monthlyPriceUsd: null },
+};
+
+/** What a tier allows, in the runtime's terms. */
+export function streamingLimits(tier: StreamingTierName): StreamingLimits {
+  const row = TIER_TABLE[tier];
+  return {
+    brokers: row.brokers,
+    partitions: row.partitions,
+    storageBytes: row.storageGb * GIGABYTE,
+    retentionMaxMs: row.retentionMaxMs,
+  };
+}
+
+/** The tier's monthly price in USD; null where it is priced by contract. */
+export function monthlyPriceUsd(tier: StreamingTierName): number | null {
+  return TIER_TABLE[tier].monthlyPriceUsd;
+}
+
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+export function tierProblem(tier: string): Problem | undefined {
+  return TIERS.includes(tier as StreamingTierName)
+    ? undefined
+    : { field: 'tier', message: `tier must be one of ${TIERS.join(', ')}` };
+}
+
+export function regionProblem(region: string, regions: readonly string[]): Problem | undefined {
+  return regions.includes(region)
+    ? undefined
+    : { field: 'region', message: `region must be one of the platform's regions: ${regions.join(', ')}` };
+}
+
+const KAFKA_NAME = /^[a-zA-Z0-9._-]+$/;
+const TOPIC_NAME_MAX = 249;
+
+/** Kafka's rules for a topic name. */
+export function topicNameProblem(name: string): Problem | undefined {
+  const refuse = (message: string) => ({ field: 'name', message });
+  if (name.length === 0) return refuse('a topic name must not be empty');
+  if (name.length > TOPIC_NAME_MAX)
+    return refuse(`a topic name has at most ${TOPIC_NAME_MAX} characters, got ${name.length}`);
+  if (name === '.' || name === '..') return refuse(`a topic name cannot be "${name}"`);
+  if (!KAFKA_NAME.test(name))
+    return refuse('a topic name may hold only ASCII letters, digits, ".", "_" and "-"');
+  return undefined;
+}
+
+const RETENTION = /^(\d{1,6})([dhm])$/;
+const UNIT_MS: Readonly<Record<string, number>> = { d: DAY_MS, h: HOUR_MS, m: MINUTE_MS };
+
+/** `7d`, `12h`, `30m` in ms; `-1` (forever) is -1; undefined when it is none of these. */
+export function parseRetention(text: string): number | undefined {
+  if (text === '-1') return -1;
+  const match = RETENTION.exec(text);
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  return amount > 0 ? amount * UNIT_MS[match[2]!]! : undefined;
+}
+
+/** A retention in ms as the largest whole unit: 604800000 → `7d`, -1 → `-1`. */
+export function formatRetention(ms: number): string {
+  if (ms < 0) return '-1';
+  if (ms % DAY_MS === 0) return `${ms / DAY_MS}d`;
+  if (ms % HOUR_MS === 0) return `${ms / HOUR_MS}h`;
+  return `${Math.max(1, Math.round(ms / MINUTE_MS))}m`;
+}
+
+/** A retention the tier refuses: unparsable, past its maximum, or forever where it is not custom. */
+export function retentionProblem(retention: string, tier: StreamingTierName): Problem | undefined {
+  const ms = parseRetention(retention);
+  const maxMs = TIER_TABLE[tier].retentionMaxMs;
+  if (ms === undefined) {
+    return {
+      field: 'retention',
+      message: 'retention must be a whole number of days, hours or minutes (7d, 12h, 30m) or -1 for forever',
+    };
+  }
+  if (maxMs === null) return undefined;
+  if (ms === -1) {
+    return {
+      field: 'retention',
+      message: `retention -1 (forever) is only for the enterprise tier; the ${tier} tier keeps at most ${formatRetention(maxMs)}`,
+    };
+  }
+  if (ms > maxMs) {
+    return {
+      field: 'retention',
+      message: `retention ${retention} is over the ${tier} tier's maximum of ${formatRetention(maxMs)}`,
+    };
+  }
+  return undefined;
+}
+
+/** The retention a topic gets when none is asked for: the tier's maximum, or 7 days where custom. */
+export function defaultRetention(tier: StreamingTierName): string {
+  return formatRetention(TIER_TABLE[tier].retentionMaxMs ?? 7 * DAY_MS);
+}
+
+/** Partitions past the cluster's budget: `used` counts the other topics' partitions. */
+export function partitionBudgetProblem(input: {
+  tier: StreamingTierName;
+  used: number;
+  wanted: number;
+}): Problem | undefined {
+  const limit = TIER_TABLE[input.tier].partitions;
+  if (limit === null || input.used + input.wanted <= limit) return undefined;
+  const remaining = Math.max(0, limit - input.used);
+  return {
+    field: 'partitions',
+    message:
+      `partitions ${input.wanted} is over the cluster's partition limit of ${limit} (tier ${input.tier}): ` +
+      `${input.used} are used by other topics, ${remaining} remain`,
+  };
+}
+
+export function partitionShrinkProblem(current: number, wanted: number): Problem | undefined {
+  return wanted < current
+    ? { field: 'partitions', message: `partitions can only grow: it is ${current}, asked ${wanted}` }
+    : undefined;
+}
+
+export function replicasProblem(replicas: number, tier: StreamingTierName): Problem | undefined {
+  const { brokers } = TIER_TABLE[tier];
+  return replicas > brokers
+    ? {
+        field: 'replicas',
+        message: `replicas ${replicas} is more than the cluster's ${brokers} broker${brokers === 1 ? '' : 's'} (tier ${tier})`,
+      }
+    : undefined;
+}
+
+/** The replicas a topic gets when none is asked for: up to three, as many as there are brokers. */
+export function defaultReplicas(tier: StreamingTierName): number {
+  return Math.min(3, TIER_TABLE[tier].brokers);
+}
+
+/**
+ * The first rule a topic's spec breaks, in the order a user fixes them. `withinTier` is false for
+ * a topic mirrored from the brokers, whose tier limits were the brokers' to enforce; `current` is
+ * the partitions the topic has now (a grow asks only for more).
+ */
+export function topicSpecProblem(
+  spec: { name: string; partitions: number; replicas: number; retention: string },
+  context: {
+    tier: StreamingTierName;
+    usedPartitions: number;
+    currentPartitions?: number;
+    withinTier: boolean;
+  },
+): Problem | undefined {
+  const unparsable = parseRetention(spec.retention) === undefined;
+  return (
+    topicNameProblem(spec.name) ??
+    (context.currentPartitions === undefined
+      ? undefined
+      : partitionShrinkProblem(context.currentPartitions, spec.partitions)) ??
+    (context.withinTier || unparsable ? retentionProblem(spec.retention, context.tier) : undefined) ??
+    (context.withinTier
+      ? (replicasProblem(spec.replicas, context.tier) ??
+        partitionBudgetProblem({ tier: context.tier, used: context.usedPartitions, wanted: spec.partitions }))
+      : undefined)
+  );
+}
+
+const USER_NAME_MAX = 64;
+
+export function userNameProblem(name: string): Problem | undefined {
+  if (name.length === 0 || name.length > USER_NAME_MAX || !KAFKA_NAME.test(name)) {
+    return {
+      field: 'name',
+      message: `a user name has 1 to ${USER_NAME_MAX} ASCII letters, digits, ".", "_" or "-"`,
+    };
+  }
+  return undefined;
+}
+
+/** A group id, or a prefix ending in `*`. */
+export function consumerGroupProblem(group: string | undefined): Problem | undefined {
+  if (group === undefined) return undefined;
+  const id = group.endsWith('*') ? group.slice(0, -1) : group;
+  if (id.length === 0 || id.length > TOPIC_NAME_MAX || !KAFKA_NAME.test(id)) {
+    return {
+      field: 'consumer_group',
+      message:
+        'consumer_group is a group id of ASCII letters, digits, ".", "_" or "-", or such a prefix ending in "*"',
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Access rules: each names a topic or group (or its prefix, or `*` for all) and at least one
+ * operation, once each.
+ */
+export function aclsProblem(acls: readonly StreamingUserAcl[]): Problem | undefined {
+  for (const [index, acl] of acls.entries()) {
+    const field = `acls[${index}]`;
+    const wildcard = acl.patternType === 'literal' && acl.name === '*';
+    if (!wildcard && (acl.name.length > TOPIC_NAME_MAX || !KAFKA_NAME.test(acl.name))) {
+      return {
+        field: `${field}.name`,
+        message: `an acl names a ${acl.resourceType} (or a prefix) of ASCII letters, digits, ".", "_" or "-", or is a literal "*" for every one`,
+      };
+    }
+    if (acl.operations.length === 0)
+      return { field: `${field}.operations`, message: 'an acl grants or denies at least one operation' };
+    if (new Set(acl.operations).size !== acl.operations.length)
+      return { field: `${field}.operations`, message: 'an acl names each operation once' };
+  }
+  return undefined;
+}
+
+export const REASONS = {
+  Running: 'Running',
+  Provisioning: 'Provisioning',
+  Degraded: 'Degraded',
+  Recorded: 'Recorded',
+  RuntimeUnsupported: 'RuntimeUnsupported',
+  Ready: 'Ready',
+  WaitingForCluster: 'WaitingForCluster',
+} as const;
+
+function clusterPhaseOf(observation: StreamingClusterObservation): StreamingClusterPhase {
+  switch (observation.state) {
+    case 'ready':
+      return 'running';
+    case 'provisioning':
+      return 'provisioning';
+    case 'degraded':
+      return 'degraded';
+    case 'recorded':
+      // Nothing runs: a recorded cluster is never shown running.
+      return 'error';
+  }
+}
+
+const CLUSTER_REASON: Readonly<Record<StreamingClusterPhase, string>> = {
+  running: REASONS.Running,
+  provisioning: REASONS.Provisioning,
+  degraded: REASONS.Degraded,
+  error: REASONS.Recorded,
+  deleting: 'Deleting',
+};
+
+interface StatusContext {
+  generation: number | undefined;
+  now: Date;
+}
+
+function readyCondition(
+  ready: boolean,
+  reason: string,
+  message: string,
+  context: StatusContext,
+): Omit<Condition, 'lastTransitionTime'> {
+  return {
+    type: 'Ready',
+    status: ready ? 'True' : 'False',
+    reason,
+    message,
+    observedGeneration: context.generation,
+  };
+}
+
+/** A cluster's status from what the runtime observed. */
+export function clusterStatus(
+  current: StreamingClusterStatus | undefined,
+  tier: StreamingTierName,
+  observation: StreamingClusterObservation,
+  context: StatusContext,
+): StreamingClusterStatus {
+  const phase = clusterPhaseOf(observation);
+  const limits = streamingLimits(tier);
+  const message = observation.message ?? (phase === 'running' ? undefined : `the cluster is ${phase}`);
+  return dropUndefined({
+    phase,
+    realization: observation.realization,
+    message,
+    brokers: limits.brokers,
+    bootstrapServers: observation.bootstrapServers,
+    caCertificate: observation.caCertificate || current?.caCertificate,
+    limits,
+    usage: { storageBytes: observation.usage.storageBytes, partitions: observation.usage.partitions },
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      readyCondition(
+        phase === 'running',
+        CLUSTER_REASON[phase],
+        message ?? 'the brokers are running and reachable',
+        context,
+      ),
+      context.now,
+    ),
+  });
+}
+
+/**
+ * A cluster whose runtime refused (`reason` from a WorkloadError) or cannot run streaming
+ * clusters at all: `error`, or `degraded` once it had run, since its data is still there.
+ */
+export function clusterErrorStatus(
+  current: StreamingClusterStatus | undefined,
+  tier: StreamingTierName,
+  failure: { reason: string; message: string },
+  context: StatusContext,
+): StreamingClusterStatus {
+  const ranBefore = current?.phase === 'running' || current?.phase === 'degraded';
+  return dropUndefined({
+    ...current,
+    phase: ranBefore ? 'degraded' : 'error',
+    realization: current?.realization ?? 'recorded',
+    message: failure.message,
+    brokers: streamingLimits(tier).brokers,
+    limits: streamingLimits(tier),
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      readyCondition(false, failure.reason, failure.message, context),
+      context.now,
+    ),
+  });
+}
+
+/** Why a runtime without streaming leaves a cluster in error. */
+export function runtimeUnsupportedMessage(runtimeKind: string): string {
+  return `the ${runtimeKind} workload runtime cannot run streaming clusters`;
+}
+
+/** A topic's status: `ready` with what the broker has, or `pending`/`error` with why. */
+export function topicStatus(
+  current: StreamingTopicStatus | undefined,
+  outcome:
+    | { phase: 'ready'; observation: TopicObservation }
+    | { phase: Exclude<StreamingTopicPhase, 'ready'>; reason: string; message: string },
+  context: StatusContext,
+): StreamingTopicStatus {
+  if (outcome.phase === 'ready') {
+    return dropUndefined({
+      phase: 'ready' as const,
+      partitions: outcome.observation.partitions,
+      createdAt: outcome.observation.createdAt || current?.createdAt,
+      observedGeneration: context.generation,
+      conditions: setCondition(
+        current?.conditions,
+        readyCondition(true, REASONS.Ready, 'the topic exists on the brokers as specified', context),
+        context.now,
+      ),
+    });
+  }
+  return dropUndefined({
+    ...current,
+    phase: outcome.phase,
+    message: outcome.message,
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      readyCondition(false, outcome.reason, outcome.message, context),
+      context.now,
+    ),
+  });
+}
+
+/** A user's status: `ready` once the brokers accept its credential and rules. */
+export function userStatus(
+  current: StreamingUserStatus | undefined,
+  outcome:
+    { phase: 'ready' } | { phase: Exclude<StreamingUserPhase, 'ready'>; reason: string; message: string },
+  context: StatusContext,
+): StreamingUserStatus {
+  const ready = outcome.phase === 'ready';
+  const message = ready ? undefined : outcome.message;
+  return dropUndefined({
+    phase: outcome.phase,
+    message,
+    observedGeneration: context.generation,
+    conditions: setCondition(
+      current?.conditions,
+      readyCondition(
+        ready,
+        ready ? REASONS.Ready : outcome.reason,
+        message ?? 'the brokers accept the user and its access rules',
+        context,
+      ),
+      context.now,
+    ),
+  });
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
+}

@@ -1,0 +1,52 @@
+/**
+ * The event-streaming family: StreamingCluster, StreamingTopic and StreamingUser, their
+ * controllers, the users' credentials, and the decisions the routes share with the controllers.
+ */
+import type { ControllerDefinition } from '../runtime/controller.js';
+import { streamingClusterController, type StreamingControllerOptions } from './cluster-controller.js';
+import { streamingTopicController } from './topic-controller.js';
+import { streamingUserController } from './user-controller.js';
+
+export type { StreamingControllerOptions } from './cluster-controller.js';
+export {
+  acceptsChildren,
+  childrenOf,
+  CREATED_BY_KAFKA,
+  CREATED_BY_LABEL,
+  topicObject,
+  userObject,
+} from './children.js';
+export {
+  DuplicateStreamingUserError,
+  generatePassword,
+  removeUserCredential,
+  revealUserPassword,
+  storeUserPassword,
+  type StreamingUserKey,
+} from './credentials.js';
+export {
+  aclsProblem,
+  consumerGroupProblem,
+  DEFAULT_TIER,
+  defaultReplicas,
+  defaultRetention,
+  formatRetention,
+  monthlyPriceUsd,
+  regionProblem,
+  runtimeUnsupportedMessage,
+  streamingLimits,
+  TIERS,
+  topicSpecProblem,
+  userNameProblem,
+  type Problem,
+} from './engine.js';
+export { childObjectName, clusterObjectNameOf, clusterRestIdOf, newStreamingClusterId } from './ids.js';
+export { clusterWorkload } from './workload-of.js';
+
+export function streamingControllers(options: StreamingControllerOptions): ControllerDefinition[] {
+  return [
+    streamingClusterController(options),
+    streamingTopicController(options),
+    streamingUserController(options),
+  ];
+}

@@ -1,0 +1,367 @@
+// Produce and read-back throughput of the embedded Kafka-protocol broker, against NATS JetStream on
+// this machine and against the broker's own log store without the network, in one run.
+//
+//   npm run bench:streaming                              # builds, then 3 rounds of 50,000 records
+//   BENCH_RECORDS=100000 BENCH_ROUNDS=5 npm run bench:streaming
+//   BENCH_NATS_URL=127.0.0.1:4222                        # where JetStream answers (the default)
+//   BENCH_PROFILE_DIR=/tmp/prof npm run bench:streaming  # a CPU profile of the broker process
+//
+// The load: records of 1 KiB, sent as batches of BATCH_RECORDS with SENDS_IN_FLIGHT sends awaiting
+// their acknowledgement at any time, so BATCH_RECORDS × SENDS_IN_FLIGHT records are in flight.
+//   - broker: `cloudplane`'s local streaming runtime in a child process (dist/, TLS, SCRAM-SHA-512,
+//     one broker, a topic of one partition per round, kept to the end: kafkajs keeps asking for
+//     the metadata of every topic it has sent to, so a deleted one fails its next send); kafkajs `send` with acks=-1, latency per
+//     send; then a consumer group reading the topic back from the beginning (eachBatch).
+//   - JetStream: a file-backed stream on a subject of its own per round; `js.publish` of each
+//     record awaiting its ack, with as many records in flight as the broker gets, latency per
+//     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
+//   - raw store: `SqliteLogStore.append` of the same batches, as many in flight, in this process:
+//     the cost of the group commit (insert + fsync) alone, the floor under the broker.
+// Durability differs: the broker and the raw store answer after the fsync of each group commit
+// (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
+// written and fsyncs its files every `sync_interval` (2 minutes).
+// Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
+// Read-back rates run from the first record received to the last, so a group join is not counted.
+import { Buffer } from 'node:buffer';
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { deadline, dist, nextMessage, serveAsChild, stopChild } from './harness.mjs';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 50_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const NATS_URL = process.env.BENCH_NATS_URL ?? '127.0.0.1:4222';
+const RECORD_BYTES = 1024;
+const BATCH_RECORDS = 100;
+const SENDS_IN_FLIGHT = 8;
+const WARMUP_RECORDS = 10_000;
+const RUN_LIMIT_SECONDS = 900;
+const USER = { name: 'bench', password: 'benchmark passphrase' };
+const value = randomBytes(RECORD_BYTES);
+
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs in the child: one streaming cluster, one user allowed every `bench…` topic and group. */
+async function serveBroker() {
+  const [{ createLocalStreaming }, { scramCredential }, { pino }] = await Promise.all([
+    import(dist('workloads/local/streaming.js')),
+    import(dist('workloads/local/kafka/index.js')),
+    import('pino'),
+  ]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-streaming-'));
+  const port = await freePort();
+  const streaming = createLocalStreaming({
+    dir,
+    advertisedHost: '127.0.0.1',
+    ports: { first: port, last: port },
+    logger: pino({ level: 'warn' }),
+  });
+  const workload = {
+    id: 'esc_bench',
+    organization: 'org_bench',
+    tier: 'starter',
+    limits: { brokers: 1, partitions: null, storageBytes: null, retentionMaxMs: null },
+  };
+  const observed = await streaming.ensureCluster(workload);
+  await streaming.ensureUser(workload, {
+    name: USER.name,
+    credential: scramCredential(USER.password),
+    consumerGroup: 'bench*',
+    acls: [
+      {
+        resourceType: 'topic',
+        patternType: 'prefixed',
+        name: 'bench',
+        operations: ['read', 'write', 'describe', 'create', 'delete'],
+        permission: 'allow',
+      },
+    ],
+  });
+  return {
+    port,
+    details: { brokers: observed.bootstrapServers, ca: observed.caCertificate },
+    async close() {
+      await streaming.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startBroker() {
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  const child = fork(fileURLToPath(import.meta.url), ['serve', 'broker'], {
+    stdio: 'inherit',
+    execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
+  await nextMessage(child, 'port');
+  child.send('details');
+  return { child, details: await nextMessage(child, 'details') };
+}
+
+function percentile(sorted, fraction) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
+}
+
+/**
+ * Runs `count` operations, `inFlight` at a time; `operation(index)` answers a promise. Answers the
+ * wall time (ms) and each operation's latency (ms), sorted.
+ */
+async function timedConcurrently(count, inFlight, operation) {
+  const latencies = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const started = performance.now();
+      await operation(index);
+      latencies[index] = performance.now() - started;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
+  return { ms: performance.now() - started, latencies: latencies.sort((a, b) => a - b) };
+}
+
+function produceFigures(records, { ms, latencies }) {
+  return {
+    recordsPerSecond: (records / ms) * 1000,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+/** The broker: one topic per round, produced with acks=-1, then read back by a consumer group. */
+async function brokerSystem(details) {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const kafka = new Kafka({
+    clientId: 'bench',
+    brokers: details.brokers,
+    ssl: { ca: [details.ca], rejectUnauthorized: true },
+    sasl: { mechanism: 'scram-sha-512', username: USER.name, password: USER.password },
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await Promise.all([admin.connect(), producer.connect()]);
+  const messages = Array.from({ length: BATCH_RECORDS }, () => ({ value }));
+  let topics = 0;
+  return {
+    name: 'broker',
+    async round(records) {
+      const topic = `bench-${++topics}`;
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+        waitForLeaders: true,
+      });
+      const sends = Math.ceil(records / BATCH_RECORDS);
+      const produced = await timedConcurrently(sends, SENDS_IN_FLIGHT, () =>
+        producer.send({ topic, acks: -1, messages }),
+      );
+      const consumer = kafka.consumer({ groupId: `bench-${topic}` });
+      await consumer.connect();
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      const expected = sends * BATCH_RECORDS;
+      let received = 0;
+      let first = 0;
+      const readMs = await new Promise((resolve, reject) => {
+        consumer
+          .run({
+            eachBatch: async ({ batch }) => {
+              if (received === 0) first = performance.now();
+              received += batch.messages.length;
+              if (received >= expected) resolve(performance.now() - first);
+            },
+          })
+          .catch(reject);
+      });
+      await consumer.disconnect();
+      return { ...produceFigures(expected, produced), readPerSecond: (expected / readMs) * 1000 };
+    },
+    async close() {
+      await Promise.all([producer.disconnect(), admin.disconnect()]);
+    },
+  };
+}
+
+/** JetStream: a file-backed stream per round, publish with ack, then a pull consumer. */
+async function jetStreamSystem() {
+  const { connect, AckPolicy, StorageType } = await import('nats');
+  let connection;
+  try {
+    connection = await connect({ servers: NATS_URL, timeout: 2000 });
+  } catch (error) {
+    console.error(`!!! JetStream skipped: nothing answers at ${NATS_URL} (${error.message}) !!!`);
+    return undefined;
+  }
+  const manager = await connection.jetstreamManager();
+  const jetStream = connection.jetstream();
+  const run = randomBytes(4).toString('hex');
+  let streams = 0;
+  return {
+    name: 'JetStream',
+    async round(records) {
+      const stream = `BENCH_${run}_${++streams}`;
+      const subject = `bench.${run}.${streams}`;
+      await manager.streams.add({ name: stream, subjects: [subject], storage: StorageType.File });
+      const produced = await timedConcurrently(records, BATCH_RECORDS * SENDS_IN_FLIGHT, () =>
+        jetStream.publish(subject, value),
+      );
+      await manager.consumers.add(stream, { durable_name: 'reader', ack_policy: AckPolicy.All });
+      const consumer = await jetStream.consumers.get(stream, 'reader');
+      const messages = await consumer.consume({ max_messages: 1000 });
+      let received = 0;
+      let first = 0;
+      for await (const message of messages) {
+        if (received === 0) first = performance.now();
+        received += 1;
+        if (received % BATCH_RECORDS === 0 || received === records) message.ack();
+        if (received === records) break;
+      }
+      const readMs = performance.now() - first;
+      await manager.streams.delete(stream);
+      return { ...produceFigures(records, produced), readPerSecond: (records / readMs) * 1000 };
+    },
+    async close() {
+      await connection.drain();
+    },
+  };
+}
+
+/** The broker's log store alone: the same batches appended (group commit and fsync), no network. */
+async function rawStoreSystem() {
+  const [{ SqliteLogStore }, { encodeBatch }] = await Promise.all([
+    import(dist('workloads/local/kafka/index.js')),
+    import(dist('workloads/local/kafka/records.js')),
+  ]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-store-'));
+  const store = new SqliteLogStore(path.join(dir, 'log.sqlite'));
+  const now = Date.now();
+  const bytes = encodeBatch(
+    0,
+    Array.from({ length: BATCH_RECORDS }, () => ({ key: null, value, timestamp: now })),
+  );
+  let topics = 0;
+  return {
+    name: 'raw store',
+    async round(records) {
+      const topic = `bench-${++topics}`;
+      store.createTopic({
+        name: topic,
+        partitions: 1,
+        replicas: 1,
+        retentionMs: -1,
+        cleanupPolicy: 'delete',
+        createdAt: new Date().toISOString(),
+      });
+      const batch = () => ({
+        bytes: Buffer.from(bytes),
+        lastOffsetDelta: BATCH_RECORDS - 1,
+        firstTimestamp: now,
+        maxTimestamp: now,
+        recordCount: BATCH_RECORDS,
+        compression: 0,
+        transactional: false,
+        control: false,
+      });
+      const sends = Math.ceil(records / BATCH_RECORDS);
+      const produced = await timedConcurrently(sends, SENDS_IN_FLIGHT, () =>
+        store.append(topic, 0, [batch()], Date.now()),
+      );
+      return { ...produceFigures(sends * BATCH_RECORDS, produced), readPerSecond: undefined };
+    },
+    async close() {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function median(values) {
+  const sorted = values.filter((entry) => entry !== undefined).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function report(results) {
+  const summary = new Map(
+    [...results].map(([name, rounds]) => [
+      name,
+      Object.fromEntries(
+        ['recordsPerSecond', 'p50', 'p99', 'readPerSecond'].map((field) => [
+          field,
+          median(rounds.map((round) => round[field])),
+        ]),
+      ),
+    ]),
+  );
+  const cell = (value, digits, width) => (value === undefined ? '-' : value.toFixed(digits)).padStart(width);
+  console.log(
+    `\n${RECORDS} records of ${RECORD_BYTES} B, batches of ${BATCH_RECORDS}, ${SENDS_IN_FLIGHT} in flight ` +
+      `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
+      `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1)`,
+  );
+  console.log('system        produce rec/s    MB/s   p50 ms   p99 ms    read rec/s    MB/s');
+  for (const [name, figures] of summary) {
+    const megabytes = (rate) => (rate === undefined ? undefined : (rate * RECORD_BYTES) / 1e6);
+    console.log(
+      `${name.padEnd(12)}${cell(figures.recordsPerSecond, 0, 15)}${cell(megabytes(figures.recordsPerSecond), 1, 8)}` +
+        `${cell(figures.p50, 2, 9)}${cell(figures.p99, 2, 9)}${cell(figures.readPerSecond, 0, 14)}` +
+        `${cell(megabytes(figures.readPerSecond), 1, 8)}`,
+    );
+  }
+  if (summary.has('JetStream'))
+    console.log('JetStream acknowledges before fsync (default sync_interval); the broker after it');
+  const broker = summary.get('broker');
+  const ratio = (other, field) => {
+    const baseline = summary.get(other)?.[field];
+    return baseline === undefined ? 'n/a' : (broker[field] / baseline).toFixed(2);
+  };
+  console.log(
+    `ratios: broker/JetStream produce ${ratio('JetStream', 'recordsPerSecond')}, ` +
+      `read ${ratio('JetStream', 'readPerSecond')}; broker/raw store produce ${ratio('raw store', 'recordsPerSecond')}`,
+  );
+}
+
+async function main() {
+  const broker = await startBroker();
+  const cancel = deadline(RUN_LIMIT_SECONDS, [broker]);
+  const systems = [];
+  try {
+    systems.push(await brokerSystem(broker.details));
+    const jetStream = await jetStreamSystem();
+    if (jetStream) systems.push(jetStream);
+    systems.push(await rawStoreSystem());
+    for (const system of systems) await system.round(WARMUP_RECORDS);
+    const results = new Map(systems.map((system) => [system.name, []]));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const system of systems) {
+        const figures = await system.round(RECORDS);
+        results.get(system.name).push(figures);
+        console.error(
+          `round ${round} ${system.name}: produce ${figures.recordsPerSecond.toFixed(0)} rec/s` +
+            (figures.readPerSecond === undefined ? '' : `, read ${figures.readPerSecond.toFixed(0)} rec/s`),
+        );
+      }
+    }
+    report(results);
+  } finally {
+    for (const system of systems) await system.close();
+    await stopChild(broker);
+    cancel();
+  }
+}
+
+if (process.argv[2] === 'serve') serveAsChild(await serveBroker());
+else await main();

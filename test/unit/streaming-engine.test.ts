@@ -1,0 +1,380 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamingCluster, StreamingClusterPhase, StreamingUserAcl } from '../../crds/streaming.js';
+import { eventsForChange } from '../../integrations/events/event-bridge.js';
+import {
+  aclsProblem,
+  clusterErrorStatus,
+  clusterStatus,
+  consumerGroupProblem,
+  defaultReplicas,
+  defaultRetention,
+  formatRetention,
+  monthlyPriceUsd,
+  parseRetention,
+  partitionBudgetProblem,
+  regionProblem,
+  replicasProblem,
+  retentionProblem,
+  streamingLimits,
+  tierProblem,
+  topicNameProblem,
+  topicSpecProblem,
+  topicStatus,
+  userNameProblem,
+  userStatus,
+} from '../../controllers/streaming/engine.js';
+import { childObjectName, clusterRestIdOf, clusterWorkloadIdOf } from '../../controllers/streaming/ids.js';
+import type { StreamingClusterObservation } from '../../workloads/runtime.js';
+
+const NOW = new Date('2026-03-01T09:00:00Z');
+const GENERATION = 2;
+const GB = 1024 ** 3;
+const DAY = 86_400_000;
+
+describe('the tier table', () => {
+  it.each([
+    ['starter', { brokers: 1, partitions: 50, storageBytes: 10 * GB, retentionMaxMs: 7 * DAY }, 29],
+    ['pro', { brokers: 3, partitions: 500, storageBytes: 100 * GB, retentionMaxMs: 30 * DAY }, 99],
+    ['enterprise', { brokers: 5, partitions: null, storageBytes: 1024 * GB, retentionMaxMs: null }, null],
+  ] as const)('%s allows %j for $%s a month', (tier, limits, price) => {
+    expect(streamingLimits(tier)).toEqual(limits);
+    expect(monthlyPriceUsd(tier)).toBe(price);
+  });
+
+  it.each([
+    ['starter', '7d', 1],
+    ['pro', '30d', 3],
+    ['enterprise', '7d', 3],
+  ] as const)('%s topics default to retention %s and %i replicas', (tier, retention, replicas) => {
+    expect(defaultRetention(tier)).toBe(retention);
+    expect(defaultReplicas(tier)).toBe(replicas);
+  });
+});
+
+describe('cluster validation', () => {
+  it.each([
+    ['starter', undefined],
+    ['enterprise', undefined],
+    ['platinum', 'tier must be one of starter, pro, enterprise'],
+  ])('tier %s', (tier, message) => {
+    expect(tierProblem(tier)?.message).toBe(message);
+  });
+
+  it.each([
+    ['us-east-1', undefined],
+    ['mars-1', "region must be one of the platform's regions: us-east-1, eu-west-1"],
+  ])('region %s', (region, message) => {
+    expect(regionProblem(region, ['us-east-1', 'eu-west-1'])?.message).toBe(message);
+  });
+});
+
+describe('topic names follow Kafka', () => {
+  it.each([
+    ['orders', undefined],
+    ['Orders.created_v2-eu', undefined],
+    ['a'.repeat(249), undefined],
+    ['a'.repeat(250), 'a topic name has at most 249 characters, got 250'],
+    ['.', 'a topic name cannot be "."'],
+    ['..', 'a topic name cannot be ".."'],
+    ['orders/eu', 'a topic name may hold only ASCII letters, digits, ".", "_" and "-"'],
+    ['commandes é', 'a topic name may hold only ASCII letters, digits, ".", "_" and "-"'],
+    ['', 'a topic name must not be empty'],
+  ])('%s', (name, message) => {
+    expect(topicNameProblem(name)?.message).toBe(message);
+  });
+});
+
+describe('retention', () => {
+  it.each([
+    ['7d', 7 * DAY],
+    ['12h', 12 * 3_600_000],
+    ['30m', 30 * 60_000],
+    ['-1', -1],
+    ['0d', undefined],
+    ['7 days', undefined],
+    ['1w', undefined],
+    ['', undefined],
+  ])('parses %s as %s ms', (text, ms) => {
+    expect(parseRetention(text)).toBe(ms);
+  });
+
+  it.each([
+    [7 * DAY, '7d'],
+    [36 * 3_600_000, '36h'],
+    [90 * 60_000, '90m'],
+    [-1, '-1'],
+  ])('writes %i ms as %s', (ms, text) => {
+    expect(formatRetention(ms)).toBe(text);
+  });
+
+  it.each([
+    ['starter', '7d', undefined],
+    ['starter', '168h', undefined],
+    ['starter', '8d', "retention 8d is over the starter tier's maximum of 7d"],
+    ['pro', '30d', undefined],
+    ['pro', '31d', "retention 31d is over the pro tier's maximum of 30d"],
+    [
+      'starter',
+      '-1',
+      'retention -1 (forever) is only for the enterprise tier; the starter tier keeps at most 7d',
+    ],
+    ['enterprise', '-1', undefined],
+    ['enterprise', '3650d', undefined],
+    [
+      'pro',
+      'forever',
+      'retention must be a whole number of days, hours or minutes (7d, 12h, 30m) or -1 for forever',
+    ],
+  ] as const)('%s tier, retention %s', (tier, retention, message) => {
+    expect(retentionProblem(retention, tier)?.message).toBe(message);
+  });
+});
+
+describe('partitions and replicas', () => {
+  it.each([
+    [{ tier: 'starter', used: 0, wanted: 50 }, undefined],
+    [
+      { tier: 'starter', used: 45, wanted: 10 },
+      "partitions 10 is over the cluster's partition limit of 50 (tier starter): 45 are used by other topics, 5 remain",
+    ],
+    [{ tier: 'pro', used: 400, wanted: 100 }, undefined],
+    [{ tier: 'enterprise', used: 100_000, wanted: 1_000 }, undefined],
+  ] as const)('budget %j', (input, message) => {
+    expect(partitionBudgetProblem(input)?.message).toBe(message);
+  });
+
+  it.each([
+    ['starter', 1, undefined],
+    ['starter', 2, "replicas 2 is more than the cluster's 1 broker (tier starter)"],
+    ['pro', 3, undefined],
+    ['pro', 4, "replicas 4 is more than the cluster's 3 brokers (tier pro)"],
+  ] as const)('%s tier, %i replicas', (tier, replicas, message) => {
+    expect(replicasProblem(replicas, tier)?.message).toBe(message);
+  });
+});
+
+describe('a topic spec, rule by rule', () => {
+  const valid = { name: 'orders', partitions: 3, replicas: 1, retention: '7d' };
+  const inTier = { tier: 'starter', usedPartitions: 0, withinTier: true } as const;
+
+  it.each([
+    ['valid', valid, inTier, undefined],
+    ['a bad name', { ...valid, name: 'a b' }, inTier, 'name'],
+    [
+      'a shrink',
+      { ...valid, partitions: 2 },
+      { ...inTier, currentPartitions: 3 },
+      'partitions can only grow',
+    ],
+    ['a grow', { ...valid, partitions: 6 }, { ...inTier, currentPartitions: 3 }, undefined],
+    [
+      'over the budget',
+      { ...valid, partitions: 10 },
+      { ...inTier, usedPartitions: 45 },
+      'partition limit of 50',
+    ],
+    ['retention over the max', { ...valid, retention: '8d' }, inTier, "tier's maximum of 7d"],
+    ['replicas over brokers', { ...valid, replicas: 3 }, inTier, 'more than the cluster'],
+    [
+      'mirrored, past the tier',
+      { ...valid, partitions: 80, retention: '8d' },
+      { ...inTier, withinTier: false },
+      undefined,
+    ],
+    [
+      'mirrored, unparsable retention',
+      { ...valid, retention: 'x' },
+      { ...inTier, withinTier: false },
+      'whole number',
+    ],
+  ] as const)('%s', (_case, spec, context, message) => {
+    const problem = topicSpecProblem(spec, context);
+    if (message === undefined) expect(problem).toBeUndefined();
+    else expect(problem?.message).toContain(message);
+  });
+});
+
+describe('users', () => {
+  it.each([
+    ['billing-app', undefined],
+    ['svc.orders_v2', undefined],
+    ['a'.repeat(65), 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
+    ['with space', 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
+    ['a,b=c', 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
+  ])('name %s', (name, message) => {
+    expect(userNameProblem(name)?.message).toBe(message);
+  });
+
+  it.each([
+    [undefined, true],
+    ['billing', true],
+    ['billing-*', true],
+    ['*', false],
+    ['bill*ing', false],
+    ['billing**', false],
+  ])('consumer group %s is accepted: %s', (group, accepted) => {
+    expect(consumerGroupProblem(group) === undefined).toBe(accepted);
+  });
+
+  const acl = (overrides: Partial<StreamingUserAcl> = {}): StreamingUserAcl => ({
+    resourceType: 'topic',
+    patternType: 'literal',
+    name: 'orders',
+    operations: ['read', 'describe'],
+    permission: 'allow',
+    ...overrides,
+  });
+  it.each([
+    [[acl()], undefined],
+    [[acl(), acl({ resourceType: 'group', patternType: 'prefixed', name: 'billing' })], undefined],
+    [[acl({ operations: [] })], 'acls[0].operations'],
+    [[acl(), acl({ operations: ['read', 'read'] })], 'acls[1].operations'],
+    [[acl({ name: '*' })], undefined],
+    [[acl({ name: 'orders/*' })], 'acls[0].name'],
+    [[acl({ name: '*', patternType: 'prefixed' })], 'acls[0].name'],
+  ] as const)('acls %j', (acls, field) => {
+    expect(aclsProblem(acls)?.field).toBe(field);
+  });
+});
+
+describe('statuses', () => {
+  function observation(overrides: Partial<StreamingClusterObservation> = {}): StreamingClusterObservation {
+    return {
+      realization: 'real',
+      state: 'ready',
+      bootstrapServers: ['127.0.0.1:29092'],
+      caCertificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      usage: { storageBytes: 2048, partitions: 4 },
+      ...overrides,
+    };
+  }
+
+  it.each([
+    ['ready', 'running', 'True'],
+    ['provisioning', 'provisioning', 'False'],
+    ['degraded', 'degraded', 'False'],
+    ['recorded', 'error', 'False'],
+  ] as const)('a cluster observed %s is %s, Ready %s', (state, phase, ready) => {
+    const status = clusterStatus(undefined, 'pro', observation({ state }), {
+      generation: GENERATION,
+      now: NOW,
+    });
+    expect(status).toMatchObject({
+      phase,
+      brokers: 3,
+      bootstrapServers: ['127.0.0.1:29092'],
+      usage: { storageBytes: 2048, partitions: 4 },
+      limits: streamingLimits('pro'),
+      observedGeneration: GENERATION,
+    });
+    expect(status.conditions?.[0]).toMatchObject({ type: 'Ready', status: ready });
+  });
+
+  it('a cluster that ran and then fails is degraded; one never made is in error, with the reason', () => {
+    const running = clusterStatus(undefined, 'starter', observation(), { generation: 1, now: NOW });
+    const failure = { reason: 'PortPoolExhausted', message: 'no free port' };
+    expect(clusterErrorStatus(running, 'starter', failure, { generation: 1, now: NOW })).toMatchObject({
+      phase: 'degraded',
+      message: 'no free port',
+      bootstrapServers: ['127.0.0.1:29092'],
+    });
+    const fresh = clusterErrorStatus(undefined, 'starter', failure, { generation: 1, now: NOW });
+    expect(fresh).toMatchObject({ phase: 'error', realization: 'recorded' });
+    expect(fresh.conditions?.[0]).toMatchObject({ reason: 'PortPoolExhausted', status: 'False' });
+  });
+
+  it('a ready topic drops the message it had while pending', () => {
+    const pending = topicStatus(
+      undefined,
+      { phase: 'pending', reason: 'WaitingForCluster', message: 'waiting' },
+      { generation: 1, now: NOW },
+    );
+    const ready = topicStatus(
+      pending,
+      {
+        phase: 'ready',
+        observation: {
+          name: 'orders',
+          partitions: 3,
+          replicas: 1,
+          retentionMs: 7 * DAY,
+          cleanupPolicy: 'delete',
+          partitionDetails: [],
+          createdAt: '2026-03-01T09:00:01.000Z',
+        },
+      },
+      { generation: 1, now: NOW },
+    );
+    expect(ready).toEqual({
+      phase: 'ready',
+      partitions: 3,
+      createdAt: '2026-03-01T09:00:01.000Z',
+      observedGeneration: 1,
+      conditions: [expect.objectContaining({ type: 'Ready', status: 'True' })],
+    });
+  });
+
+  it('a user in error says why', () => {
+    expect(
+      userStatus(
+        undefined,
+        { phase: 'error', reason: 'Refused', message: 'no' },
+        { generation: 1, now: NOW },
+      ),
+    ).toMatchObject({ phase: 'error', message: 'no', conditions: [{ reason: 'Refused', status: 'False' }] });
+  });
+});
+
+describe('names', () => {
+  it.each([
+    ['esc-0a1b2c3d4e5f', 'esc_0a1b2c3d4e5f'],
+    ['events', 'events'],
+  ])('object %s is REST id %s', (name, id) => {
+    expect(clusterRestIdOf(name)).toBe(id);
+  });
+
+  it('gives a cluster named with kubectl a workload id of its namespace and name', () => {
+    expect(clusterWorkloadIdOf('org-a', 'esc-0a1b2c3d4e5f')).toBe('esc_0a1b2c3d4e5f');
+    expect(clusterWorkloadIdOf('org-a', 'events')).toMatch(/^esc_[0-9a-f]{12}$/);
+    expect(clusterWorkloadIdOf('org-a', 'events')).not.toBe(clusterWorkloadIdOf('org-b', 'events'));
+  });
+
+  it.each(['Orders.Created', 'orders_created', 'orders.created', '__weird__', 'x'.repeat(249)])(
+    'names the child %s with a valid, distinct object name',
+    (topic) => {
+      const name = childObjectName('esc-0a1b2c3d4e5f', topic);
+      expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      expect(name.length).toBeLessThanOrEqual(253);
+      expect(name.startsWith('esc-0a1b2c3d4e5f-')).toBe(true);
+    },
+  );
+
+  it('keeps topics that differ only in case or punctuation apart', () => {
+    const names = ['Orders', 'orders', 'orders.created', 'orders_created'].map((topic) =>
+      childObjectName('esc-0a1b2c3d4e5f', topic),
+    );
+    expect(new Set(names).size).toBe(4);
+    expect(names[2]).toMatch(/^esc-0a1b2c3d4e5f-orders-created-[0-9a-f]{10}$/);
+  });
+});
+
+describe('platform events of a cluster', () => {
+  const object = (phase?: StreamingClusterPhase): StreamingCluster => ({
+    apiVersion: 'cloudplane.dev/v1alpha1',
+    kind: 'StreamingCluster',
+    metadata: { name: 'esc-0a1b2c3d4e5f', namespace: 'org-a', generation: 1 },
+    spec: { name: 'events', tier: 'starter', region: 'us-east-1' },
+    ...(phase ? { status: { phase } } : {}),
+  });
+
+  it.each([
+    ['made', undefined, object(), ['streaming_cluster.created']],
+    ['running', object('provisioning'), object('running'), ['streaming_cluster.running']],
+    ['degraded', object('running'), object('degraded'), ['streaming_cluster.degraded']],
+    ['in error', object(), object('error'), ['streaming_cluster.error']],
+    ['provisioning (no event)', object(), object('provisioning'), []],
+    ['deleted', object('running'), undefined, ['streaming_cluster.deleted']],
+  ] as const)('%s', (_change, previous, current, types) => {
+    expect(eventsForChange(previous, current).map((event) => event.type)).toEqual(types);
+  });
+});
