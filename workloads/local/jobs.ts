@@ -8,6 +8,7 @@
  * is how the caller learns to start it again (a run the earlier process left is stopped first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { executableOnPath } from '../../config/workloads.js';
@@ -191,7 +192,8 @@ export function localJobs(options: LocalEngineOptions): LocalJobs {
     const tracked = run(job, cwd);
     const pid = tracked.child?.pid;
     if (pid !== undefined) {
-      await fs.writeFile(pidFileOf(cwd), String(pid), { mode: 0o600 });
+      // Written before start answers, so the answer is what the job was when it began.
+      writeFileSync(pidFileOf(cwd), String(pid), { mode: 0o600 });
       void tracked.finished.then(() => fs.rm(pidFileOf(cwd), { force: true }));
     }
     return tracked;
