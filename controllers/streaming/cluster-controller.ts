@@ -26,9 +26,7 @@ import {
   clusterStatus,
   formatRetention,
   GIGABYTE,
-  REASONS,
   regionProblem,
-  runtimeUnsupportedMessage,
   tierProblem,
 } from './engine.js';
 import { childrenOf, CREATED_BY_KAFKA, CREATED_BY_LABEL, topicObject } from './children.js';
@@ -76,7 +74,7 @@ export function streamingClusterController(options: StreamingControllerOptions):
           },
         });
       }
-      await streaming?.removeCluster(clusterWorkload(cluster));
+      await streaming.removeCluster(clusterWorkload(cluster));
       await removeClusterCredentials(dataPlane, namespace, name);
       await removeFinalizer(store, STREAMING_CLUSTER, cluster);
       logger.info('streaming cluster removed');
@@ -87,21 +85,6 @@ export function streamingClusterController(options: StreamingControllerOptions):
     if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
 
     cluster = await addFinalizer(store, STREAMING_CLUSTER, cluster);
-    if (!streaming) {
-      await writeStatusIfChanged(
-        store,
-        STREAMING_CLUSTER,
-        cluster,
-        clusterErrorStatus(
-          cluster.status,
-          spec.tier,
-          { reason: REASONS.RuntimeUnsupported, message: runtimeUnsupportedMessage(runtime.kind) },
-          { generation, now },
-        ),
-      );
-      return;
-    }
-
     const workload = clusterWorkload(cluster);
     let observation: StreamingClusterObservation;
     try {

@@ -265,7 +265,6 @@ export const REASONS = {
   Provisioning: 'Provisioning',
   Degraded: 'Degraded',
   Recorded: 'Recorded',
-  RuntimeUnsupported: 'RuntimeUnsupported',
   Ready: 'Ready',
   WaitingForCluster: 'WaitingForCluster',
 } as const;
@@ -370,11 +369,6 @@ export function clusterErrorStatus(
       context.now,
     ),
   });
-}
-
-/** Why a runtime without streaming leaves a cluster in error. */
-export function runtimeUnsupportedMessage(runtimeKind: string): string {
-  return `the ${runtimeKind} workload runtime cannot run streaming clusters`;
 }
 
 /** A topic's status: `ready` with what the broker has, or `pending`/`error` with why. */

@@ -33,7 +33,6 @@ export {
   formatRetention,
   monthlyPriceUsd,
   regionProblem,
-  runtimeUnsupportedMessage,
   streamingLimits,
   TIERS,
   topicSpecProblem,

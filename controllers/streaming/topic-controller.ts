@@ -45,8 +45,8 @@ export function streamingTopicController(options: StreamingControllerOptions): C
     if (topic.metadata.deletionTimestamp) {
       if (!holdsFinalizer(topic)) return;
       // A cluster going or gone takes its topics with it: removeCluster drops their data.
-      const owner = streaming && (await liveCluster(store, namespace, spec.cluster));
-      if (streaming && owner) {
+      const owner = await liveCluster(store, namespace, spec.cluster);
+      if (owner) {
         await streaming.removeTopic(clusterWorkload(owner), spec.name);
         logger.info({ topic: spec.name }, 'topic removed from the brokers');
       }
@@ -86,7 +86,7 @@ export function streamingTopicController(options: StreamingControllerOptions): C
     }
 
     topic = await addFinalizer(store, STREAMING_TOPIC, adopted);
-    if (!streaming || !acceptsChildren(cluster)) {
+    if (!acceptsChildren(cluster)) {
       await writeStatusIfChanged(
         store,
         STREAMING_TOPIC,
@@ -101,7 +101,7 @@ export function streamingTopicController(options: StreamingControllerOptions): C
           context,
         ),
       );
-      return streaming ? { requeueAfterMs: WAIT_FOR_CLUSTER_MS } : undefined;
+      return { requeueAfterMs: WAIT_FOR_CLUSTER_MS };
     }
     try {
       const observation = await streaming.ensureTopic(clusterWorkload(cluster), workloadSpec);

@@ -43,8 +43,8 @@ export function streamingUserController(options: StreamingControllerOptions): Co
 
     if (user.metadata.deletionTimestamp) {
       if (!holdsFinalizer(user)) return;
-      const owner = streaming && (await liveCluster(store, namespace, spec.cluster));
-      if (streaming && owner) await streaming.removeUser(clusterWorkload(owner), spec.name);
+      const owner = await liveCluster(store, namespace, spec.cluster);
+      if (owner) await streaming.removeUser(clusterWorkload(owner), spec.name);
       await removeUserCredential(dataPlane, key);
       await removeFinalizer(store, STREAMING_USER, user);
       logger.info({ user: spec.name }, 'streaming user removed');
@@ -82,7 +82,7 @@ export function streamingUserController(options: StreamingControllerOptions): Co
       return;
     }
     user = await adoptedByCluster(store, STREAMING_USER, user, cluster);
-    if (!streaming || !acceptsChildren(cluster)) {
+    if (!acceptsChildren(cluster)) {
       await writeStatusIfChanged(
         store,
         STREAMING_USER,
@@ -97,7 +97,7 @@ export function streamingUserController(options: StreamingControllerOptions): Co
           context,
         ),
       );
-      return streaming ? { requeueAfterMs: WAIT_FOR_CLUSTER_MS } : undefined;
+      return { requeueAfterMs: WAIT_FOR_CLUSTER_MS };
     }
     try {
       await streaming.ensureUser(clusterWorkload(cluster), {

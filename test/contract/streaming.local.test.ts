@@ -154,6 +154,18 @@ describe('the local streaming runtime', () => {
     fixture.streaming = createLocalStreaming(fixture.options);
   });
 
+  it('says plainly that the brokers of a pro cluster share one machine', async () => {
+    const pro = streamingCluster('esc_local_pro', 'pro');
+    const made = await fixture.streaming.ensureCluster(pro);
+    try {
+      expect(made.bootstrapServers).toHaveLength(3);
+      expect(made.message).toContain('share one machine');
+      expect(observed.message).toBeUndefined();
+    } finally {
+      await fixture.streaming.removeCluster(pro);
+    }
+  });
+
   it('removes a cluster: its ports close and its data goes', async () => {
     const doomed = streamingCluster('esc_doomed');
     const made = await fixture.streaming.ensureCluster(doomed);

@@ -215,9 +215,15 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
   return {
     async ensureCluster(workload): Promise<StreamingClusterObservation> {
       const cluster = await clusterOf(workload);
+      const brokers = cluster.brokers.length;
       return {
         realization: 'real',
         state: 'ready',
+        ...(brokers > 1
+          ? {
+              message: `the ${brokers} brokers are ${brokers} listeners of one process on the platform's host: their replicas share one machine`,
+            }
+          : {}),
         bootstrapServers: cluster.brokers.map((broker) => `${broker.host}:${broker.port}`),
         caCertificate: authority!.cert,
         usage: { storageBytes: cluster.store.totalBytes(), partitions: cluster.totalPartitions() },
