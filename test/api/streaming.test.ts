@@ -142,6 +142,9 @@ describe('topics', () => {
     });
     const list = await call('GET', `${clustersPath}/topics`);
     expect((list.body.data as Json[]).map((topic) => topic.name)).toEqual(['orders']);
+    const quotas = (await call('GET', '/v1/quotas')).body.data as Json[];
+    expect(quotas).toContainEqual({ resource: 'streaming_clusters', limit: null, used: 1 });
+    expect(quotas).toContainEqual({ resource: 'streaming_partitions', limit: null, used: 3 });
   });
 
   it('grows partitions and refuses a shrink with 422', async () => {

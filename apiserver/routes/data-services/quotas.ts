@@ -1,6 +1,7 @@
 /** `/v1/quotas`: what the organization may hold and holds. */
 import { quotaLimit, quotaUsage, type QuotaName } from '../../../controllers/data-services/index.js';
 import { claimedVpcCount } from '../../../controllers/vpc/index.js';
+import { STREAMING_CLUSTER, STREAMING_TOPIC, type StreamingTopic } from '../../../crds/streaming.js';
 import { VAULT_CLUSTER } from '../../../crds/vault-cluster.js';
 import type { VpcConfig } from '../../../config/vpc.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
@@ -40,6 +41,10 @@ export const quotaRoutes: RouteModule<DataServiceRouteServices & { vpcConfig: Vp
         const namespace = tenantNamespace(principal);
         const usage = await quotaUsage(database, namespace);
         const vaultClusters = await store.list(VAULT_CLUSTER, { namespace });
+        const live = <T extends { metadata: { deletionTimestamp?: string } }>(items: T[]) =>
+          items.filter((item) => !item.metadata.deletionTimestamp);
+        const streamingClusters = live((await store.list(STREAMING_CLUSTER, { namespace })).items);
+        const topics = live((await store.list<StreamingTopic>(STREAMING_TOPIC, { namespace })).items);
         return {
           data: [
             {
@@ -50,15 +55,20 @@ export const quotaRoutes: RouteModule<DataServiceRouteServices & { vpcConfig: Vp
             {
               resource: 'vault_clusters',
               limit: null,
-              used: vaultClusters.items.filter((item) => !item.metadata.deletionTimestamp).length,
+              used: live(vaultClusters.items).length,
             },
             ...DATA_SERVICE_QUOTAS.map((quota) => ({
               resource: quota,
               limit: quotaLimit(quotas, quota),
               used: usage[quota],
             })),
-            { resource: 'streaming_clusters', limit: null, used: 0 },
-            { resource: 'streaming_partitions', limit: null, used: 0 },
+            // Each cluster's tier limits its own partitions; the organization has no limit of its own.
+            { resource: 'streaming_clusters', limit: null, used: streamingClusters.length },
+            {
+              resource: 'streaming_partitions',
+              limit: null,
+              used: topics.reduce((sum, topic) => sum + (topic.spec?.partitions ?? 0), 0),
+            },
           ],
         };
       },
