@@ -33,6 +33,19 @@ export interface StreamingClusterUsage {
   partitions: number;
 }
 
+/** A consumer group of the cluster as its last refresh saw it. */
+export interface ConsumerGroupSummary {
+  groupId: string;
+  /** Kafka's group state: `Empty`, `Stable`, `PreparingRebalance`, … */
+  state: string;
+  /** @asType integer */
+  members: number;
+  /** @asType integer */
+  totalLag: number;
+  /** Burrow's evaluation: `OK`, `WARN`, `ERR`, `STOP`, `STALL`. */
+  status: string;
+}
+
 export interface StreamingClusterStatus {
   phase?: StreamingClusterPhase;
   realization?: RealizationName;
@@ -46,6 +59,8 @@ export interface StreamingClusterStatus {
   caCertificate?: string;
   limits?: StreamingClusterLimits;
   usage?: StreamingClusterUsage;
+  /** Its consumer groups and their lag, at most 100, those lagging most first. */
+  consumerGroups?: ConsumerGroupSummary[];
   /** @asType integer */
   observedGeneration?: number;
   conditions?: Condition[];

@@ -12,6 +12,8 @@ export interface UsageSample {
   resourceId: string;
   resourceName: string;
   quantity: number;
+  /** The resource's plan or tier, where the meter's price depends on it. */
+  plan?: string;
 }
 
 const HOUR_MS = 3_600_000;
@@ -40,6 +42,7 @@ export async function recordUsage(
         hour,
         quantity: sample.quantity,
         recorded_at: now.toISOString(),
+        plan: sample.plan ?? null,
       })
       .onConflict((conflict) => conflict.column('id').doNothing())
       .execute();

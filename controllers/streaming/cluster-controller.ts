@@ -4,12 +4,14 @@ import {
   STREAMING_CLUSTER,
   STREAMING_TOPIC,
   STREAMING_USER,
+  type ConsumerGroupSummary,
   type StreamingCluster,
   type StreamingTopic,
 } from '../../crds/streaming.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import {
   WorkloadError,
+  type GroupLag,
   type StreamingClusterObservation,
   type StreamingClusterWorkload,
   type StreamingRuntime,
@@ -19,13 +21,14 @@ import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runt
 import { TerminalError } from '../runtime/controller.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
-import { hourOf } from '../runtime/usage-samples.js';
+import { recordUsage } from '../runtime/usage-samples.js';
 import { removeClusterCredentials } from './credentials.js';
 import {
   clusterErrorStatus,
   clusterStatus,
   formatRetention,
   GIGABYTE,
+  groupSummaries,
   regionProblem,
   tierProblem,
 } from './engine.js';
@@ -100,13 +103,15 @@ export function streamingClusterController(options: StreamingControllerOptions):
       );
       return { requeueAfterMs: refresh };
     }
+    const running = observation.realization === 'real' && observation.state === 'ready';
+    const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
     await writeStatusIfChanged(
       store,
       STREAMING_CLUSTER,
       cluster,
-      clusterStatus(cluster.status, spec.tier, observation, { generation, now }),
+      clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups),
     );
-    if (observation.realization === 'real' && observation.state === 'ready') {
+    if (running) {
       await recordClusterUsage(dataPlane, cluster, observation, now);
       await mirrorKafkaTopics(context, cluster, streaming, workload);
     }
@@ -121,43 +126,47 @@ export function streamingClusterController(options: StreamingControllerOptions):
   };
 }
 
-/** The hour's samples: the cluster itself (priced by its tier) and the storage it holds. */
+/** The cluster's consumer groups with their lag, for its status. */
+async function consumerGroupsOf(
+  streaming: StreamingRuntime,
+  workload: StreamingClusterWorkload,
+): Promise<ConsumerGroupSummary[]> {
+  const groups = await streaming.listGroups(workload);
+  const lags = new Map<string, GroupLag>();
+  for (const group of groups) {
+    const lag = await streaming.groupLag(workload, group.groupId);
+    if (lag) lags.set(group.groupId, lag);
+  }
+  return groupSummaries(groups, lags);
+}
+
+/** The hour's samples: the cluster itself and the storage it holds, both priced by its tier. */
 async function recordClusterUsage(
   dataPlane: DataPlane,
   cluster: StreamingCluster,
   observation: StreamingClusterObservation,
   now: Date,
 ): Promise<void> {
-  const hour = hourOf(now);
-  const resourceId = clusterRestIdOf(cluster.metadata.name);
-  const samples = [
-    { meter: 'streaming.cluster_hours', unit: 'hour', quantity: 1 },
-    {
-      meter: 'streaming.storage_gb_hours',
-      unit: 'GB-hour',
-      quantity: Math.round((observation.usage.storageBytes / GIGABYTE) * 1000) / 1000,
-    },
-  ];
-  for (const sample of samples) {
-    // The tier is the sample's plan: the price of both meters depends on it.
-    await dataPlane.kysely
-      .insertInto('usage_samples')
-      .values({
-        id: `${sample.meter}:${resourceId}:${hour}`,
-        organization: cluster.metadata.namespace ?? '',
-        meter: sample.meter,
-        unit: sample.unit,
-        resource_type: 'streaming_cluster',
-        resource_id: resourceId,
-        resource_name: cluster.spec!.name,
-        hour,
-        quantity: sample.quantity,
-        recorded_at: now.toISOString(),
-        plan: cluster.spec!.tier,
-      })
-      .onConflict((conflict) => conflict.column('id').doNothing())
-      .execute();
-  }
+  const sample = {
+    organization: cluster.metadata.namespace ?? '',
+    resourceType: 'streaming_cluster',
+    resourceId: clusterRestIdOf(cluster.metadata.name),
+    resourceName: cluster.spec!.name,
+    plan: cluster.spec!.tier,
+  };
+  await recordUsage(
+    dataPlane,
+    [
+      { ...sample, meter: 'streaming.cluster_hours', unit: 'hour', quantity: 1 },
+      {
+        ...sample,
+        meter: 'streaming.storage_gb_hours',
+        unit: 'GB-hour',
+        quantity: Math.round((observation.usage.storageBytes / GIGABYTE) * 1000) / 1000,
+      },
+    ],
+    now,
+  );
 }
 
 /** Kafka's own topics (`__consumer_offsets`, …) are not the user's. */

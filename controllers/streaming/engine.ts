@@ -5,6 +5,7 @@
  */
 import type { Condition } from '../../control-plane/types.js';
 import type {
+  ConsumerGroupSummary,
   StreamingClusterPhase,
   StreamingClusterStatus,
   StreamingTierName,
@@ -15,6 +16,8 @@ import type {
   StreamingUserStatus,
 } from '../../crds/streaming.js';
 import type {
+  GroupLag,
+  GroupObservation,
   StreamingClusterObservation,
   StreamingLimits,
   TopicObservation,
@@ -317,6 +320,7 @@ export function clusterStatus(
   tier: StreamingTierName,
   observation: StreamingClusterObservation,
   context: StatusContext,
+  consumerGroups?: ConsumerGroupSummary[],
 ): StreamingClusterStatus {
   const phase = clusterPhaseOf(observation);
   const limits = streamingLimits(tier);
@@ -330,6 +334,7 @@ export function clusterStatus(
     caCertificate: observation.caCertificate || current?.caCertificate,
     limits,
     usage: { storageBytes: observation.usage.storageBytes, partitions: observation.usage.partitions },
+    consumerGroups: consumerGroups ?? current?.consumerGroups,
     observedGeneration: context.generation,
     conditions: setCondition(
       current?.conditions,
@@ -342,6 +347,26 @@ export function clusterStatus(
       context.now,
     ),
   });
+}
+
+/** The groups a cluster's status shows: the most lagging first, at most 100. */
+export function groupSummaries(
+  groups: readonly GroupObservation[],
+  lags: ReadonlyMap<string, GroupLag>,
+): ConsumerGroupSummary[] {
+  return groups
+    .map((group) => {
+      const lag = lags.get(group.groupId);
+      return {
+        groupId: group.groupId,
+        state: group.state,
+        members: group.members.length,
+        totalLag: lag?.totalLag ?? 0,
+        status: lag?.status ?? 'OK',
+      };
+    })
+    .sort((a, b) => b.totalLag - a.totalLag || a.groupId.localeCompare(b.groupId))
+    .slice(0, 100);
 }
 
 /**

@@ -314,6 +314,14 @@ describe('users and a Kafka client', () => {
     expect(metrics).toContain(
       `streaming_consumer_group_lag{cluster="${cluster.id as string}",group="billing-workers",topic="orders",partition="0"} 2`,
     );
+    // The cluster's own status carries its groups and their lag, for kubectl.
+    await eventually(async () => {
+      const objects = (await app.store.list<StreamingCluster>(STREAMING_CLUSTER)).items;
+      const object = objects.find((item) => item.metadata.name === (cluster.id as string).replace('_', '-'));
+      expect(object?.status?.consumerGroups).toContainEqual(
+        expect.objectContaining({ groupId: 'billing-workers', totalLag: 2 }),
+      );
+    }, 15_000);
   }, 60_000);
 
   it('refuses a client whose password is wrong', async () => {
