@@ -337,16 +337,43 @@ export function clusterStatus(
     consumerGroups: consumerGroups ?? current?.consumerGroups,
     observedGeneration: context.generation,
     conditions: setCondition(
-      current?.conditions,
-      readyCondition(
-        phase === 'running',
-        CLUSTER_REASON[phase],
-        message ?? 'the brokers are running and reachable',
-        context,
+      setCondition(
+        current?.conditions,
+        readyCondition(
+          phase === 'running',
+          CLUSTER_REASON[phase],
+          message ?? 'the brokers are running and reachable',
+          context,
+        ),
+        context.now,
       ),
+      storageCondition(observation.usage.storageBytes, limits.storageBytes, context),
       context.now,
     ),
   });
+}
+
+/** Storage past this share of the tier's is worth a warning: past all of it, retention drops the oldest records. */
+export const STORAGE_WARNING_RATIO = 0.8;
+
+/** `StorageNearLimit`: True once the cluster holds most of what its tier allows. */
+export function storageCondition(
+  usedBytes: number,
+  limitBytes: number | null,
+  context: StatusContext,
+): Omit<Condition, 'lastTransitionTime'> {
+  const near = limitBytes !== null && usedBytes >= limitBytes * STORAGE_WARNING_RATIO;
+  const percent = limitBytes ? Math.round((usedBytes / limitBytes) * 100) : 0;
+  return {
+    type: 'StorageNearLimit',
+    status: near ? 'True' : 'False',
+    reason: near ? 'StorageNearLimit' : 'WithinLimit',
+    message:
+      limitBytes === null
+        ? 'the tier has no storage limit'
+        : `${percent}% of the tier's ${Math.round(limitBytes / GIGABYTE)} GB is used${near ? '; the oldest records of delete-policy topics go past the limit' : ''}`,
+    observedGeneration: context.generation,
+  };
 }
 
 /** The groups a cluster's status shows: the most lagging first, at most 100. */

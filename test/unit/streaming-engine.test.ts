@@ -22,6 +22,9 @@ import {
   topicStatus,
   userNameProblem,
   userStatus,
+  GIGABYTE,
+  groupSummaries,
+  storageCondition,
 } from '../../controllers/streaming/engine.js';
 import { childObjectName, clusterRestIdOf, clusterWorkloadIdOf } from '../../controllers/streaming/ids.js';
 import type { StreamingClusterObservation } from '../../workloads/runtime.js';
@@ -322,6 +325,57 @@ describe('statuses', () => {
         { generation: 1, now: NOW },
       ),
     ).toMatchObject({ phase: 'error', message: 'no', conditions: [{ reason: 'Refused', status: 'False' }] });
+  });
+});
+
+describe('storage near the tier limit', () => {
+  const context = { generation: 1, now: new Date('2026-03-01T00:00:00Z') };
+  it.each([
+    ['well within', 1 * GIGABYTE, 10 * GIGABYTE, 'False', '10% of the tier'],
+    ['at 80%', 8 * GIGABYTE, 10 * GIGABYTE, 'True', 'the oldest records'],
+    ['past the limit', 11 * GIGABYTE, 10 * GIGABYTE, 'True', '110%'],
+    ['without a limit', 5_000 * GIGABYTE, null, 'False', 'no storage limit'],
+  ] as const)('%s', (_case, used, limit, status, message) => {
+    const condition = storageCondition(used, limit, context);
+    expect(condition).toMatchObject({ type: 'StorageNearLimit', status });
+    expect(condition.message).toContain(message);
+  });
+});
+
+describe('consumer groups on the cluster status', () => {
+  it('lists the most lagging first, with members and Burrow status', () => {
+    const group = (groupId: string, members: number) => ({
+      groupId,
+      state: 'Stable',
+      protocol: 'roundrobin',
+      topics: ['orders'],
+      members: Array.from({ length: members }, (_, index) => ({
+        memberId: `m${index}`,
+        clientId: 'c',
+        host: '/127.0.0.1',
+        assignments: [],
+      })),
+    });
+    const lag = (groupId: string, totalLag: number, status: 'OK' | 'WARN') => ({
+      groupId,
+      totalLag,
+      status,
+      timeLagSeconds: 0,
+      partitions: [],
+    });
+    expect(
+      groupSummaries(
+        [group('a', 1), group('b', 2), group('c', 0)],
+        new Map([
+          ['a', lag('a', 3, 'OK')],
+          ['b', lag('b', 40, 'WARN')],
+        ]),
+      ),
+    ).toEqual([
+      { groupId: 'b', state: 'Stable', members: 2, totalLag: 40, status: 'WARN' },
+      { groupId: 'a', state: 'Stable', members: 1, totalLag: 3, status: 'OK' },
+      { groupId: 'c', state: 'Stable', members: 0, totalLag: 0, status: 'OK' },
+    ]);
   });
 });
 
