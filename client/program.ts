@@ -13,6 +13,7 @@ import { databaseCommands } from './commands/databases.js';
 import { eventsCommand } from './commands/events.js';
 import { integrationCommands } from './commands/integrations.js';
 import { stackCommands } from './commands/stacks.js';
+import { streamingCommands } from './commands/streaming.js';
 import { usageCommand } from './commands/usage.js';
 import { vaultCommands } from './commands/vault.js';
 import { vpcCommands } from './commands/vpc.js';
@@ -35,7 +36,7 @@ function configure(command: Command, environment: ClientEnvironment): void {
 /** The client's command tree. */
 export function clientProgram(environment: ClientEnvironment): Command {
   const program = new Command('cloudplane')
-    .description('the cloudplane command line: manage VPCs, vaults, databases and stacks through the API')
+    .description('the cloudplane command line: manage VPCs, vaults, databases, stacks and streaming clusters through the API')
     .addOption(
       new Option(
         '-o, --output <format>',
@@ -58,6 +59,7 @@ export function clientProgram(environment: ClientEnvironment): Command {
     integrationCommands(environment),
     databaseCommands(environment),
     backupCommands(environment),
+    streamingCommands(environment),
     stackCommands(environment),
     usageCommand(environment),
     eventsCommand(environment),
