@@ -36,7 +36,9 @@ function configure(command: Command, environment: ClientEnvironment): void {
 /** The client's command tree. */
 export function clientProgram(environment: ClientEnvironment): Command {
   const program = new Command('cloudplane')
-    .description('the cloudplane command line: manage VPCs, vaults, databases, stacks and streaming clusters through the API')
+    .description(
+      'the cloudplane command line: manage VPCs, vaults, databases, stacks and streaming clusters through the API',
+    )
     .addOption(
       new Option(
         '-o, --output <format>',
