@@ -46,6 +46,7 @@ import { gcReportRoutes } from '../apiserver/routes/gc/reports.js';
 import { usageRoutes } from '../apiserver/routes/usage/usage.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
 import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
+import { SCHEMA_REGISTRY_PATH, schemaRegistryApi } from '../apiserver/schema-registry/index.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
@@ -253,6 +254,17 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
             engine: vault,
             store: apiStore,
             logger,
+            bodyLimitBytes: config.http.bodyLimitBytes,
+          }),
+        },
+        {
+          path: SCHEMA_REGISTRY_PATH,
+          router: schemaRegistryApi({
+            store: apiStore,
+            database,
+            authenticator: accounts.authenticator,
+            logger,
+            now,
             bodyLimitBytes: config.http.bodyLimitBytes,
           }),
         },

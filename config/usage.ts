@@ -40,6 +40,7 @@ export const USAGE_METERS = [
   'streaming.cluster_hours',
   'streaming.storage_gb_hours',
   'streaming.transfer_cross_region_gb',
+  'streaming.registry_schema_hours',
   'nfs.gb_hours',
   'backup.storage_gb_hours',
   'vault.secret_hours',
@@ -62,6 +63,8 @@ export const DEFAULT_PRICE_LIST: PriceList = {
     'backup.storage_gb_hours': { cents: 5, per: MONTH_HOURS },
     'vault.secret_hours': { cents: 40, per: MONTH_HOURS },
     'streaming.transfer_cross_region_gb': { cents: 2, per: 1 },
+    // Counted, and included in the tier unless a price list says otherwise.
+    'streaming.registry_schema_hours': { cents: 0, per: MONTH_HOURS },
     // 4.5 cents an hour, as NAT gateways are commonly priced.
     'vpc.nat_gateway_hours': { cents: 45, per: 10 },
   },

@@ -13,6 +13,7 @@ import type { BillingTables } from './schema/billing.js';
 import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
 import type { GcTables } from './schema/gc.js';
+import type { SchemaRegistryTables } from './schema/schema-registry.js';
 import type { StacksTables } from './schema/stacks.js';
 import type { StreamingTables } from './schema/streaming.js';
 import type { UsageTables } from './schema/usage.js';
@@ -27,6 +28,7 @@ export type * from './schema/events.js';
 export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
 export type * from './schema/gc.js';
+export type * from './schema/schema-registry.js';
 export type * from './schema/stacks.js';
 export type * from './schema/streaming.js';
 export type * from './schema/usage.js';
@@ -48,4 +50,5 @@ export interface DataPlaneSchema
     PlatformEventsTables,
     GcTables,
     StacksTables,
-    StreamingTables {}
+    StreamingTables,
+    SchemaRegistryTables {}

@@ -12,6 +12,7 @@ export const LOCK_CLASSES = {
   invitations: 0x0c1f,
   quotaClaims: 0x0c20,
   eventLog: 0x0c2e,
+  schemaRegistry: 0x0c5c,
 } as const;
 
 /** A lock of a class of decisions (VPC claims, membership changes) for one key (an organization). */

@@ -22,6 +22,7 @@ import { TerminalError } from '../runtime/controller.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { recordUsage } from '../runtime/usage-samples.js';
+import { countClusterSchemas, removeClusterSchemaRegistry } from '../../schema-registry/index.js';
 import { removeClusterCredentials } from './credentials.js';
 import {
   clusterErrorStatus,
@@ -79,6 +80,7 @@ export function streamingClusterController(options: StreamingControllerOptions):
       }
       await streaming.removeCluster(clusterWorkload(cluster));
       await removeClusterCredentials(dataPlane, namespace, name);
+      await removeClusterSchemaRegistry(dataPlane, clusterRestIdOf(name));
       await removeFinalizer(store, STREAMING_CLUSTER, cluster);
       logger.info('streaming cluster removed');
       return;
@@ -140,7 +142,7 @@ async function consumerGroupsOf(
   return groupSummaries(groups, lags);
 }
 
-/** The hour's samples: the cluster itself and the storage it holds, both priced by its tier. */
+/** The hour's samples: the cluster itself and the storage it holds (priced by its tier), and its schemas. */
 async function recordClusterUsage(
   dataPlane: DataPlane,
   cluster: StreamingCluster,
@@ -163,6 +165,12 @@ async function recordClusterUsage(
         meter: 'streaming.storage_gb_hours',
         unit: 'GB-hour',
         quantity: Math.round((observation.usage.storageBytes / GIGABYTE) * 1000) / 1000,
+      },
+      {
+        ...sample,
+        meter: 'streaming.registry_schema_hours',
+        unit: 'schema-hour',
+        quantity: await countClusterSchemas(dataPlane, sample.resourceId),
       },
     ],
     now,

@@ -16,6 +16,7 @@ import * as platformEvents from './0014_platform_events.js';
 import * as gcReports from './0015_gc_reports.js';
 import * as stacks from './0016_stacks.js';
 import * as streaming from './0017_streaming.js';
+import * as schemaRegistry from './0018_schema_registry.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0015_gc_reports', up: gcReports.up },
   { name: '0016_stacks', up: stacks.up },
   { name: '0017_streaming', up: streaming.up },
+  { name: '0018_schema_registry', up: schemaRegistry.up },
 ];

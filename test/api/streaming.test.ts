@@ -398,7 +398,7 @@ describe('objects applied with kubectl', () => {
     expect(topic.message).toContain('partition limit of 50 (tier starter)');
   });
 
-  it('writes hourly usage samples of the cluster with its tier as the plan', async () => {
+  it('writes hourly usage samples of the cluster, its storage and its registry schemas, with its tier as the plan', async () => {
     const samples = await app.database.kysely
       .selectFrom('usage_samples')
       .selectAll()
@@ -407,6 +407,7 @@ describe('objects applied with kubectl', () => {
       .execute();
     expect(samples.map((sample) => [sample.meter, sample.unit, sample.plan, sample.resource_type])).toEqual([
       ['streaming.cluster_hours', 'hour', 'starter', 'streaming_cluster'],
+      ['streaming.registry_schema_hours', 'schema-hour', 'starter', 'streaming_cluster'],
       ['streaming.storage_gb_hours', 'GB-hour', 'starter', 'streaming_cluster'],
     ]);
     expect(samples[0]!.quantity).toBe(1);

@@ -1,0 +1,77 @@
+/**
+ * The schema registry of every streaming cluster, in Confluent Schema Registry's wire format:
+ * mounted at `/streaming/:clusterId/schema-registry`, its bodies and errors (`{error_code,
+ * message}`) are Confluent's, so Confluent's clients and serializers work unchanged. It does its
+ * own authentication (see `RegistryAccess`).
+ */
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import type { Authenticator } from '../../accounts/principal.js';
+import type { ObjectStore } from '../../control-plane/types.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { Logger } from '../../observability/logger.js';
+import { ClusterRegistry, SchemaRegistryError } from '../../schema-registry/index.js';
+import { compatibilityRoutes } from './compatibility-routes.js';
+import { RegistryAccess } from './registry-access.js';
+import { schemaRoutes } from './schema-routes.js';
+import { settingsRoutes } from './settings-routes.js';
+import { subjectRoutes } from './subject-routes.js';
+import { param, sendError } from './wire-format.js';
+
+/** Where the registry is mounted: a cluster's `schema_registry_url` is `{base_url}/streaming/<id>/schema-registry`. */
+export const SCHEMA_REGISTRY_PATH = '/streaming/:clusterId/schema-registry';
+
+export interface SchemaRegistryApiDependencies {
+  store: ObjectStore;
+  database: DataPlane;
+  authenticator: Authenticator;
+  logger: Logger;
+  now: () => Date;
+  /** Largest JSON body accepted (default 1 MiB). */
+  bodyLimitBytes?: number;
+}
+
+export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): Router {
+  const { logger } = deps;
+  const access = new RegistryAccess(deps);
+  const router = express.Router({ mergeParams: true });
+
+  router.use(async (req, res, next) => {
+    res.set('cache-control', 'no-store');
+    const cluster = await access.authorize(req, param(req, 'clusterId'));
+    res.locals.schemaRegistry = new ClusterRegistry(deps.database, cluster.restId, deps.now);
+    next();
+  });
+  // Every body is read as JSON, whatever its content type says: Confluent's clients send
+  // `application/vnd.schemaregistry.v1+json`, `application/vnd.schemaregistry+json` or
+  // `application/json`, and some send none.
+  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
+
+  subjectRoutes(router);
+  schemaRoutes(router);
+  settingsRoutes(router);
+  compatibilityRoutes(router);
+
+  router.use(() => {
+    throw new SchemaRegistryError(404, 'HTTP 404 Not Found');
+  });
+  const answerError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    if (error instanceof SchemaRegistryError) {
+      if (error.status === 401) res.set('www-authenticate', 'Basic realm="schema-registry"');
+      sendError(res, error);
+      return;
+    }
+    const { status, type } = error as { status?: unknown; type?: unknown };
+    if (status === 413) {
+      sendError(res, new SchemaRegistryError(413, 'request body too large'));
+      return;
+    }
+    if (status === 400 && type === 'entity.parse.failed') {
+      sendError(res, new SchemaRegistryError(400, 'the request body is not valid JSON'));
+      return;
+    }
+    logger.error({ err: error, method: req.method, path: req.path }, 'schema registry request failed');
+    sendError(res, new SchemaRegistryError(50001, 'Error in the backend data store'));
+  };
+  router.use(answerError);
+  return router;
+}
