@@ -45,8 +45,15 @@ const bitString = (content: Buffer) => der(0x03, Buffer.concat([Buffer.from([0])
 const utf8 = (text: string) => der(0x0c, Buffer.from(text, 'utf8'));
 const TRUE = Buffer.from([0x01, 0x01, 0xff]);
 
+/**
+ * A non-negative DER INTEGER: minimal, so leading zero bytes go (OpenSSL refuses a padded one:
+ * a random serial starts with 0x00 one time in 256), and a zero goes in front of a high bit.
+ */
 function integer(value: Buffer): Buffer {
-  const positive = (value[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value;
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0) start += 1;
+  const minimal = value.subarray(start);
+  const positive = (minimal[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal;
   return der(0x02, positive);
 }
 
