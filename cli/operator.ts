@@ -231,6 +231,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   let controllers: ControllerRunner | undefined;
   let eventBridge: EventBridge | undefined;
   let organizationDeletion: OrganizationDeletionWorker | undefined;
+  let connectWorker: { stop(): Promise<void> } | undefined;
   const leadership = runWithLeaderElection({
     store,
     leaseType: LEASE_KIND,
@@ -247,16 +248,19 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
       // Only the leader publishes resource events: each replica would announce every change again.
       eventBridge = platform.startEventBridge();
       organizationDeletion = platform.startOrganizationDeletion();
+      connectWorker = platform.startConnectWorker();
       runner.start().catch((error: unknown) => logger.error({ err: error }, 'controllers failed to start'));
     },
     onStoppedLeading: async () => {
       const runner = controllers;
       const bridge = eventBridge;
       const deletion = organizationDeletion;
+      const worker = connectWorker;
       controllers = undefined;
       eventBridge = undefined;
       organizationDeletion = undefined;
-      await Promise.all([runner?.stop(), bridge?.stop(), deletion?.stop()]);
+      connectWorker = undefined;
+      await Promise.all([runner?.stop(), bridge?.stop(), deletion?.stop(), worker?.stop()]);
     },
   });
   logger.info(

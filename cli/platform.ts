@@ -47,10 +47,13 @@ import { usageRoutes } from '../apiserver/routes/usage/usage.js';
 import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
 import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
 import { SCHEMA_REGISTRY_PATH, schemaRegistryApi } from '../apiserver/schema-registry/index.js';
+import { CONNECT_PATH, connectApi } from '../apiserver/connect/index.js';
+import { ConnectService } from '../connect/index.js';
 import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import { platformControllers } from '../controllers/index.js';
+import { clusterObjectNameOf, clusterWorkload } from '../controllers/streaming/index.js';
 import { systemClock, type Clock } from '../controllers/runtime/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
@@ -115,6 +118,8 @@ export interface Platform {
   startEventBridge(): EventBridge;
   /** Drives organizations marked for deletion to the end; only one process (the leader) may. */
   startOrganizationDeletion(): OrganizationDeletionWorker;
+  /** Runs the streaming clusters' connector tasks; only one process (the leader) may. */
+  startConnectWorker(): { stop(): Promise<void> };
   /** Waits for the work the API started and answered 202 for (integration tests and syncs). */
   idle(): Promise<void>;
   /** Where managed data services run. */
@@ -187,6 +192,16 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     logger.child({ component: 'workloads' }),
     deps.kubeConfig,
   );
+  // Every process serves the Connect API; only the one running the controllers runs the tasks.
+  const connect = new ConnectService({
+    database,
+    store,
+    streaming: workloads.streaming,
+    family: { clusterObjectNameOf, clusterWorkload },
+    platformKey,
+    logger: logger.child({ component: 'connect' }),
+    now,
+  });
   // The API marks an organization for deletion; the worker of this process, when it runs one,
   // starts on it at once instead of at its next pass.
   let deletionWorker: OrganizationDeletionWorker | undefined;
@@ -269,6 +284,17 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
           }),
         },
         {
+          path: CONNECT_PATH,
+          router: connectApi({
+            connect,
+            store: apiStore,
+            database,
+            authenticator: accounts.authenticator,
+            logger,
+            bodyLimitBytes: config.http.bodyLimitBytes,
+          }),
+        },
+        {
           path: CODEHOST_WEBHOOK_PATH,
           router: codehostWebhookRouter({
             store: apiStore,
@@ -314,6 +340,10 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
       }),
     startEventBridge: () => startEventBridge({ database, store, now, logger }),
+    startConnectWorker: () => {
+      connect.worker.start();
+      return { stop: () => connect.worker.close() };
+    },
     startOrganizationDeletion: () =>
       (deletionWorker = startOrganizationDeletion(
         { database, store, kinds: KINDS, logger, now },
@@ -323,6 +353,9 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     workloads,
     attachEventStream: (server) =>
       attachEventStream(server, { database, authenticator: accounts.authenticator, logger, now }),
-    close: () => workloads.close(),
+    close: async () => {
+      await connect.close();
+      await workloads.close();
+    },
   };
 }

@@ -83,6 +83,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const eventDelivery = platform.startEventDelivery();
   const eventBridge = platform.startEventBridge();
   const organizationDeletion = platform.startOrganizationDeletion();
+  const connectWorker = platform.startConnectWorker();
 
   const { http } = config;
   const server = await startServer(platform.restApi(), {
@@ -130,6 +131,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
       await platform.idle();
       await eventBridge.stop();
       await organizationDeletion.stop();
+      await connectWorker.stop();
       await eventDelivery.stop();
       await scheduler.stop();
       await controllers.stop();

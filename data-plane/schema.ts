@@ -10,6 +10,7 @@
  */
 import type { AccountsTables } from './schema/accounts.js';
 import type { BillingTables } from './schema/billing.js';
+import type { ConnectTables } from './schema/connect.js';
 import type { PlatformEventsTables } from './schema/events.js';
 import type { DataServicesTables } from './schema/data-services.js';
 import type { GcTables } from './schema/gc.js';
@@ -24,6 +25,7 @@ import type { VpcTables } from './schema/vpc.js';
 
 export type * from './schema/accounts.js';
 export type * from './schema/billing.js';
+export type * from './schema/connect.js';
 export type * from './schema/events.js';
 export type * from './schema/columns.js';
 export type * from './schema/data-services.js';
@@ -51,4 +53,5 @@ export interface DataPlaneSchema
     GcTables,
     StacksTables,
     StreamingTables,
-    SchemaRegistryTables {}
+    SchemaRegistryTables,
+    ConnectTables {}

@@ -30,7 +30,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'data plane', folders: ['data-plane'] },
   { name: 'workloads', folders: ['workloads'] },
   { name: 'controller runtime', folders: ['controllers/runtime'] },
-  { name: 'services', folders: ['accounts', 'vault', 'integrations', 'schema-registry'] },
+  { name: 'services', folders: ['accounts', 'vault', 'integrations', 'schema-registry', 'connect'] },
   { name: 'kinds', folders: ['controllers'] },
   { name: 'jobs', folders: ['jobs'] },
   { name: 'REST facade', folders: ['apiserver'] },

@@ -224,8 +224,14 @@ export function userNameProblem(name: string): Problem | undefined {
       message: `a user name has 1 to ${USER_NAME_MAX} ASCII letters, digits, ".", "_" or "-"`,
     };
   }
+  if (name.startsWith(RESERVED_USER_PREFIX)) {
+    return { field: 'name', message: `names starting with ${RESERVED_USER_PREFIX} are the platform's own` };
+  }
   return undefined;
 }
+
+/** The platform's own broker users (connector workers, the lag reader) are named with it. */
+export const RESERVED_USER_PREFIX = 'cloudplane-';
 
 /** A group id, or a prefix ending in `*`. */
 export function consumerGroupProblem(group: string | undefined): Problem | undefined {

@@ -17,6 +17,7 @@ import * as gcReports from './0015_gc_reports.js';
 import * as stacks from './0016_stacks.js';
 import * as streaming from './0017_streaming.js';
 import * as schemaRegistry from './0018_schema_registry.js';
+import * as connect from './0019_connect.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0016_stacks', up: stacks.up },
   { name: '0017_streaming', up: streaming.up },
   { name: '0018_schema_registry', up: schemaRegistry.up },
+  { name: '0019_connect', up: connect.up },
 ];

@@ -204,6 +204,7 @@ describe('users', () => {
     ['a'.repeat(65), 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
     ['with space', 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
     ['a,b=c', 'a user name has 1 to 64 ASCII letters, digits, ".", "_" or "-"'],
+    ['cloudplane-connect.0a1b', "names starting with cloudplane- are the platform's own"],
   ])('name %s', (name, message) => {
     expect(userNameProblem(name)?.message).toBe(message);
   });

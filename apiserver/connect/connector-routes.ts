@@ -1,0 +1,134 @@
+/** `/connectors…`: the connectors of the addressed cluster, their configuration, state and tasks. */
+import type { Response, Router } from 'express';
+import { ConnectError, configOf, type ConnectCluster, type ConnectService } from '../../connect/index.js';
+import { flag, param, send, taskIdOf, values } from './wire-format.js';
+
+/** The service and cluster of the request, set once it was authorized. */
+export function addressed(res: Response): { connect: ConnectService; cluster: ConnectCluster } {
+  return res.locals.connect as { connect: ConnectService; cluster: ConnectCluster };
+}
+
+async function connectorOf(res: Response, name: string) {
+  const { connect, cluster } = addressed(res);
+  return connect.get(cluster, name);
+}
+
+export function connectorRoutes(router: Router): void {
+  router.get('/connectors', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    const connectors = await connect.names(cluster);
+    const expand = values(req, 'expand');
+    if (expand.length === 0) {
+      send(
+        res,
+        200,
+        connectors.map((connector) => connector.name),
+      );
+      return;
+    }
+    send(
+      res,
+      200,
+      Object.fromEntries(
+        connectors.map((connector) => [
+          connector.name,
+          {
+            ...(expand.includes('status') ? { status: connect.status(connector) } : {}),
+            ...(expand.includes('info') ? { info: connect.info(connector) } : {}),
+          },
+        ]),
+      ),
+    );
+  });
+
+  router.post('/connectors', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    const body = (req.body ?? {}) as { name?: unknown; config?: unknown };
+    if (body.config === undefined)
+      throw new ConnectError(400, 'the body must hold the connector\u2019s "config"');
+    send(res, 201, await connect.create(cluster, body.name, configOf(body.config)));
+  });
+
+  router.get('/connectors/:name', async (req, res) => {
+    const { connect } = addressed(res);
+    send(res, 200, connect.info(await connectorOf(res, param(req, 'name'))));
+  });
+
+  router.delete('/connectors/:name', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    await connect.remove(cluster, param(req, 'name'));
+    send(res, 204);
+  });
+
+  router.get('/connectors/:name/config', async (req, res) => {
+    const { connect } = addressed(res);
+    send(res, 200, connect.maskedConfig(await connectorOf(res, param(req, 'name'))));
+  });
+
+  router.put('/connectors/:name/config', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    const { created, info } = await connect.putConfig(cluster, param(req, 'name'), configOf(req.body));
+    send(res, created ? 201 : 200, info);
+  });
+
+  router.get('/connectors/:name/status', async (req, res) => {
+    const { connect } = addressed(res);
+    send(res, 200, connect.status(await connectorOf(res, param(req, 'name'))));
+  });
+
+  router.put('/connectors/:name/pause', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    await connect.setTargetState(cluster, param(req, 'name'), 'PAUSED');
+    send(res, 202);
+  });
+
+  router.put('/connectors/:name/resume', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    await connect.setTargetState(cluster, param(req, 'name'), 'RUNNING');
+    send(res, 202);
+  });
+
+  router.put('/connectors/:name/stop', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    await connect.setTargetState(cluster, param(req, 'name'), 'STOPPED');
+    send(res, 204);
+  });
+
+  router.post('/connectors/:name/restart', async (req, res) => {
+    const { connect } = addressed(res);
+    const connector = await connectorOf(res, param(req, 'name'));
+    const options = { includeTasks: flag(req, 'includeTasks'), onlyFailed: flag(req, 'onlyFailed') };
+    connect.restart(connector, options);
+    // Kafka Connect answers the plain restart with 204, and one with either flag with 202 and the status.
+    if (!options.includeTasks && !options.onlyFailed) send(res, 204);
+    else send(res, 202, connect.status(connector));
+  });
+
+  router.get('/connectors/:name/tasks', async (req, res) => {
+    const { connect } = addressed(res);
+    const connector = await connectorOf(res, param(req, 'name'));
+    const config = connect.maskedConfig(connector);
+    send(
+      res,
+      200,
+      connect.info(connector).tasks.map((id) => ({ id, config })),
+    );
+  });
+
+  router.get('/connectors/:name/tasks/:task/status', async (req, res) => {
+    const { connect } = addressed(res);
+    send(res, 200, connect.taskStatus(await connectorOf(res, param(req, 'name')), taskIdOf(req)));
+  });
+
+  router.post('/connectors/:name/tasks/:task/restart', async (req, res) => {
+    const { connect } = addressed(res);
+    connect.restartTask(await connectorOf(res, param(req, 'name')), taskIdOf(req));
+    send(res, 204);
+  });
+
+  router.get('/connectors/:name/topics', async (req, res) => {
+    const { connect } = addressed(res);
+    const connector = await connectorOf(res, param(req, 'name'));
+    send(res, 200, { [connector.name]: { topics: connect.topics(connector) } });
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The connector runtime of every streaming cluster, as the Kafka Connect REST API: mounted at
+ * `/streaming/:clusterId/connect`, its bodies and errors (`{error_code, message}`) are Kafka
+ * Connect's, so its tools work unchanged. Who may use it is who may use the cluster's schema
+ * registry: a user of the cluster with HTTP Basic, or a platform API key of its organization.
+ */
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import type { Authenticator } from '../../accounts/principal.js';
+import { ConnectError, configOf, type ConnectService } from '../../connect/index.js';
+import type { ObjectStore } from '../../control-plane/types.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { Logger } from '../../observability/logger.js';
+import { SchemaRegistryError } from '../../schema-registry/index.js';
+import { RegistryAccess } from '../schema-registry/registry-access.js';
+import { connectorRoutes } from './connector-routes.js';
+import { offsetRoutes } from './offset-routes.js';
+import { param, send, sendError } from './wire-format.js';
+
+/** Where the runtime is mounted: a cluster's `connect_url` is `{base_url}/streaming/<id>/connect`. */
+export const CONNECT_PATH = '/streaming/:clusterId/connect';
+
+/** The Kafka Connect version whose REST API this one answers as. */
+const CONNECT_VERSION = '3.7.0';
+
+export interface ConnectApiDependencies {
+  connect: ConnectService;
+  store: ObjectStore;
+  database: DataPlane;
+  authenticator: Authenticator;
+  logger: Logger;
+  /** Largest JSON body accepted (default 1 MiB). */
+  bodyLimitBytes?: number;
+}
+
+export function connectApi(deps: ConnectApiDependencies): Router {
+  const { connect, logger } = deps;
+  const access = new RegistryAccess(deps);
+  const router = express.Router({ mergeParams: true });
+
+  router.use(async (req, res, next) => {
+    res.set('cache-control', 'no-store');
+    try {
+      const cluster = await access.authorize(req, param(req, 'clusterId'));
+      res.locals.connect = { connect, cluster: { restId: cluster.restId, namespace: cluster.namespace } };
+    } catch (error) {
+      if (error instanceof SchemaRegistryError) throw new ConnectError(error.status, error.message);
+      throw error;
+    }
+    next();
+  });
+  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
+
+  router.get('/', (req, res) => {
+    send(res, 200, {
+      version: CONNECT_VERSION,
+      commit: 'cloudplane',
+      kafka_cluster_id: param(req, 'clusterId'),
+    });
+  });
+  router.get('/connector-plugins', (_req, res) => {
+    send(res, 200, connect.plugins());
+  });
+  router.put('/connector-plugins/:class/config/validate', (req, res) => {
+    send(res, 200, connect.validate(param(req, 'class'), configOf(req.body)));
+  });
+  connectorRoutes(router);
+  offsetRoutes(router);
+
+  router.use(() => {
+    throw new ConnectError(404, 'HTTP 404 Not Found');
+  });
+  const answerError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    if (error instanceof ConnectError) {
+      if (error.status === 401) res.set('www-authenticate', 'Basic realm="connect"');
+      sendError(res, error);
+      return;
+    }
+    const { status, type } = error as { status?: unknown; type?: unknown };
+    if (status === 413) {
+      sendError(res, new ConnectError(413, 'request body too large'));
+      return;
+    }
+    if (status === 400 && type === 'entity.parse.failed') {
+      sendError(res, new ConnectError(400, 'the request body is not valid JSON'));
+      return;
+    }
+    logger.error({ err: error, method: req.method, path: req.path }, 'connect request failed');
+    sendError(res, new ConnectError(500, (error as Error).message ?? 'internal error'));
+  };
+  router.use(answerError);
+  return router;
+}

@@ -1,0 +1,114 @@
+/**
+ * How the worker reaches a cluster's brokers: as a platform-internal user per connector, made
+ * through the runtime's `ensureUser` with a random password and ACLs on exactly the connector's
+ * topics and its group `connect-<name>`, so a connector reads what it was configured to and no
+ * more, and the brokers check it like any client. The password lives only in this process: a
+ * worker that starts again sets a new one.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { isStoreError, type ObjectStore } from '../control-plane/types.js';
+import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
+import { scramCredential } from '../workloads/local/kafka/index.js';
+import type { StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
+import { listOf } from './connector-plugins.js';
+import type { StoredConnector } from './connector-store.js';
+
+/** What the worker needs of the streaming family, given by the composition root. */
+export interface StreamingFamily {
+  /** `esc_…` → the cluster's object name. */
+  clusterObjectNameOf(restId: string): string;
+  clusterWorkload(cluster: StreamingCluster): StreamingClusterWorkload;
+}
+
+export type ClusterLookup =
+  | { kind: 'gone' }
+  | { kind: 'not-ready'; reason: string }
+  | { kind: 'ready'; workload: StreamingClusterWorkload; bootstrapServers: string[]; caCertificate: string };
+
+/** The consumer group of a sink connector, as Kafka Connect names it. */
+export function connectorGroupOf(name: string): string {
+  return `connect-${name}`;
+}
+
+/** The connector's broker user: a name no API user is likely to hold, fixed per cluster and connector. */
+export function connectorUserOf(connector: { cluster: string; name: string }): string {
+  const digest = createHash('sha256').update(`${connector.cluster}/${connector.name}`).digest('hex');
+  return `cloudplane-connect.${digest.slice(0, 16)}`;
+}
+
+export class ClusterAccess {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly streaming: StreamingRuntime,
+    private readonly family: StreamingFamily,
+  ) {}
+
+  async lookup(namespace: string, restId: string): Promise<ClusterLookup> {
+    let cluster: StreamingCluster;
+    try {
+      cluster = await this.store.get<StreamingCluster>(
+        STREAMING_CLUSTER,
+        namespace,
+        this.family.clusterObjectNameOf(restId),
+      );
+    } catch (error) {
+      if (isStoreError(error, 'NotFound')) return { kind: 'gone' };
+      throw error;
+    }
+    if (!cluster.spec || cluster.metadata.deletionTimestamp) return { kind: 'gone' };
+    const { bootstrapServers, caCertificate } = cluster.status ?? {};
+    if (!bootstrapServers?.length || !caCertificate) {
+      return { kind: 'not-ready', reason: `streaming cluster ${restId} has no brokers yet` };
+    }
+    return { kind: 'ready', workload: this.family.clusterWorkload(cluster), bootstrapServers, caCertificate };
+  }
+
+  /**
+   * A Kafka client as the connector's own user, made (or given a new password) now with ACLs on
+   * its topics and group.
+   */
+  async clientFor(
+    connector: StoredConnector,
+    cluster: Extract<ClusterLookup, { kind: 'ready' }>,
+  ): Promise<Kafka> {
+    const password = randomBytes(24).toString('base64url');
+    const username = connectorUserOf(connector);
+    const group = connectorGroupOf(connector.name);
+    const topics = listOf(connector.config.topics);
+    await this.streaming.ensureUser(cluster.workload, {
+      name: username,
+      credential: scramCredential(password),
+      password,
+      consumerGroup: group,
+      acls: [
+        ...topics.map((topic) => ({
+          resourceType: 'topic' as const,
+          patternType: 'literal' as const,
+          name: topic,
+          operations: ['read' as const, 'describe' as const],
+          permission: 'allow' as const,
+        })),
+        {
+          resourceType: 'group',
+          patternType: 'literal',
+          name: group,
+          operations: ['read', 'describe', 'delete'],
+          permission: 'allow',
+        },
+      ],
+    });
+    return new Kafka({
+      clientId: group,
+      brokers: cluster.bootstrapServers,
+      ssl: { ca: [cluster.caCertificate] },
+      sasl: { mechanism: 'scram-sha-512', username, password },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
+  }
+
+  async removeUser(connector: StoredConnector, workload: StreamingClusterWorkload): Promise<void> {
+    await this.streaming.removeUser(workload, connectorUserOf(connector));
+  }
+}

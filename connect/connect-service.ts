@@ -1,0 +1,307 @@
+/**
+ * The connector runtime of streaming clusters as the Kafka Connect REST API asks of it: connectors
+ * created, configured, paused, resumed, stopped, restarted and deleted in the data plane (the
+ * worker then converges), their status from the worker, their offsets from their consumer group.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { StreamingRuntime } from '../workloads/runtime.js';
+import type { ObjectStore } from '../control-plane/types.js';
+import type { DataPlane } from '../data-plane/data-plane.js';
+import { ClusterAccess, connectorGroupOf, type StreamingFamily } from './cluster-access.js';
+import { badRequest, ConnectError, connectorNotFound, taskNotFound } from './connect-error.js';
+import {
+  CONNECTOR_PLUGINS,
+  isSecretKey,
+  listOf,
+  pluginOf,
+  validateConnectorConfig,
+  type ConfigInfos,
+  type ConnectorPlugin,
+} from './connector-plugins.js';
+import { ConnectorStore, type StoredConnector } from './connector-store.js';
+import { ConnectWorker, type ConnectorStatus, type TaskStatus } from './connect-worker.js';
+import type { TargetState } from './task-state.js';
+
+/** The value a secret is answered as, as Kafka prints a password. */
+export const HIDDEN = '[hidden]';
+const NAME = /^[A-Za-z0-9._-]{1,200}$/;
+
+/** The cluster a request addresses, once authorized. */
+export interface ConnectCluster {
+  restId: string;
+  namespace: string;
+}
+
+export interface ConnectServiceDependencies {
+  database: DataPlane;
+  store: ObjectStore;
+  streaming: StreamingRuntime;
+  family: StreamingFamily;
+  platformKey: Buffer;
+  logger: Logger;
+  now: () => Date;
+  pollMs?: number;
+}
+
+export interface SinkOffset {
+  partition: { kafka_topic: string; kafka_partition: number };
+  offset: { kafka_offset: number } | null;
+}
+
+function pluginFor(config: Record<string, string>): ConnectorPlugin {
+  const plugin = pluginOf(config['connector.class']);
+  if (!plugin) {
+    throw badRequest(
+      `Failed to find any class that implements Connector and which name matches ${config['connector.class'] ?? 'null'}, available connectors are: ${CONNECTOR_PLUGINS.map((known) => known.class).join(', ')}`,
+    );
+  }
+  return plugin;
+}
+
+/** Every value as a string, as Kafka Connect keeps a configuration; 400 for what is no configuration. */
+export function configOf(body: unknown): Record<string, string> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the connector configuration must be a JSON object');
+  }
+  const config: Record<string, string> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null || typeof value === 'object') throw badRequest(`the value of ${key} must be a string`);
+    config[key] = String(value);
+  }
+  return config;
+}
+
+export class ConnectService {
+  readonly worker: ConnectWorker;
+  private readonly connectors: ConnectorStore;
+
+  constructor(private readonly deps: ConnectServiceDependencies) {
+    this.connectors = new ConnectorStore(deps.database, deps.platformKey);
+    this.worker = new ConnectWorker({
+      connectors: this.connectors,
+      access: new ClusterAccess(deps.store, deps.streaming, deps.family),
+      logger: deps.logger,
+      now: deps.now,
+      ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+    });
+  }
+
+  plugins() {
+    return CONNECTOR_PLUGINS.map((plugin) => ({
+      class: plugin.class,
+      type: plugin.type,
+      version: plugin.version,
+    }));
+  }
+
+  validate(className: string, config: Record<string, string>): ConfigInfos {
+    const plugin = pluginOf(className) ?? pluginOf(config['connector.class']);
+    if (!plugin)
+      throw new ConnectError(
+        404,
+        `Failed to find any class that implements Connector and which name matches ${className}`,
+      );
+    return validateConnectorConfig(plugin, { 'connector.class': plugin.class, ...config });
+  }
+
+  private checked(name: string, config: Record<string, string>): Record<string, string> {
+    if (!NAME.test(name)) {
+      throw badRequest('a connector name has 1 to 200 ASCII letters, digits, ".", "_" or "-"');
+    }
+    if (config.name !== undefined && config.name !== name) {
+      throw badRequest(
+        'Connector name configuration (' +
+          config.name +
+          ') doesn\u2019t match connector name in the URL (' +
+          name +
+          ')',
+      );
+    }
+    const complete = { ...config, name };
+    const infos = validateConnectorConfig(pluginFor(complete), complete);
+    if (infos.error_count > 0) {
+      const errors = infos.configs.flatMap((info) =>
+        info.value.errors.map((error) => `${info.value.name}: ${error}`),
+      );
+      throw badRequest(
+        `Connector configuration is invalid and contains the following ${infos.error_count} error(s):\n${errors.join('\n')}\nYou can also find the above list of errors at the endpoint \`/connector-plugins/{connectorType}/config/validate\``,
+      );
+    }
+    return complete;
+  }
+
+  /** `[hidden]` for a secret keeps the one stored. */
+  private withStoredSecrets(config: Record<string, string>, stored: StoredConnector | undefined) {
+    if (!stored) return config;
+    const plugin = pluginOf(config['connector.class']);
+    return Object.fromEntries(
+      Object.entries(config).map(([key, value]) => [
+        key,
+        value === HIDDEN && isSecretKey(plugin, key) && stored.config[key] !== undefined
+          ? stored.config[key]
+          : value,
+      ]),
+    );
+  }
+
+  async create(cluster: ConnectCluster, name: unknown, config: Record<string, string>) {
+    if (typeof name !== 'string') throw badRequest('Connector name is required');
+    const complete = this.checked(name, config);
+    await this.connectors.create(
+      { cluster: cluster.restId, name },
+      cluster.namespace,
+      complete,
+      this.deps.now(),
+    );
+    this.worker.wake();
+    return this.info(await this.connectors.get({ cluster: cluster.restId, name }));
+  }
+
+  /** Creates or updates; answers whether it was created. */
+  async putConfig(cluster: ConnectCluster, name: string, config: Record<string, string>) {
+    const key = { cluster: cluster.restId, name };
+    const stored = await this.connectors.find(key);
+    const complete = this.checked(name, this.withStoredSecrets(config, stored));
+    if (stored) await this.connectors.updateConfig(key, complete, this.deps.now());
+    else await this.connectors.create(key, cluster.namespace, complete, this.deps.now());
+    this.worker.wake();
+    return { created: !stored, info: this.info(await this.connectors.get(key)) };
+  }
+
+  async names(cluster: ConnectCluster): Promise<StoredConnector[]> {
+    return this.connectors.list(cluster.restId);
+  }
+
+  get(cluster: ConnectCluster, name: string): Promise<StoredConnector> {
+    return this.connectors.get({ cluster: cluster.restId, name });
+  }
+
+  /** The configuration as answered: secrets hidden. */
+  maskedConfig(connector: StoredConnector): Record<string, string> {
+    const plugin = pluginOf(connector.config['connector.class']);
+    return Object.fromEntries(
+      Object.entries(connector.config).map(([key, value]) => [
+        key,
+        isSecretKey(plugin, key) ? HIDDEN : value,
+      ]),
+    );
+  }
+
+  info(connector: StoredConnector) {
+    const plugin = pluginOf(connector.config['connector.class']);
+    const tasks = connector.targetState === 'STOPPED' ? [] : [{ connector: connector.name, task: 0 }];
+    return {
+      name: connector.name,
+      config: this.maskedConfig(connector),
+      tasks,
+      type: plugin?.type ?? 'unknown',
+    };
+  }
+
+  status(connector: StoredConnector): ConnectorStatus & { name: string; type: string } {
+    return {
+      name: connector.name,
+      ...this.worker.status(connector),
+      type: pluginOf(connector.config['connector.class'])?.type ?? 'unknown',
+    };
+  }
+
+  taskStatus(connector: StoredConnector, task: number): TaskStatus {
+    const found = this.worker.status(connector).tasks.find((entry) => entry.id === task);
+    if (!found) throw taskNotFound(connector.name, task);
+    return found;
+  }
+
+  async setTargetState(cluster: ConnectCluster, name: string, state: TargetState): Promise<void> {
+    await this.connectors.setTargetState({ cluster: cluster.restId, name }, state, this.deps.now());
+    this.worker.wake();
+  }
+
+  async remove(cluster: ConnectCluster, name: string): Promise<void> {
+    if (!(await this.connectors.remove({ cluster: cluster.restId, name }))) throw connectorNotFound(name);
+    this.worker.wake();
+  }
+
+  /** Restarts the task when asked (`includeTasks`), or only when failed (`onlyFailed`). */
+  restart(connector: StoredConnector, options: { includeTasks: boolean; onlyFailed: boolean }): void {
+    if (options.includeTasks || !options.onlyFailed) this.worker.restart(connector, options.onlyFailed);
+  }
+
+  restartTask(connector: StoredConnector, task: number): void {
+    this.taskStatus(connector, task);
+    this.worker.restart(connector, false);
+  }
+
+  topics(connector: StoredConnector): string[] {
+    return this.worker.activeTopics(connector);
+  }
+
+  /** The sink's offsets: its consumer group's committed offsets. */
+  async offsets(connector: StoredConnector): Promise<SinkOffset[]> {
+    const admin = (await this.worker.kafkaFor(connector)).admin();
+    await admin.connect();
+    try {
+      const topics = listOf(connector.config.topics);
+      const fetched = await admin.fetchOffsets({ groupId: connectorGroupOf(connector.name), topics });
+      return fetched.flatMap(({ topic, partitions }) =>
+        partitions
+          .filter((partition) => Number(partition.offset) >= 0)
+          .map((partition) => ({
+            partition: { kafka_topic: topic, kafka_partition: partition.partition },
+            offset: { kafka_offset: Number(partition.offset) },
+          })),
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  private stopped(connector: StoredConnector): void {
+    if (connector.targetState !== 'STOPPED' || !this.worker.isIdle(connector)) {
+      throw badRequest(
+        `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${connector.name}/stop' endpoint`,
+      );
+    }
+  }
+
+  /** Sets the given offsets of a stopped sink; a null offset starts its partition over. */
+  async alterOffsets(connector: StoredConnector, offsets: SinkOffset[]): Promise<void> {
+    this.stopped(connector);
+    const topics = new Set(listOf(connector.config.topics));
+    const admin = (await this.worker.kafkaFor(connector)).admin();
+    await admin.connect();
+    try {
+      for (const { partition, offset } of offsets) {
+        if (!topics.has(partition.kafka_topic)) {
+          throw badRequest(`the connector does not consume topic ${partition.kafka_topic}`);
+        }
+        const next = offset === null ? 0 : offset.kafka_offset;
+        await admin.setOffsets({
+          groupId: connectorGroupOf(connector.name),
+          topic: partition.kafka_topic,
+          partitions: [{ partition: partition.kafka_partition, offset: String(next) }],
+        });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Starts a stopped sink over from the beginning of its topics. */
+  async resetOffsets(connector: StoredConnector): Promise<void> {
+    this.stopped(connector);
+    const admin = (await this.worker.kafkaFor(connector)).admin();
+    await admin.connect();
+    try {
+      for (const topic of listOf(connector.config.topics)) {
+        await admin.resetOffsets({ groupId: connectorGroupOf(connector.name), topic, earliest: true });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+}

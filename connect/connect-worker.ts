@@ -1,0 +1,308 @@
+/**
+ * The worker that runs every connector's task in the platform process: each pass reads the
+ * connectors from the data plane and brings what runs to what was asked (started, paused,
+ * resumed, stopped, restarted after a change of configuration), restarts failed tasks once their
+ * delay is over, and removes the connectors of clusters that are gone. One pass runs at a time;
+ * the API wakes the worker after each change rather than waiting for the next pass.
+ */
+import os from 'node:os';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Logger } from '../observability/logger.js';
+import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
+import { ConnectorEntry } from './connector-entry.js';
+import { listOf, pluginOf, JDBC_SINK, S3_SINK } from './connector-plugins.js';
+import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
+import { JdbcSinkTask } from './jdbc-sink.js';
+import { S3SinkTask } from './s3-sink.js';
+import { sinkRecordOf, type SinkTask } from './sink-record.js';
+import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
+
+export const DEFAULT_WORKER_POLL_MS = 1_000;
+
+export interface ConnectWorkerDependencies {
+  connectors: ConnectorStore;
+  access: ClusterAccess;
+  logger: Logger;
+  now: () => Date;
+  /** How often a pass runs without being woken. */
+  pollMs?: number;
+}
+
+export interface TaskStatus {
+  id: number;
+  state: ConnectState;
+  worker_id: string;
+  trace?: string;
+}
+
+export interface ConnectorStatus {
+  connector: { state: ConnectState; worker_id: string };
+  tasks: TaskStatus[];
+}
+
+const idOf = (key: ConnectorKey) => `${key.cluster}/${key.name}`;
+
+function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void): SinkTask {
+  const plugin = pluginOf(connector.config['connector.class']);
+  if (plugin === JDBC_SINK) return new JdbcSinkTask(connector.config, onBroken);
+  if (plugin === S3_SINK) return new S3SinkTask(connector.config);
+  throw new Error(`no connector implements ${connector.config['connector.class']}`);
+}
+
+export class ConnectWorker {
+  readonly workerId = `${os.hostname()}:connect`;
+  private readonly entries = new Map<string, ConnectorEntry>();
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> | undefined;
+  private passAgain = false;
+  /** Only the process that runs the controllers (serve, the leading operator) runs tasks. */
+  private closed = true;
+
+  constructor(private readonly deps: ConnectWorkerDependencies) {}
+
+  start(): void {
+    this.closed = false;
+    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? DEFAULT_WORKER_POLL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Runs a pass now, or right after the one running. */
+  wake(): void {
+    if (this.closed) return;
+    if (this.pass) {
+      this.passAgain = true;
+      return;
+    }
+    this.pass = this.runPasses().finally(() => (this.pass = undefined));
+  }
+
+  private async runPasses(): Promise<void> {
+    do {
+      this.passAgain = false;
+      try {
+        await this.reconcileAll();
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'connector worker pass failed');
+      }
+    } while (this.passAgain && !this.closed);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.pass;
+    await Promise.all([...this.entries.values()].map((entry) => this.teardown(entry)));
+    this.entries.clear();
+  }
+
+  status(connector: StoredConnector): ConnectorStatus {
+    const entry = this.entries.get(idOf(connector));
+    const state = entry?.connectorState ?? 'UNASSIGNED';
+    const tasks: TaskStatus[] =
+      !entry || state === 'STOPPED' || state === 'UNASSIGNED'
+        ? []
+        : [
+            {
+              id: 0,
+              state: entry.state,
+              worker_id: this.workerId,
+              ...(entry.state === 'FAILED' && entry.trace ? { trace: entry.trace } : {}),
+            },
+          ];
+    return { connector: { state, worker_id: this.workerId }, tasks };
+  }
+
+  /** Whether no task of the connector runs in this worker (a stopped connector once the worker stopped it). */
+  isIdle(key: ConnectorKey): boolean {
+    return !this.entries.get(idOf(key))?.running;
+  }
+
+  activeTopics(key: ConnectorKey): string[] {
+    return [...(this.entries.get(idOf(key))?.activeTopics ?? [])].sort();
+  }
+
+  /** Restarts the connector's task (only a failed one with `onlyFailed`) at the next pass, which starts now. */
+  restart(key: ConnectorKey, onlyFailed: boolean): void {
+    const entry = this.entries.get(idOf(key));
+    if (!entry || (onlyFailed && entry.state !== 'FAILED')) return;
+    entry.restartRequested = true;
+    this.move(entry, 'restarting');
+    this.wake();
+  }
+
+  /** A Kafka client as the connector's user: the running task's, or a new one. */
+  async kafkaFor(connector: StoredConnector): Promise<Kafka> {
+    const entry = this.entries.get(idOf(connector));
+    if (entry?.kafka) return entry.kafka;
+    const cluster = await this.deps.access.lookup(connector.namespace, connector.cluster);
+    if (cluster.kind !== 'ready') throw new Error(`the connector's cluster is not ready`);
+    const kafka = await this.deps.access.clientFor(connector, cluster);
+    if (entry) entry.kafka = kafka;
+    return kafka;
+  }
+
+  private move(entry: ConnectorEntry, event: TaskEvent): void {
+    entry.state = nextTaskState(entry.state, event) ?? entry.state;
+  }
+
+  private async reconcileAll(): Promise<void> {
+    const connectors = await this.deps.connectors.list();
+    const clusters = new Map<string, ClusterLookup>();
+    for (const connector of connectors) {
+      if (clusters.has(connector.cluster)) continue;
+      clusters.set(connector.cluster, await this.deps.access.lookup(connector.namespace, connector.cluster));
+    }
+    const wanted = new Set<string>();
+    for (const connector of connectors) {
+      const cluster = clusters.get(connector.cluster)!;
+      if (cluster.kind === 'gone') continue;
+      wanted.add(idOf(connector));
+      await this.reconcile(connector, cluster);
+    }
+    for (const [id, entry] of this.entries) {
+      if (wanted.has(id)) continue;
+      this.entries.delete(id);
+      await this.teardown(entry);
+      const cluster = clusters.get(entry.connector.cluster) ?? (await this.lookup(entry.connector));
+      if (cluster.kind === 'ready') {
+        await this.deps.access.removeUser(entry.connector, cluster.workload).catch(() => undefined);
+      }
+    }
+    for (const [cluster, lookup] of clusters) {
+      if (lookup.kind !== 'gone') continue;
+      this.deps.logger.info({ cluster }, 'streaming cluster is gone: removing its connectors');
+      await this.deps.connectors.removeCluster(cluster);
+    }
+  }
+
+  private lookup(connector: StoredConnector): Promise<ClusterLookup> {
+    return this.deps.access.lookup(connector.namespace, connector.cluster);
+  }
+
+  private async reconcile(connector: StoredConnector, cluster: ClusterLookup): Promise<void> {
+    const id = idOf(connector);
+    let entry = this.entries.get(id);
+    if (!entry) {
+      entry = new ConnectorEntry(connector);
+      this.entries.set(id, entry);
+    }
+    entry.target = connector.targetState;
+    if (entry.generation !== connector.generation || entry.restartRequested) {
+      await this.teardown(entry);
+      entry.connector = connector;
+      entry.generation = connector.generation;
+      entry.restartRequested = false;
+      entry.failures = 0;
+      entry.kafka = undefined;
+      this.move(entry, 'restarting');
+    }
+    if (connector.targetState === 'STOPPED') {
+      await this.teardown(entry);
+      this.move(entry, 'stopped');
+      entry.connectorState = 'STOPPED';
+      return;
+    }
+    if (entry.state === 'FAILED') {
+      entry.connectorState = connector.targetState;
+      await this.teardown(entry);
+      if (this.deps.now().getTime() < entry.retryAt) return;
+      this.move(entry, 'restarting');
+      this.deps.logger.info(
+        { connector: id, failures: entry.failures },
+        'restarting a failed connector task',
+      );
+    }
+    if (!entry.running) {
+      if (cluster.kind !== 'ready') return;
+      entry.connectorState = connector.targetState;
+      await this.startTask(entry, cluster);
+    }
+    if (!entry.running) return;
+    const topics = listOf(connector.config.topics).map((topic) => ({ topic }));
+    if (connector.targetState === 'PAUSED' && entry.state === 'RUNNING') {
+      entry.consumer!.pause(topics);
+      this.move(entry, 'paused');
+    } else if (connector.targetState === 'RUNNING' && entry.state === 'PAUSED') {
+      entry.consumer!.resume(topics);
+      this.move(entry, 'resumed');
+    }
+    entry.connectorState = connector.targetState;
+  }
+
+  private async startTask(
+    entry: ConnectorEntry,
+    cluster: Extract<ClusterLookup, { kind: 'ready' }>,
+  ): Promise<void> {
+    const { connector } = entry;
+    try {
+      entry.kafka = await this.deps.access.clientFor(connector, cluster);
+      entry.sink = sinkTaskOf(connector, (error) => this.fail(entry, error));
+      await entry.sink.start();
+      const consumer = entry.kafka.consumer({
+        groupId: connectorGroupOf(connector.name),
+        retry: { retries: 2, restartOnFailure: async () => false },
+      });
+      entry.consumer = consumer;
+      consumer.on(consumer.events.CRASH, (event) => this.fail(entry, event.payload.error));
+      await consumer.connect();
+      await consumer.subscribe({ topics: listOf(connector.config.topics), fromBeginning: true });
+      this.move(entry, 'started');
+      entry.trace = undefined;
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.deliver(entry, consumer, payload),
+      });
+    } catch (error) {
+      this.fail(entry, error as Error);
+      await this.teardown(entry);
+    }
+  }
+
+  private async deliver(
+    entry: ConnectorEntry,
+    consumer: Consumer,
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+  ): Promise<void> {
+    if (entry.consumer !== consumer || entry.state === 'FAILED' || !isRunning() || isStale()) return;
+    try {
+      const records = batch.messages.map((message) => sinkRecordOf(batch.topic, batch.partition, message));
+      const committable = await entry.sink!.put(records);
+      if (committable.length > 0) {
+        await consumer.commitOffsets(
+          committable.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) })),
+        );
+      }
+      for (const message of batch.messages) resolveOffset(message.offset);
+      if (records.length > 0) entry.activeTopics.add(batch.topic);
+      entry.failures = 0;
+      await heartbeat();
+    } catch (error) {
+      this.fail(entry, error as Error);
+    }
+  }
+
+  /** The task failed: it says why, and restarts by itself after its delay. */
+  private fail(entry: ConnectorEntry, error: Error): void {
+    if (entry.state === 'FAILED') return;
+    entry.failures += 1;
+    entry.retryAt = this.deps.now().getTime() + restartDelayMs(entry.failures);
+    entry.trace = error.stack ?? String(error);
+    this.move(entry, 'failed');
+    this.deps.logger.warn(
+      { connector: idOf(entry.connector), failures: entry.failures, err: error },
+      'connector task failed',
+    );
+    setTimeout(() => this.wake(), restartDelayMs(entry.failures)).unref();
+    this.wake();
+  }
+
+  private async teardown(entry: ConnectorEntry): Promise<void> {
+    const { consumer, sink } = entry;
+    entry.consumer = undefined;
+    entry.sink = undefined;
+    await consumer?.disconnect().catch(() => undefined);
+    await sink?.stop().catch(() => undefined);
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The connectors this runtime implements, with the configuration keys of the connectors users
+ * know (Confluent's JDBC and S3 sinks), and the validation Kafka Connect answers for
+ * `PUT /connector-plugins/<class>/config/validate`.
+ */
+export type ConfigType = 'STRING' | 'INT' | 'BOOLEAN' | 'LIST' | 'PASSWORD';
+
+export interface ConfigDefinition {
+  name: string;
+  type: ConfigType;
+  required: boolean;
+  defaultValue?: string;
+  /** The values it may take, when they are few. */
+  allowed?: readonly string[];
+  group: string;
+  documentation: string;
+}
+
+export interface ConnectorPlugin {
+  class: string;
+  type: 'sink' | 'source';
+  version: string;
+  definitions: readonly ConfigDefinition[];
+  /** Problems that involve more than one key, by key. */
+  crossCheck?(config: Record<string, string>): Record<string, string[]>;
+}
+
+const COMMON: readonly ConfigDefinition[] = [
+  { name: 'name', type: 'STRING', required: true, group: 'Common', documentation: 'Connector name.' },
+  {
+    name: 'connector.class',
+    type: 'STRING',
+    required: true,
+    group: 'Common',
+    documentation: 'The class of this connector.',
+  },
+  {
+    name: 'tasks.max',
+    type: 'INT',
+    required: false,
+    defaultValue: '1',
+    group: 'Common',
+    documentation: 'Maximum number of tasks; this runtime runs one task per connector.',
+  },
+  {
+    name: 'topics',
+    type: 'LIST',
+    required: true,
+    group: 'Common',
+    documentation: 'The topics to consume, comma-separated.',
+  },
+];
+
+export const JDBC_SINK: ConnectorPlugin = {
+  class: 'io.confluent.connect.jdbc.JdbcSinkConnector',
+  type: 'sink',
+  version: '10.7.4',
+  definitions: [
+    ...COMMON,
+    {
+      name: 'connection.url',
+      type: 'STRING',
+      required: true,
+      group: 'Connection',
+      documentation: 'JDBC URL of the database: jdbc:postgresql://host:port/database.',
+    },
+    { name: 'connection.user', type: 'STRING', required: false, group: 'Connection', documentation: 'User.' },
+    {
+      name: 'connection.password',
+      type: 'PASSWORD',
+      required: false,
+      group: 'Connection',
+      documentation: 'Password.',
+    },
+    {
+      name: 'table.name.format',
+      type: 'STRING',
+      required: false,
+      defaultValue: '${topic}',
+      group: 'Data Mapping',
+      documentation: 'The table to write, where ${topic} stands for the record\u2019s topic.',
+    },
+    {
+      name: 'insert.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'insert',
+      allowed: ['insert', 'upsert'],
+      group: 'Writes',
+      documentation: 'insert, or upsert on the primary key.',
+    },
+    {
+      name: 'pk.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'none',
+      allowed: ['none', 'record_key', 'record_value'],
+      group: 'Data Mapping',
+      documentation: 'Where the primary key comes from.',
+    },
+    {
+      name: 'pk.fields',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Data Mapping',
+      documentation: 'The primary key fields.',
+    },
+    {
+      name: 'auto.create',
+      type: 'BOOLEAN',
+      required: false,
+      defaultValue: 'false',
+      group: 'DDL Support',
+      documentation: 'Whether to create the table from the first record when it is missing.',
+    },
+  ],
+  crossCheck(config) {
+    const problems: Record<string, string[]> = {};
+    const url = config['connection.url'];
+    if (url !== undefined && !/^jdbc:postgresql:\/\/[^/]+\/[^?]+/.test(url)) {
+      problems['connection.url'] = ['only jdbc:postgresql://host[:port]/database URLs are supported'];
+    }
+    const mode = config['pk.mode'] ?? 'none';
+    if (config['insert.mode'] === 'upsert' && mode === 'none') {
+      problems['pk.mode'] = ['upsert needs a primary key: pk.mode record_key or record_value'];
+    }
+    if (mode === 'record_value' && listOf(config['pk.fields']).length === 0) {
+      problems['pk.fields'] = ['pk.mode record_value needs pk.fields'];
+    }
+    return problems;
+  },
+};
+
+export const S3_SINK: ConnectorPlugin = {
+  class: 'io.confluent.connect.s3.S3SinkConnector',
+  type: 'sink',
+  version: '10.5.13',
+  definitions: [
+    ...COMMON,
+    { name: 's3.bucket.name', type: 'STRING', required: true, group: 'S3', documentation: 'The bucket.' },
+    {
+      name: 's3.region',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'us-west-2',
+      group: 'S3',
+      documentation: 'The bucket\u2019s region.',
+    },
+    {
+      name: 'store.url',
+      type: 'STRING',
+      required: false,
+      group: 'S3',
+      documentation: 'The endpoint of an S3-compatible store; AWS S3 of the region when unset.',
+    },
+    {
+      name: 'aws.access.key.id',
+      type: 'STRING',
+      required: false,
+      defaultValue: '',
+      group: 'S3',
+      documentation: 'Access key id.',
+    },
+    {
+      name: 'aws.secret.access.key',
+      type: 'PASSWORD',
+      required: false,
+      defaultValue: '',
+      group: 'S3',
+      documentation: 'Secret access key.',
+    },
+    {
+      name: 'flush.size',
+      type: 'INT',
+      required: true,
+      group: 'Connector',
+      documentation: 'Records written per object.',
+    },
+    {
+      name: 'topics.dir',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'topics',
+      group: 'Connector',
+      documentation: 'The top folder of the objects.',
+    },
+  ],
+  crossCheck(config): Record<string, string[]> {
+    const url = config['store.url'];
+    if (url === undefined || url === '') return {};
+    try {
+      const parsed = new URL(url);
+      return ['http:', 'https:'].includes(parsed.protocol) ? {} : { 'store.url': ['must be an http(s) URL'] };
+    } catch {
+      return { 'store.url': ['must be an http(s) URL'] };
+    }
+  },
+};
+
+/** Every connector this runtime runs: exactly what `GET /connector-plugins` lists. */
+export const CONNECTOR_PLUGINS: readonly ConnectorPlugin[] = [JDBC_SINK, S3_SINK];
+
+/** The plugin a `connector.class` names: its full class name, its simple name, or that without `Connector`. */
+export function pluginOf(className: string | undefined): ConnectorPlugin | undefined {
+  if (!className) return undefined;
+  return CONNECTOR_PLUGINS.find((plugin) => {
+    const simple = plugin.class.slice(plugin.class.lastIndexOf('.') + 1);
+    return [plugin.class, simple, simple.replace(/Connector$/, '')].includes(className);
+  });
+}
+
+/** A comma-separated list as Kafka reads one: trimmed, empty entries dropped. */
+export function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** Keys whose values are secrets: never answered in clear, kept sealed. */
+export function isSecretKey(plugin: ConnectorPlugin | undefined, key: string): boolean {
+  const declared = plugin?.definitions.find((definition) => definition.name === key);
+  return declared
+    ? declared.type === 'PASSWORD'
+    : /(password|secret|\.key$)/i.test(key) && key !== 'aws.access.key.id';
+}
+
+function valueProblems(definition: ConfigDefinition, value: string | undefined): string[] {
+  if (value === undefined || value === '') {
+    return definition.required && definition.defaultValue === undefined
+      ? [`Missing required configuration "${definition.name}" which has no default value.`]
+      : [];
+  }
+  if (definition.type === 'INT' && !/^-?\d+$/.test(value.trim())) {
+    return [`Invalid value ${value} for configuration ${definition.name}: Not a number of type INT`];
+  }
+  if (definition.type === 'BOOLEAN' && !['true', 'false'].includes(value.trim().toLowerCase())) {
+    return [
+      `Invalid value ${value} for configuration ${definition.name}: Expected value to be either true or false`,
+    ];
+  }
+  if (definition.allowed && !definition.allowed.includes(value)) {
+    return [
+      `Invalid value ${value} for configuration ${definition.name}: must be one of ${definition.allowed.join(', ')}`,
+    ];
+  }
+  return [];
+}
+
+export interface ConfigValueInfo {
+  definition: {
+    name: string;
+    type: ConfigType;
+    required: boolean;
+    default_value: string | null;
+    importance: 'HIGH' | 'MEDIUM';
+    documentation: string;
+    group: string;
+    width: 'NONE';
+    display_name: string;
+    dependents: string[];
+    order: number;
+  };
+  value: {
+    name: string;
+    value: string | null;
+    recommended_values: string[];
+    errors: string[];
+    visible: true;
+  };
+}
+
+/** Kafka Connect's `ConfigInfos`: every key's definition and value, with the problems found. */
+export interface ConfigInfos {
+  name: string;
+  error_count: number;
+  groups: string[];
+  configs: ConfigValueInfo[];
+}
+
+/** Validates a connector's configuration against its plugin, as `config/validate` answers. */
+export function validateConnectorConfig(
+  plugin: ConnectorPlugin,
+  config: Record<string, string>,
+): ConfigInfos {
+  const cross = plugin.crossCheck?.(config) ?? {};
+  if (Number(config['tasks.max'] ?? '1') < 1) cross['tasks.max'] = ['tasks.max must be at least 1'];
+  const configs = plugin.definitions.map((definition, index): ConfigValueInfo => {
+    const value = config[definition.name];
+    const errors = [...valueProblems(definition, value), ...(cross[definition.name] ?? [])];
+    return {
+      definition: {
+        name: definition.name,
+        type: definition.type,
+        required: definition.required,
+        default_value: definition.defaultValue ?? null,
+        importance: definition.required ? 'HIGH' : 'MEDIUM',
+        documentation: definition.documentation,
+        group: definition.group,
+        width: 'NONE',
+        display_name: definition.name,
+        dependents: [],
+        order: index + 1,
+      },
+      value: {
+        name: definition.name,
+        value: value === undefined ? null : definition.type === 'PASSWORD' ? '[hidden]' : value,
+        recommended_values: [...(definition.allowed ?? [])],
+        errors,
+        visible: true,
+      },
+    };
+  });
+  return {
+    name: plugin.class,
+    error_count: configs.reduce((count, info) => count + info.value.errors.length, 0),
+    groups: [...new Set(plugin.definitions.map((definition) => definition.group))],
+    configs,
+  };
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import {
+  isSecretKey,
+  JDBC_SINK,
+  pluginOf,
+  S3_SINK,
+  validateConnectorConfig,
+} from '../../connect/connector-plugins.js';
+
+const jdbc = {
+  name: 'orders-db',
+  'connector.class': JDBC_SINK.class,
+  topics: 'orders',
+  'connection.url': 'jdbc:postgresql://127.0.0.1:5432/shop',
+};
+const s3 = {
+  name: 'archive',
+  'connector.class': S3_SINK.class,
+  topics: 'clicks',
+  's3.bucket.name': 'b',
+  'flush.size': '3',
+};
+
+function errorsOf(plugin: typeof JDBC_SINK, config: Record<string, string>): Record<string, string[]> {
+  const infos = validateConnectorConfig(plugin, config);
+  return Object.fromEntries(
+    infos.configs
+      .filter((info) => info.value.errors.length > 0)
+      .map((info) => [info.value.name, info.value.errors]),
+  );
+}
+
+describe('connector configuration validation', () => {
+  it.each<[string, typeof JDBC_SINK, Record<string, string>, string[]]>([
+    ['a complete JDBC sink', JDBC_SINK, jdbc, []],
+    ['a JDBC sink without its URL', JDBC_SINK, { ...jdbc, 'connection.url': '' }, ['connection.url']],
+    ['a MySQL URL', JDBC_SINK, { ...jdbc, 'connection.url': 'jdbc:mysql://db/shop' }, ['connection.url']],
+    ['an unknown insert mode', JDBC_SINK, { ...jdbc, 'insert.mode': 'merge' }, ['insert.mode']],
+    ['upsert without a key', JDBC_SINK, { ...jdbc, 'insert.mode': 'upsert' }, ['pk.mode']],
+    ['record_value keys without fields', JDBC_SINK, { ...jdbc, 'pk.mode': 'record_value' }, ['pk.fields']],
+    ['auto.create that is no boolean', JDBC_SINK, { ...jdbc, 'auto.create': 'yes' }, ['auto.create']],
+    ['no topics', JDBC_SINK, { ...jdbc, topics: '' }, ['topics']],
+    ['tasks.max 0', JDBC_SINK, { ...jdbc, 'tasks.max': '0' }, ['tasks.max']],
+    ['a complete S3 sink', S3_SINK, s3, []],
+    ['flush.size that is no number', S3_SINK, { ...s3, 'flush.size': 'many' }, ['flush.size']],
+    ['a store.url that is no URL', S3_SINK, { ...s3, 'store.url': 'minio:9000' }, ['store.url']],
+  ])('%s: errors on %j', (_case, plugin, config, keys) => {
+    const errors = errorsOf(plugin, config);
+    expect(Object.keys(errors).sort()).toEqual([...keys].sort());
+    expect(validateConnectorConfig(plugin, config).error_count).toBe(
+      Object.values(errors).reduce((count, list) => count + list.length, 0),
+    );
+  });
+
+  it('answers a password as [hidden] and lists the groups', () => {
+    const infos = validateConnectorConfig(JDBC_SINK, { ...jdbc, 'connection.password': 's3cret' });
+    expect(infos.configs.find((info) => info.value.name === 'connection.password')!.value.value).toBe(
+      '[hidden]',
+    );
+    expect(infos.groups).toEqual(['Common', 'Connection', 'Data Mapping', 'Writes', 'DDL Support']);
+  });
+});
+
+describe('plugins and secrets', () => {
+  it.each([
+    ['io.confluent.connect.jdbc.JdbcSinkConnector', JDBC_SINK],
+    ['JdbcSinkConnector', JDBC_SINK],
+    ['JdbcSink', JDBC_SINK],
+    ['S3SinkConnector', S3_SINK],
+    ['io.debezium.connector.postgresql.PostgresConnector', undefined],
+  ])('%s names %s', (name, plugin) => {
+    expect(pluginOf(name)).toBe(plugin);
+  });
+
+  it.each([
+    [JDBC_SINK, 'connection.password', true],
+    [JDBC_SINK, 'connection.user', false],
+    [S3_SINK, 'aws.secret.access.key', true],
+    [S3_SINK, 'aws.access.key.id', false],
+    [undefined, 'database.password', true],
+    [undefined, 'ssl.key', true],
+    [undefined, 'topics', false],
+  ])('%# %s is secret: %s', (plugin, key, secret) => {
+    expect(isSecretKey(plugin, key)).toBe(secret);
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createTableSql,
+  jdbcSinkSettingsOf,
+  postgresConnectionOf,
+  rowOf,
+  writeSql,
+} from '../../connect/jdbc-statements.js';
+import { objectKeyOf } from '../../connect/s3-sink.js';
+import { convertJson, nextOffsetsOf, type SinkRecord } from '../../connect/sink-record.js';
+
+const record = (fields: Partial<SinkRecord>): SinkRecord => ({
+  topic: 'orders',
+  partition: 0,
+  offset: 7,
+  key: null,
+  value: null,
+  ...fields,
+});
+
+describe('JSON conversion', () => {
+  it.each([
+    ['{"id":1}', { data: { id: 1 } }],
+    ['{"schema":{"type":"int64"},"payload":5}', { data: 5, schema: { type: 'int64' } }],
+    ['{"schema":null,"payload":{"a":1}}', { data: { a: 1 } }],
+    ['"text"', { data: 'text' }],
+  ])('%s reads as %j', (text, converted) => {
+    expect(convertJson(Buffer.from(text))).toEqual(converted);
+  });
+
+  it('reads no bytes as a tombstone and refuses bytes that are not JSON', () => {
+    expect(convertJson(null)).toEqual({ data: null });
+    expect(() => convertJson(Buffer.from('{oops'))).toThrow(/serialization error/);
+  });
+
+  it('commits the offset after the last record of each partition', () => {
+    const records = [record({ offset: 3 }), record({ offset: 5 }), record({ partition: 1, offset: 0 })];
+    expect(nextOffsetsOf(records)).toEqual([
+      { topic: 'orders', partition: 0, offset: 6 },
+      { topic: 'orders', partition: 1, offset: 1 },
+    ]);
+  });
+});
+
+describe('the relational sink', () => {
+  it.each([
+    ['jdbc:postgresql://db.example:6432/shop', {}, { host: 'db.example', port: 6432, database: 'shop' }],
+    [
+      'jdbc:postgresql://db/shop?user=a&password=b',
+      {},
+      { host: 'db', port: 5432, database: 'shop', user: 'a', password: 'b' },
+    ],
+    [
+      'jdbc:postgresql://db/shop?user=a',
+      { 'connection.user': 'u', 'connection.password': 'p' },
+      { host: 'db', port: 5432, database: 'shop', user: 'u', password: 'p' },
+    ],
+  ])('%s connects to %j', (url, extra, connection) => {
+    expect(postgresConnectionOf({ 'connection.url': url, ...extra })).toEqual(connection);
+  });
+
+  const upsert = jdbcSinkSettingsOf({
+    'insert.mode': 'upsert',
+    'pk.mode': 'record_key',
+    'pk.fields': 'id',
+    'table.name.format': 'sink_${topic}',
+  });
+
+  it('makes a primitive key the named key column, before the value fields', () => {
+    const row = rowOf(record({ key: 4, value: { item: 'pen', price: 1.5, tags: ['a'] } }), upsert)!;
+    expect(row).toEqual({
+      table: 'sink_orders',
+      columns: [
+        { name: 'id', sqlType: 'BIGINT' },
+        { name: 'item', sqlType: 'TEXT' },
+        { name: 'price', sqlType: 'DOUBLE PRECISION' },
+        { name: 'tags', sqlType: 'JSONB' },
+      ],
+      values: [4, 'pen', 1.5, '["a"]'],
+      keyColumns: ['id'],
+    });
+    expect(createTableSql(row)).toBe(
+      'CREATE TABLE IF NOT EXISTS "sink_orders" ("id" BIGINT NOT NULL, "item" TEXT, "price" DOUBLE PRECISION, "tags" JSONB, PRIMARY KEY ("id"))',
+    );
+    expect(writeSql(row, 'upsert')).toBe(
+      'INSERT INTO "sink_orders" ("id", "item", "price", "tags") VALUES ($1, $2, $3, $4) ON CONFLICT ("id") DO UPDATE SET "item" = EXCLUDED."item", "price" = EXCLUDED."price", "tags" = EXCLUDED."tags"',
+    );
+  });
+
+  it('types the columns from an envelope\u2019s schema', () => {
+    const row = rowOf(
+      record({
+        value: { id: 1, qty: 2 },
+        valueSchema: {
+          type: 'struct',
+          fields: [
+            { field: 'id', type: 'int64' },
+            { field: 'qty', type: 'int32' },
+          ],
+        },
+      }),
+      jdbcSinkSettingsOf({ 'pk.mode': 'record_value', 'pk.fields': 'id' }),
+    )!;
+    expect(row.columns).toEqual([
+      { name: 'id', sqlType: 'BIGINT' },
+      { name: 'qty', sqlType: 'INTEGER' },
+    ]);
+    expect(row.keyColumns).toEqual(['id']);
+    expect(writeSql(row, 'insert')).toBe('INSERT INTO "orders" ("id", "qty") VALUES ($1, $2)');
+  });
+
+  it.each([
+    ['a record without its key', record({ value: { a: 1 } }), upsert, /has no key/],
+    ['a value that is no object', record({ key: 1, value: [1, 2] }), upsert, /not a JSON object/],
+    [
+      'a value without its key field',
+      record({ value: { a: 1 } }),
+      jdbcSinkSettingsOf({ 'pk.mode': 'record_value', 'pk.fields': 'id' }),
+      /primary key field id is missing/,
+    ],
+  ])('refuses %s', (_case, input, settings, message) => {
+    expect(() => rowOf(input, settings)).toThrow(message);
+  });
+
+  it('skips tombstones and quotes names with quotes', () => {
+    expect(rowOf(record({ key: 1 }), upsert)).toBeUndefined();
+    const row = rowOf(record({ value: { 'we"ird': 1 } }), jdbcSinkSettingsOf({}))!;
+    expect(writeSql(row, 'insert')).toBe('INSERT INTO "orders" ("we""ird") VALUES ($1)');
+  });
+});
+
+describe('the object-storage sink', () => {
+  it.each([
+    ['topics', 'clicks', 0, 0, 'topics/clicks/partition=0/clicks+0+0000000000.json'],
+    ['archive', 'a.b', 3, 1234, 'archive/a.b/partition=3/a.b+3+0000001234.json'],
+  ])('names objects as Confluent does: %s %s %i %i', (dir, topic, partition, offset, key) => {
+    expect(objectKeyOf(dir, topic, partition, offset)).toBe(key);
+  });
+});
