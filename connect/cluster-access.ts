@@ -11,7 +11,7 @@ import { isStoreError, type ObjectStore } from '../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../workloads/local/kafka/index.js';
 import type { StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
-import { listOf } from './connector-plugins.js';
+import { listOf, pluginOf } from './connector-plugins.js';
 import type { StoredConnector } from './connector-store.js';
 
 /** What the worker needs of the streaming family, given by the composition root. */
@@ -20,6 +20,8 @@ export interface StreamingFamily {
   clusterObjectNameOf(restId: string): string;
   clusterWorkload(cluster: StreamingCluster): StreamingClusterWorkload;
 }
+
+const SOURCE_TOPIC_RETENTION_MS = 7 * 24 * 3_600_000;
 
 export type ClusterLookup =
   | { kind: 'gone' }
@@ -76,6 +78,7 @@ export class ClusterAccess {
     const username = connectorUserOf(connector);
     const group = connectorGroupOf(connector.name);
     const topics = listOf(connector.config.topics);
+    const isSource = pluginOf(connector.config['connector.class'])?.type === 'source';
     await this.streaming.ensureUser(cluster.workload, {
       name: username,
       credential: scramCredential(password),
@@ -89,6 +92,18 @@ export class ClusterAccess {
           operations: ['read' as const, 'describe' as const],
           permission: 'allow' as const,
         })),
+        // A source writes the topics under its prefix, made on first use.
+        ...(isSource
+          ? [
+              {
+                resourceType: 'topic' as const,
+                patternType: 'prefixed' as const,
+                name: `${connector.config['topic.prefix']}.`,
+                operations: ['write' as const, 'describe' as const, 'create' as const],
+                permission: 'allow' as const,
+              },
+            ]
+          : []),
         {
           resourceType: 'group',
           patternType: 'literal',
@@ -105,6 +120,17 @@ export class ClusterAccess {
       sasl: { mechanism: 'scram-sha-512', username, password },
       logLevel: logLevel.NOTHING,
       retry: { retries: 2 },
+    });
+  }
+
+  /** Makes a topic a source writes to, when missing, with the cluster's defaults. */
+  async ensureTopic(cluster: Extract<ClusterLookup, { kind: 'ready' }>, name: string): Promise<void> {
+    await this.streaming.ensureTopic(cluster.workload, {
+      name,
+      partitions: 1,
+      replicas: 1,
+      retentionMs: SOURCE_TOPIC_RETENTION_MS,
+      cleanupPolicy: 'delete',
     });
   }
 

@@ -19,6 +19,7 @@ import {
   type ConnectorPlugin,
 } from './connector-plugins.js';
 import { ConnectorStore, type StoredConnector } from './connector-store.js';
+import { confirmedLsnOf, postgresSourceSettingsOf } from './postgres-source.js';
 import { ConnectWorker, type ConnectorStatus, type TaskStatus } from './connect-worker.js';
 import type { TargetState } from './task-state.js';
 
@@ -47,6 +48,15 @@ export interface SinkOffset {
   partition: { kafka_topic: string; kafka_partition: number };
   offset: { kafka_offset: number } | null;
 }
+
+/** A source's offset as Debezium keeps it: per logical server (its topic prefix), the LSN confirmed. */
+export interface SourceOffset {
+  partition: { server: string };
+  offset: { lsn: string };
+}
+
+const isSource = (connector: StoredConnector) =>
+  pluginOf(connector.config['connector.class'])?.type === 'source';
 
 function pluginFor(config: Record<string, string>): ConnectorPlugin {
   const plugin = pluginOf(config['connector.class']);
@@ -236,8 +246,14 @@ export class ConnectService {
     return this.worker.activeTopics(connector);
   }
 
-  /** The sink's offsets: its consumer group's committed offsets. */
-  async offsets(connector: StoredConnector): Promise<SinkOffset[]> {
+  /** A sink's offsets: its consumer group's committed offsets; a source's: its slot's confirmed LSN. */
+  async offsets(connector: StoredConnector): Promise<SinkOffset[] | SourceOffset[]> {
+    if (isSource(connector)) {
+      const lsn = await confirmedLsnOf(postgresSourceSettingsOf(connector, connector.config));
+      return lsn === null
+        ? []
+        : [{ partition: { server: connector.config['topic.prefix']! }, offset: { lsn } }];
+    }
     const admin = (await this.worker.kafkaFor(connector)).admin();
     await admin.connect();
     try {
@@ -257,6 +273,9 @@ export class ConnectService {
   }
 
   private stopped(connector: StoredConnector): void {
+    if (isSource(connector)) {
+      throw badRequest(`the offsets of a source are its replication slot's and cannot be modified here`);
+    }
     if (connector.targetState !== 'STOPPED' || !this.worker.isIdle(connector)) {
       throw badRequest(
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${connector.name}/stop' endpoint`,

@@ -6,13 +6,19 @@
  * the API wakes the worker after each change rather than waiting for the next pass.
  */
 import os from 'node:os';
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import { ConnectorEntry } from './connector-entry.js';
-import { listOf, pluginOf, JDBC_SINK, S3_SINK } from './connector-plugins.js';
+import { listOf, pluginOf, JDBC_SINK, POSTGRES_SOURCE, S3_SINK } from './connector-plugins.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import { JdbcSinkTask } from './jdbc-sink.js';
+import {
+  dropSlot,
+  PostgresSourceTask,
+  postgresSourceSettingsOf,
+  type SourceRecord,
+} from './postgres-source.js';
 import { S3SinkTask } from './s3-sink.js';
 import { sinkRecordOf, type SinkTask } from './sink-record.js';
 import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
@@ -42,6 +48,15 @@ export interface ConnectorStatus {
 
 const idOf = (key: ConnectorKey) => `${key.cluster}/${key.name}`;
 
+const isSource = (connector: StoredConnector) =>
+  pluginOf(connector.config['connector.class']) === POSTGRES_SOURCE;
+
+/** A running source: its task and the producer it writes through. */
+interface RunningSource {
+  task: PostgresSourceTask;
+  producer: Producer;
+}
+
 function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void): SinkTask {
   const plugin = pluginOf(connector.config['connector.class']);
   if (plugin === JDBC_SINK) return new JdbcSinkTask(connector.config, onBroken);
@@ -52,6 +67,7 @@ function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void
 export class ConnectWorker {
   readonly workerId = `${os.hostname()}:connect`;
   private readonly entries = new Map<string, ConnectorEntry>();
+  private readonly sources = new Map<string, RunningSource>();
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
   private passAgain = false;
@@ -115,7 +131,12 @@ export class ConnectWorker {
 
   /** Whether no task of the connector runs in this worker (a stopped connector once the worker stopped it). */
   isIdle(key: ConnectorKey): boolean {
-    return !this.entries.get(idOf(key))?.running;
+    const entry = this.entries.get(idOf(key));
+    return !entry || !this.isRunning(entry);
+  }
+
+  private isRunning(entry: ConnectorEntry): boolean {
+    return entry.running || this.sources.has(idOf(entry.connector));
   }
 
   activeTopics(key: ConnectorKey): string[] {
@@ -164,6 +185,7 @@ export class ConnectWorker {
       if (wanted.has(id)) continue;
       this.entries.delete(id);
       await this.teardown(entry);
+      if (isSource(entry.connector)) await this.dropSourceSlot(entry.connector);
       const cluster = clusters.get(entry.connector.cluster) ?? (await this.lookup(entry.connector));
       if (cluster.kind === 'ready') {
         await this.deps.access.removeUser(entry.connector, cluster.workload).catch(() => undefined);
@@ -213,18 +235,22 @@ export class ConnectWorker {
         'restarting a failed connector task',
       );
     }
-    if (!entry.running) {
+    if (!this.isRunning(entry)) {
       if (cluster.kind !== 'ready') return;
       entry.connectorState = connector.targetState;
-      await this.startTask(entry, cluster);
+      if (isSource(connector)) await this.startSource(entry, cluster);
+      else await this.startTask(entry, cluster);
     }
-    if (!entry.running) return;
+    if (!this.isRunning(entry)) return;
     const topics = listOf(connector.config.topics).map((topic) => ({ topic }));
+    const source = this.sources.get(id)?.task;
     if (connector.targetState === 'PAUSED' && entry.state === 'RUNNING') {
-      entry.consumer!.pause(topics);
+      if (source) source.pause();
+      else entry.consumer!.pause(topics);
       this.move(entry, 'paused');
     } else if (connector.targetState === 'RUNNING' && entry.state === 'PAUSED') {
-      entry.consumer!.resume(topics);
+      if (source) source.resume();
+      else entry.consumer!.resume(topics);
       this.move(entry, 'resumed');
     }
     entry.connectorState = connector.targetState;
@@ -258,6 +284,66 @@ export class ConnectWorker {
       this.fail(entry, error as Error);
       await this.teardown(entry);
     }
+  }
+
+  /** Starts a source: its producer as the connector's user, then its task, which resumes at its slot. */
+  private async startSource(
+    entry: ConnectorEntry,
+    cluster: Extract<ClusterLookup, { kind: 'ready' }>,
+  ): Promise<void> {
+    const { connector } = entry;
+    const id = idOf(connector);
+    const topics = new Set<string>();
+    try {
+      entry.kafka = await this.deps.access.clientFor(connector, cluster);
+      const producer = entry.kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      const produce = async (records: SourceRecord[]) => {
+        for (const record of records) {
+          if (topics.has(record.topic)) continue;
+          await this.deps.access.ensureTopic(cluster, record.topic);
+          topics.add(record.topic);
+        }
+        // Every record acknowledged by all in-sync replicas before the slot moves past it.
+        await producer.sendBatch({
+          acks: -1,
+          topicMessages: [...new Set(records.map((record) => record.topic))].map((topic) => ({
+            topic,
+            messages: records
+              .filter((record) => record.topic === topic)
+              .map((record) => ({
+                key: record.key === null ? null : JSON.stringify(record.key),
+                value: JSON.stringify(record.value),
+              })),
+          })),
+        });
+        for (const record of records) entry.activeTopics.add(record.topic);
+        entry.failures = 0;
+      };
+      const task = new PostgresSourceTask(
+        postgresSourceSettingsOf(connector, connector.config),
+        produce,
+        (error) => this.fail(entry, error),
+        this.deps.now,
+      );
+      this.sources.set(id, { task, producer });
+      await task.start();
+      this.move(entry, 'started');
+      entry.trace = undefined;
+    } catch (error) {
+      this.fail(entry, error as Error);
+      await this.teardown(entry);
+    }
+  }
+
+  /** Best effort: a server that cannot be reached keeps its slot, which its administrator may drop. */
+  private async dropSourceSlot(connector: StoredConnector): Promise<void> {
+    await dropSlot(postgresSourceSettingsOf(connector, connector.config)).catch((error: unknown) =>
+      this.deps.logger.warn(
+        { connector: idOf(connector), err: error },
+        'the replication slot of a deleted source could not be dropped',
+      ),
+    );
   }
 
   private async deliver(
@@ -300,8 +386,12 @@ export class ConnectWorker {
 
   private async teardown(entry: ConnectorEntry): Promise<void> {
     const { consumer, sink } = entry;
+    const source = this.sources.get(idOf(entry.connector));
+    this.sources.delete(idOf(entry.connector));
     entry.consumer = undefined;
     entry.sink = undefined;
+    await source?.task.stop();
+    await source?.producer.disconnect().catch(() => undefined);
     await consumer?.disconnect().catch(() => undefined);
     await sink?.stop().catch(() => undefined);
   }

@@ -25,7 +25,7 @@ export interface ConnectorPlugin {
   crossCheck?(config: Record<string, string>): Record<string, string[]>;
 }
 
-const COMMON: readonly ConfigDefinition[] = [
+const CONNECTOR_COMMON: readonly ConfigDefinition[] = [
   { name: 'name', type: 'STRING', required: true, group: 'Common', documentation: 'Connector name.' },
   {
     name: 'connector.class',
@@ -42,6 +42,10 @@ const COMMON: readonly ConfigDefinition[] = [
     group: 'Common',
     documentation: 'Maximum number of tasks; this runtime runs one task per connector.',
   },
+];
+
+const COMMON: readonly ConfigDefinition[] = [
+  ...CONNECTOR_COMMON,
   {
     name: 'topics',
     type: 'LIST',
@@ -198,8 +202,80 @@ export const S3_SINK: ConnectorPlugin = {
   },
 };
 
+const databaseKey = (name: string, type: ConfigType, documentation: string, defaultValue?: string) => ({
+  name: `database.${name}`,
+  type,
+  required: defaultValue === undefined,
+  ...(defaultValue === undefined ? {} : { defaultValue }),
+  group: 'Connection',
+  documentation,
+});
+
+/** Debezium's PostgreSQL source, over logical decoding with `test_decoding`. */
+export const POSTGRES_SOURCE: ConnectorPlugin = {
+  class: 'io.debezium.connector.postgresql.PostgresConnector',
+  type: 'source',
+  version: '2.7.3.Final',
+  definitions: [
+    ...CONNECTOR_COMMON,
+    databaseKey('hostname', 'STRING', 'Host of the PostgreSQL server.'),
+    databaseKey('port', 'INT', 'Port of the PostgreSQL server.', '5432'),
+    databaseKey('user', 'STRING', 'A user with the REPLICATION attribute.'),
+    databaseKey('password', 'PASSWORD', 'Password.', ''),
+    databaseKey('dbname', 'STRING', 'The database whose changes are captured.'),
+    {
+      name: 'topic.prefix',
+      type: 'STRING',
+      required: true,
+      group: 'Connector',
+      documentation: 'Topics are named <topic.prefix>.<schema>.<table>.',
+    },
+    {
+      name: 'table.include.list',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Filters',
+      documentation: 'The tables captured, comma-separated schema.table; every table when empty.',
+    },
+    {
+      name: 'slot.name',
+      type: 'STRING',
+      required: false,
+      group: 'Replication',
+      documentation: 'The logical replication slot; cloudplane_<digest of the connector> when unset.',
+    },
+    {
+      name: 'plugin.name',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'test_decoding',
+      group: 'Replication',
+      documentation: 'The logical decoding plugin: this runtime reads test_decoding only.',
+    },
+  ],
+  crossCheck(config): Record<string, string[]> {
+    const problems: Record<string, string[]> = {};
+    const plugin = config['plugin.name'];
+    if (plugin !== undefined && plugin !== '' && plugin !== 'test_decoding') {
+      problems['plugin.name'] = [
+        `Invalid value ${plugin} for configuration plugin.name: this runtime decodes with test_decoding only`,
+      ];
+    }
+    const slot = config['slot.name'];
+    if (slot !== undefined && slot !== '' && !/^[a-z0-9_]{1,63}$/.test(slot)) {
+      problems['slot.name'] = ['a slot name has 1 to 63 lower-case letters, digits or underscores'];
+    }
+    const prefix = config['topic.prefix'];
+    if (prefix !== undefined && prefix !== '' && !/^[a-zA-Z0-9._-]+$/.test(prefix)) {
+      problems['topic.prefix'] = ['a topic prefix has only letters, digits, ".", "_" or "-"'];
+    }
+    return problems;
+  },
+};
+
 /** Every connector this runtime runs: exactly what `GET /connector-plugins` lists. */
-export const CONNECTOR_PLUGINS: readonly ConnectorPlugin[] = [JDBC_SINK, S3_SINK];
+export const CONNECTOR_PLUGINS: readonly ConnectorPlugin[] = [JDBC_SINK, S3_SINK, POSTGRES_SOURCE];
 
 /** The plugin a `connector.class` names: its full class name, its simple name, or that without `Connector`. */
 export function pluginOf(className: string | undefined): ConnectorPlugin | undefined {

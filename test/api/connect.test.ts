@@ -150,6 +150,7 @@ describe('the Kafka Connect REST API', () => {
     expect(plugins.body.map((plugin: Json) => plugin.class)).toEqual([
       'io.confluent.connect.jdbc.JdbcSinkConnector',
       'io.confluent.connect.s3.S3SinkConnector',
+      'io.debezium.connector.postgresql.PostgresConnector',
     ]);
   });
 

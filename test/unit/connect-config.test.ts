@@ -3,6 +3,7 @@ import {
   isSecretKey,
   JDBC_SINK,
   pluginOf,
+  POSTGRES_SOURCE,
   S3_SINK,
   validateConnectorConfig,
 } from '../../connect/connector-plugins.js';
@@ -67,7 +68,8 @@ describe('plugins and secrets', () => {
     ['JdbcSinkConnector', JDBC_SINK],
     ['JdbcSink', JDBC_SINK],
     ['S3SinkConnector', S3_SINK],
-    ['io.debezium.connector.postgresql.PostgresConnector', undefined],
+    ['io.debezium.connector.postgresql.PostgresConnector', POSTGRES_SOURCE],
+    ['io.debezium.connector.mysql.MySqlConnector', undefined],
   ])('%s names %s', (name, plugin) => {
     expect(pluginOf(name)).toBe(plugin);
   });
