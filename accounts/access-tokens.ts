@@ -13,6 +13,11 @@ export interface AccessClaims {
   organizationId: string | undefined;
 }
 
+/** The claims of a token whose signature, issuer, audience and expiry were checked. */
+export interface VerifiedAccessClaims extends AccessClaims {
+  expiresAt: Date;
+}
+
 export interface SignedAccessToken {
   token: string;
   expiresAt: Date;
@@ -40,7 +45,7 @@ export async function signAccessToken(deps: AccountsDeps, claims: AccessClaims):
  * Checks signature (HS256 only: a token naming another algorithm is refused), issuer, audience and
  * expiry at `deps.now()`. Throws 401 `invalid_token`; says whether the token expired, nothing more.
  */
-export async function verifyAccessToken(deps: AccountsDeps, token: string): Promise<AccessClaims> {
+export async function verifyAccessToken(deps: AccountsDeps, token: string): Promise<VerifiedAccessClaims> {
   try {
     const { payload } = await jwtVerify(token, deps.keys.accessToken, {
       algorithms: [ALGORITHM],
@@ -55,6 +60,7 @@ export async function verifyAccessToken(deps: AccountsDeps, token: string): Prom
       userId: payload.sub,
       sessionId: payload.sid,
       organizationId: typeof payload.org === 'string' ? payload.org : undefined,
+      expiresAt: new Date(payload.exp! * 1000),
     };
   } catch (error) {
     if (error instanceof errors.JWTExpired) {

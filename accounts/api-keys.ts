@@ -147,12 +147,20 @@ export async function deleteApiKey(deps: AccountsDeps, userId: string, id: strin
   deps.logger.info({ userId, apiKeyId: id }, 'API key deleted');
 }
 
+/** An API key found valid: its principal and what keeping it fresh needs. */
+export interface ResolvedApiKey {
+  principal: Principal;
+  id: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+}
+
 /**
  * The principal of an API key: its organization, and its scopes narrowed to what the owner's role
  * grants today (a demoted owner's keys lose what the role lost). Throws 401 for a malformed,
  * unknown or expired key, or one whose owner left the organization.
  */
-export async function authenticateApiKey(deps: AccountsDeps, key: string): Promise<Principal> {
+export async function resolveApiKey(deps: AccountsDeps, key: string): Promise<ResolvedApiKey> {
   const match = API_KEY_FORMAT.exec(key);
   if (!match?.[1] || !match[2]) throw invalidApiKey();
   const row = await deps.database.kysely
@@ -174,23 +182,32 @@ export async function authenticateApiKey(deps: AccountsDeps, key: string): Promi
     .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), secretHash(match[2])))
     throw invalidApiKey();
-  const now = deps.now();
-  if (row.expires_at !== null && row.expires_at <= now.toISOString())
+  if (row.expires_at !== null && row.expires_at <= deps.now().toISOString())
     throw invalidApiKey('the API key has expired');
   if (!row.role) throw invalidApiKey('the API key owner is no longer a member of its organization');
-  if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-    await deps.database.kysely
-      .updateTable('api_keys')
-      .set({ last_used_at: now.toISOString() })
-      .where('id', '=', row.id)
-      .execute();
-  }
   return {
-    kind: 'api_key',
+    principal: {
+      kind: 'api_key',
+      id: row.id,
+      userId: row.user_id,
+      organizationId: row.organization_id,
+      scopes: intersectScopes(JSON.parse(row.scopes) as string[], ROLE_SCOPES[row.role]),
+      rateLimitKey: `key:${row.id}`,
+    },
     id: row.id,
-    userId: row.user_id,
-    organizationId: row.organization_id,
-    scopes: intersectScopes(JSON.parse(row.scopes) as string[], ROLE_SCOPES[row.role]),
-    rateLimitKey: `key:${row.id}`,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
   };
+}
+
+/** Records use, at most once per `LAST_USED_RESOLUTION_MS` per key; `key.lastUsedAt` follows. */
+export async function touchApiKey(deps: AccountsDeps, key: ResolvedApiKey): Promise<void> {
+  const now = deps.now();
+  if (key.lastUsedAt !== null && now.getTime() - Date.parse(key.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+  key.lastUsedAt = now.toISOString();
+  await deps.database.kysely
+    .updateTable('api_keys')
+    .set({ last_used_at: key.lastUsedAt })
+    .where('id', '=', key.id)
+    .execute();
 }

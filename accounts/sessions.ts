@@ -44,6 +44,7 @@ export interface LiveSession {
   sessionId: string;
   userId: string;
   lastActive: string;
+  expiresAt: string;
   organizationId: string | undefined;
   /** The user's role in the current organization; undefined when they are no longer a member. */
   role: OrganizationRole | undefined;
@@ -209,7 +210,7 @@ export async function findLiveSession(
     .leftJoin('organization_members as m', (join) =>
       join.onRef('m.organization_id', '=', 'u.current_organization_id').onRef('m.user_id', '=', 'u.id'),
     )
-    .select(['s.id', 's.user_id', 's.last_active', 'u.current_organization_id', 'm.role'])
+    .select(['s.id', 's.user_id', 's.last_active', 's.expires_at', 'u.current_organization_id', 'm.role'])
     .where('s.id', '=', sessionId)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', deps.now().toISOString())
@@ -219,18 +220,20 @@ export async function findLiveSession(
     sessionId: row.id,
     userId: row.user_id,
     lastActive: row.last_active,
+    expiresAt: row.expires_at,
     organizationId: row.current_organization_id ?? undefined,
     role: row.role ?? undefined,
   };
 }
 
-/** Records activity, at most once a minute per session. */
+/** Records activity, at most once a minute per session; `session.lastActive` follows. */
 export async function touchSession(deps: AccountsDeps, session: LiveSession): Promise<void> {
   const now = deps.now();
   if (now.getTime() - Date.parse(session.lastActive) < LAST_ACTIVE_RESOLUTION_MS) return;
+  session.lastActive = now.toISOString();
   await deps.database.kysely
     .updateTable('sessions')
-    .set({ last_active: now.toISOString() })
+    .set({ last_active: session.lastActive })
     .where('id', '=', session.sessionId)
     .execute();
 }

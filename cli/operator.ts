@@ -186,6 +186,32 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     scope: 'cluster',
   },
   {
+    apiGroup: 'kafka.strimzi.io',
+    resources: ['kafkaconnects', 'kafkaconnectors'],
+    verbs: {
+      get: 'the connect worker reads a cluster’s KafkaConnect and what Strimzi reported of each connector',
+      list: 'the connect worker lists a cluster’s KafkaConnectors to remove those of deleted connectors',
+      create:
+        'the connect worker creates a KafkaConnect per streaming cluster with connectors, a KafkaConnector per connector',
+      patch: 'the connect worker changes a connector’s configuration and state and asks Strimzi for restarts',
+      delete:
+        'the connect worker removes a deleted connector, and the workers of a cluster left without connectors',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: 'rbac.authorization.k8s.io',
+    resources: ['roles', 'rolebindings'],
+    verbs: {
+      get: 'the connect worker reads the Role letting a cluster’s Connect workers read their connectors’ Secret',
+      create:
+        'the connect worker lets a cluster’s Connect workers read their connectors’ Secret (and only it)',
+      patch: 'the connect worker keeps that Role and its binding as rendered',
+      delete: 'the connect worker removes them with the cluster’s Connect workers',
+    },
+    scope: 'cluster',
+  },
+  {
     apiGroup: 'coordination.k8s.io',
     resources: ['leases'],
     verbs: {

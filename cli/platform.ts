@@ -118,7 +118,10 @@ export interface Platform {
   startEventBridge(): EventBridge;
   /** Drives organizations marked for deletion to the end; only one process (the leader) may. */
   startOrganizationDeletion(): OrganizationDeletionWorker;
-  /** Runs the streaming clusters' connector tasks; only one process (the leader) may. */
+  /**
+   * Runs the streaming clusters' connector tasks, or in cluster mode brings the runtime's Connect
+   * workers to the connectors; only one process (the leader) may.
+   */
   startConnectWorker(): { stop(): Promise<void> };
   /** Waits for the work the API started and answered 202 for (integration tests and syncs). */
   idle(): Promise<void>;
@@ -192,11 +195,13 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     logger.child({ component: 'workloads' }),
     deps.kubeConfig,
   );
-  // Every process serves the Connect API; only the one running the controllers runs the tasks.
+  // Every process serves the Connect API; only the one running the controllers runs the tasks (or,
+  // in cluster mode, reconciles the KafkaConnectors that run them).
   const connect = new ConnectService({
     database,
     store,
     streaming: workloads.streaming,
+    ...(workloads.connect ? { connectRuntime: workloads.connect } : {}),
     family: { clusterObjectNameOf, clusterWorkload },
     platformKey,
     logger: logger.child({ component: 'connect' }),
@@ -340,10 +345,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         retry: { ...DEFAULT_BACKOFF, maxAttempts: config.integrations.eventMaxAttempts },
       }),
     startEventBridge: () => startEventBridge({ database, store, now, logger }),
-    startConnectWorker: () => {
-      connect.worker.start();
-      return { stop: () => connect.worker.close() };
-    },
+    startConnectWorker: () => connect.startWorker(),
     startOrganizationDeletion: () =>
       (deletionWorker = startOrganizationDeletion(
         { database, store, kinds: KINDS, logger, now },

@@ -4,22 +4,26 @@
  * worker then converges), their status from the worker, their offsets from their consumer group.
  */
 import type { Logger } from '../observability/logger.js';
-import type { StreamingRuntime } from '../workloads/runtime.js';
+import type { ConnectorObservation, ConnectRuntime, StreamingRuntime } from '../workloads/runtime.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import { ClusterAccess, connectorGroupOf, type StreamingFamily } from './cluster-access.js';
+import { ClusterConnectWorker, UNREPORTED } from './cluster-connect.js';
+import { ConnectorObservationStore } from './cluster-connect-store.js';
 import { badRequest, ConnectError, connectorNotFound, taskNotFound } from './connect-error.js';
 import {
   CONNECTOR_PLUGINS,
   isSecretKey,
   listOf,
   pluginOf,
+  POSTGRES_SOURCE,
   validateConnectorConfig,
   type ConfigInfos,
   type ConnectorPlugin,
 } from './connector-plugins.js';
 import { ConnectorStore, type StoredConnector } from './connector-store.js';
 import { confirmedLsnOf, postgresSourceSettingsOf } from './postgres-source.js';
+import { SourceOffsetStore } from './source-offsets.js';
 import { ConnectWorker, type ConnectorStatus, type TaskStatus } from './connect-worker.js';
 import type { TargetState } from './task-state.js';
 
@@ -42,17 +46,22 @@ export interface ConnectServiceDependencies {
   logger: Logger;
   now: () => Date;
   pollMs?: number;
+  /** Cluster mode: the runtime's Connect workers run the connectors, never this process. */
+  connectRuntime?: ConnectRuntime;
 }
+
+/** A connector as the API answers it: in cluster mode, with what its workers last reported. */
+export type ServedConnector = StoredConnector & { observed?: ConnectorObservation };
 
 export interface SinkOffset {
   partition: { kafka_topic: string; kafka_partition: number };
   offset: { kafka_offset: number } | null;
 }
 
-/** A source's offset as Debezium keeps it: per logical server (its topic prefix), the LSN confirmed. */
+/** A source's offset as Debezium keeps it: per logical server (its topic prefix), the LSN confirmed or the binlog position. */
 export interface SourceOffset {
   partition: { server: string };
-  offset: { lsn: string };
+  offset: object;
 }
 
 const isSource = (connector: StoredConnector) =>
@@ -83,17 +92,51 @@ export function configOf(body: unknown): Record<string, string> {
 
 export class ConnectService {
   readonly worker: ConnectWorker;
+  /** Cluster mode: reconciles the runtime's workers instead of running tasks here. */
+  private readonly clusterWorker: ClusterConnectWorker | undefined;
+  private readonly observations: ConnectorObservationStore;
+  private readonly access: ClusterAccess;
   private readonly connectors: ConnectorStore;
+  private readonly sourceOffsets: SourceOffsetStore;
 
   constructor(private readonly deps: ConnectServiceDependencies) {
     this.connectors = new ConnectorStore(deps.database, deps.platformKey);
+    this.sourceOffsets = new SourceOffsetStore(deps.database);
+    this.access = new ClusterAccess(deps.store, deps.streaming, deps.family);
     this.worker = new ConnectWorker({
       connectors: this.connectors,
-      access: new ClusterAccess(deps.store, deps.streaming, deps.family),
+      offsets: this.sourceOffsets,
+      access: this.access,
       logger: deps.logger,
       now: deps.now,
       ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
     });
+    this.observations = new ConnectorObservationStore(deps.database);
+    this.clusterWorker = deps.connectRuntime
+      ? new ClusterConnectWorker({
+          connectors: this.connectors,
+          observations: this.observations,
+          access: this.access,
+          runtime: deps.connectRuntime,
+          logger: deps.logger,
+          now: deps.now,
+          ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+        })
+      : undefined;
+  }
+
+  /**
+   * Starts what runs the connectors: their tasks in this process, or, in cluster mode, the pass
+   * that brings the runtime's workers to them. Only one process (the leader) may.
+   */
+  startWorker(): { stop(): Promise<void> } {
+    const worker = this.clusterWorker ?? this.worker;
+    worker.start();
+    return { stop: () => worker.close() };
+  }
+
+  private wake(): void {
+    (this.clusterWorker ?? this.worker).wake();
   }
 
   plugins() {
@@ -163,7 +206,7 @@ export class ConnectService {
       complete,
       this.deps.now(),
     );
-    this.worker.wake();
+    this.wake();
     return this.info(await this.connectors.get({ cluster: cluster.restId, name }));
   }
 
@@ -174,16 +217,22 @@ export class ConnectService {
     const complete = this.checked(name, this.withStoredSecrets(config, stored));
     if (stored) await this.connectors.updateConfig(key, complete, this.deps.now());
     else await this.connectors.create(key, cluster.namespace, complete, this.deps.now());
-    this.worker.wake();
+    this.wake();
     return { created: !stored, info: this.info(await this.connectors.get(key)) };
   }
 
-  async names(cluster: ConnectCluster): Promise<StoredConnector[]> {
-    return this.connectors.list(cluster.restId);
+  async names(cluster: ConnectCluster): Promise<ServedConnector[]> {
+    return Promise.all((await this.connectors.list(cluster.restId)).map((each) => this.served(each)));
   }
 
-  get(cluster: ConnectCluster, name: string): Promise<StoredConnector> {
-    return this.connectors.get({ cluster: cluster.restId, name });
+  async get(cluster: ConnectCluster, name: string): Promise<ServedConnector> {
+    return this.served(await this.connectors.get({ cluster: cluster.restId, name }));
+  }
+
+  /** In cluster mode, the connector with its workers' last report (read here, so status stays a plain read). */
+  private async served(connector: StoredConnector): Promise<ServedConnector> {
+    if (!this.clusterWorker) return connector;
+    return { ...connector, observed: (await this.observations.observed(connector)) ?? UNREPORTED };
   }
 
   /** The configuration as answered: secrets hidden. */
@@ -208,52 +257,78 @@ export class ConnectService {
     };
   }
 
-  status(connector: StoredConnector): ConnectorStatus & { name: string; type: string } {
+  status(connector: ServedConnector): ConnectorStatus & { name: string; type: string } {
     return {
       name: connector.name,
-      ...this.worker.status(connector),
+      ...this.statusOf(connector),
       type: pluginOf(connector.config['connector.class'])?.type ?? 'unknown',
     };
   }
 
-  taskStatus(connector: StoredConnector, task: number): TaskStatus {
-    const found = this.worker.status(connector).tasks.find((entry) => entry.id === task);
+  private statusOf(connector: ServedConnector): ConnectorStatus {
+    if (!connector.observed) return this.worker.status(connector);
+    const { connector: state, tasks } = connector.observed;
+    return { connector: state, tasks };
+  }
+
+  taskStatus(connector: ServedConnector, task: number): TaskStatus {
+    const found = this.statusOf(connector).tasks.find((entry) => entry.id === task);
     if (!found) throw taskNotFound(connector.name, task);
     return found;
   }
 
   async setTargetState(cluster: ConnectCluster, name: string, state: TargetState): Promise<void> {
     await this.connectors.setTargetState({ cluster: cluster.restId, name }, state, this.deps.now());
-    this.worker.wake();
+    this.wake();
   }
 
   async remove(cluster: ConnectCluster, name: string): Promise<void> {
     if (!(await this.connectors.remove({ cluster: cluster.restId, name }))) throw connectorNotFound(name);
-    this.worker.wake();
+    // The worker removes it too once the task stopped; this covers a worker that never ran it.
+    await this.sourceOffsets.remove({ cluster: cluster.restId, name });
+    this.wake();
   }
 
   /** Restarts the task when asked (`includeTasks`), or only when failed (`onlyFailed`). */
-  restart(connector: StoredConnector, options: { includeTasks: boolean; onlyFailed: boolean }): void {
-    if (options.includeTasks || !options.onlyFailed) this.worker.restart(connector, options.onlyFailed);
+  async restart(
+    connector: ServedConnector,
+    options: { includeTasks: boolean; onlyFailed: boolean },
+  ): Promise<void> {
+    if (this.clusterWorker) {
+      await this.observations.requestRestart(connector, { kind: 'connector', ...options });
+      this.wake();
+    } else if (options.includeTasks || !options.onlyFailed) {
+      this.worker.restart(connector, options.onlyFailed);
+    }
   }
 
-  restartTask(connector: StoredConnector, task: number): void {
+  async restartTask(connector: ServedConnector, task: number): Promise<void> {
     this.taskStatus(connector, task);
-    this.worker.restart(connector, false);
+    if (this.clusterWorker) {
+      await this.observations.requestRestart(connector, { kind: 'task', task });
+      this.wake();
+    } else {
+      this.worker.restart(connector, false);
+    }
   }
 
-  topics(connector: StoredConnector): string[] {
-    return this.worker.activeTopics(connector);
+  topics(connector: ServedConnector): string[] {
+    return connector.observed ? connector.observed.topics : this.worker.activeTopics(connector);
   }
 
-  /** A sink's offsets: its consumer group's committed offsets; a source's: its slot's confirmed LSN. */
+  /** A sink's offsets: its consumer group's committed offsets; a source's: its slot's confirmed LSN or its committed offset. */
   async offsets(connector: StoredConnector): Promise<SinkOffset[] | SourceOffset[]> {
+    if (isSource(connector) && pluginOf(connector.config['connector.class']) !== POSTGRES_SOURCE) {
+      const stored = await this.sourceOffsets.get(connector);
+      return stored ? [stored] : [];
+    }
     if (isSource(connector)) {
       const lsn = await confirmedLsnOf(postgresSourceSettingsOf(connector, connector.config));
       return lsn === null
         ? []
         : [{ partition: { server: connector.config['topic.prefix']! }, offset: { lsn } }];
     }
+    if (this.clusterWorker) return this.clusterSinkOffsets(connector);
     const admin = (await this.worker.kafkaFor(connector)).admin();
     await admin.connect();
     try {
@@ -272,11 +347,35 @@ export class ConnectService {
     }
   }
 
-  private stopped(connector: StoredConnector): void {
-    if (isSource(connector)) {
-      throw badRequest(`the offsets of a source are its replication slot's and cannot be modified here`);
+  /**
+   * Cluster mode: the sink's committed offsets as the platform's own user of the cluster reads its
+   * group, so no broker user is made here for the connector.
+   */
+  private async clusterSinkOffsets(connector: StoredConnector): Promise<SinkOffset[]> {
+    const cluster = await this.access.lookup(connector.namespace, connector.cluster);
+    if (cluster.kind !== 'ready') return [];
+    const topics = new Set(listOf(connector.config.topics));
+    const lag = await this.deps.streaming.groupLag(cluster.workload, connectorGroupOf(connector.name));
+    return (lag?.partitions ?? [])
+      .filter((partition) => topics.has(partition.topic) && partition.committedOffset >= 0)
+      .map((partition) => ({
+        partition: { kafka_topic: partition.topic, kafka_partition: partition.partition },
+        offset: { kafka_offset: partition.committedOffset },
+      }));
+  }
+
+  private stopped(connector: ServedConnector): void {
+    if (this.clusterWorker) {
+      throw badRequest(
+        `the offsets of a connector run by the cluster's Connect workers cannot be modified through this API`,
+      );
     }
-    if (connector.targetState !== 'STOPPED' || !this.worker.isIdle(connector)) {
+    if (isSource(connector)) {
+      throw badRequest(
+        `the offsets of a source are kept by the source (its replication slot or binlog position) and cannot be modified here`,
+      );
+    }
+    if (connector.targetState !== 'STOPPED' || !this.isIdle(connector)) {
       throw badRequest(
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${connector.name}/stop' endpoint`,
       );
@@ -284,7 +383,7 @@ export class ConnectService {
   }
 
   /** Sets the given offsets of a stopped sink; a null offset starts its partition over. */
-  async alterOffsets(connector: StoredConnector, offsets: SinkOffset[]): Promise<void> {
+  async alterOffsets(connector: ServedConnector, offsets: SinkOffset[]): Promise<void> {
     this.stopped(connector);
     const topics = new Set(listOf(connector.config.topics));
     const admin = (await this.worker.kafkaFor(connector)).admin();
@@ -307,7 +406,7 @@ export class ConnectService {
   }
 
   /** Starts a stopped sink over from the beginning of its topics. */
-  async resetOffsets(connector: StoredConnector): Promise<void> {
+  async resetOffsets(connector: ServedConnector): Promise<void> {
     this.stopped(connector);
     const admin = (await this.worker.kafkaFor(connector)).admin();
     await admin.connect();
@@ -320,7 +419,12 @@ export class ConnectService {
     }
   }
 
-  close(): Promise<void> {
-    return this.worker.close();
+  private isIdle(connector: ServedConnector): boolean {
+    if (connector.observed) return connector.observed.connector.state === 'STOPPED';
+    return this.worker.isIdle(connector);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.worker.close(), this.clusterWorker?.close()]);
   }
 }

@@ -10,23 +10,24 @@ import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import { ConnectorEntry } from './connector-entry.js';
-import { listOf, pluginOf, JDBC_SINK, POSTGRES_SOURCE, S3_SINK } from './connector-plugins.js';
+import type { ProduceRecords, SourceRecord, SourceTask } from './change-envelope.js';
+import { listOf, pluginOf, JDBC_SINK, MYSQL_SOURCE, POSTGRES_SOURCE, S3_SINK } from './connector-plugins.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import { JdbcSinkTask } from './jdbc-sink.js';
-import {
-  dropSlot,
-  PostgresSourceTask,
-  postgresSourceSettingsOf,
-  type SourceRecord,
-} from './postgres-source.js';
+import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsOf } from './mysql-source.js';
+import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './postgres-source.js';
 import { S3SinkTask } from './s3-sink.js';
 import { sinkRecordOf, type SinkTask } from './sink-record.js';
+import type { SourceOffsetStore } from './source-offsets.js';
+import { isUnavailable, unavailableError } from './unavailable-connectors.js';
 import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
 
 export const DEFAULT_WORKER_POLL_MS = 1_000;
 
 export interface ConnectWorkerDependencies {
   connectors: ConnectorStore;
+  /** Where sources whose database keeps no position for them commit their offsets. */
+  offsets: SourceOffsetStore;
   access: ClusterAccess;
   logger: Logger;
   now: () => Date;
@@ -42,18 +43,18 @@ export interface TaskStatus {
 }
 
 export interface ConnectorStatus {
-  connector: { state: ConnectState; worker_id: string };
+  connector: { state: ConnectState; worker_id: string; trace?: string };
   tasks: TaskStatus[];
 }
 
 const idOf = (key: ConnectorKey) => `${key.cluster}/${key.name}`;
 
 const isSource = (connector: StoredConnector) =>
-  pluginOf(connector.config['connector.class']) === POSTGRES_SOURCE;
+  pluginOf(connector.config['connector.class'])?.type === 'source';
 
 /** A running source: its task and the producer it writes through. */
 interface RunningSource {
-  task: PostgresSourceTask;
+  task: SourceTask;
   producer: Producer;
 }
 
@@ -114,7 +115,13 @@ export class ConnectWorker {
 
   status(connector: StoredConnector): ConnectorStatus {
     const entry = this.entries.get(idOf(connector));
-    const state = entry?.connectorState ?? 'UNASSIGNED';
+    let state = entry?.connectorState ?? 'UNASSIGNED';
+    // A connector that cannot run here is failed itself, not only its task, and never RUNNING:
+    // unassigned while its first attempt tries the servers it names.
+    const unavailable =
+      isUnavailable(pluginOf(connector.config['connector.class'])) &&
+      (state === 'RUNNING' || state === 'PAUSED');
+    if (unavailable) state = entry?.trace === undefined ? 'UNASSIGNED' : 'FAILED';
     const tasks: TaskStatus[] =
       !entry || state === 'STOPPED' || state === 'UNASSIGNED'
         ? []
@@ -126,7 +133,14 @@ export class ConnectWorker {
               ...(entry.state === 'FAILED' && entry.trace ? { trace: entry.trace } : {}),
             },
           ];
-    return { connector: { state, worker_id: this.workerId }, tasks };
+    return {
+      connector: {
+        state,
+        worker_id: this.workerId,
+        ...(unavailable && entry?.trace !== undefined ? { trace: entry.trace } : {}),
+      },
+      tasks,
+    };
   }
 
   /** Whether no task of the connector runs in this worker (a stopped connector once the worker stopped it). */
@@ -185,7 +199,7 @@ export class ConnectWorker {
       if (wanted.has(id)) continue;
       this.entries.delete(id);
       await this.teardown(entry);
-      if (isSource(entry.connector)) await this.dropSourceSlot(entry.connector);
+      if (isSource(entry.connector)) await this.forgetSource(entry.connector);
       const cluster = clusters.get(entry.connector.cluster) ?? (await this.lookup(entry.connector));
       if (cluster.kind === 'ready') {
         await this.deps.access.removeUser(entry.connector, cluster.workload).catch(() => undefined);
@@ -195,6 +209,7 @@ export class ConnectWorker {
       if (lookup.kind !== 'gone') continue;
       this.deps.logger.info({ cluster }, 'streaming cluster is gone: removing its connectors');
       await this.deps.connectors.removeCluster(cluster);
+      await this.deps.offsets.removeCluster(cluster);
     }
   }
 
@@ -238,7 +253,9 @@ export class ConnectWorker {
     if (!this.isRunning(entry)) {
       if (cluster.kind !== 'ready') return;
       entry.connectorState = connector.targetState;
-      if (isSource(connector)) await this.startSource(entry, cluster);
+      const plugin = pluginOf(connector.config['connector.class']);
+      if (plugin && isUnavailable(plugin)) this.fail(entry, await unavailableError(plugin, connector.config));
+      else if (isSource(connector)) await this.startSource(entry, cluster);
       else await this.startTask(entry, cluster);
     }
     if (!this.isRunning(entry)) return;
@@ -286,7 +303,7 @@ export class ConnectWorker {
     }
   }
 
-  /** Starts a source: its producer as the connector's user, then its task, which resumes at its slot. */
+  /** Starts a source: its producer as the connector's user, then its task, which resumes at its offset. */
   private async startSource(
     entry: ConnectorEntry,
     cluster: Extract<ClusterLookup, { kind: 'ready' }>,
@@ -298,7 +315,7 @@ export class ConnectWorker {
       entry.kafka = await this.deps.access.clientFor(connector, cluster);
       const producer = entry.kafka.producer({ allowAutoTopicCreation: false });
       await producer.connect();
-      const produce = async (records: SourceRecord[]) => {
+      const produce: ProduceRecords = async (records: SourceRecord[]) => {
         for (const record of records) {
           if (topics.has(record.topic)) continue;
           await this.deps.access.ensureTopic(cluster, record.topic);
@@ -320,12 +337,7 @@ export class ConnectWorker {
         for (const record of records) entry.activeTopics.add(record.topic);
         entry.failures = 0;
       };
-      const task = new PostgresSourceTask(
-        postgresSourceSettingsOf(connector, connector.config),
-        produce,
-        (error) => this.fail(entry, error),
-        this.deps.now,
-      );
+      const task = this.sourceTaskOf(connector, produce, (error) => this.fail(entry, error));
       this.sources.set(id, { task, producer });
       await task.start();
       this.move(entry, 'started');
@@ -336,8 +348,48 @@ export class ConnectWorker {
     }
   }
 
-  /** Best effort: a server that cannot be reached keeps its slot, which its administrator may drop. */
-  private async dropSourceSlot(connector: StoredConnector): Promise<void> {
+  private sourceTaskOf(
+    connector: StoredConnector,
+    produce: ProduceRecords,
+    onFailed: (error: Error) => void,
+  ): SourceTask {
+    const plugin = pluginOf(connector.config['connector.class']);
+    if (plugin === POSTGRES_SOURCE) {
+      return new PostgresSourceTask(
+        postgresSourceSettingsOf(connector, connector.config),
+        produce,
+        onFailed,
+        this.deps.now,
+      );
+    }
+    if (plugin === MYSQL_SOURCE) {
+      const settings = mySqlSourceSettingsOf(connector, connector.config);
+      const key = { cluster: connector.cluster, name: connector.name };
+      const offsets = {
+        // As Debezium's, the offset belongs to the logical server: a new topic.prefix starts afresh.
+        load: async () => {
+          const stored = await this.deps.offsets.get(key);
+          return stored?.partition.server === settings.topicPrefix && isBinlogPosition(stored.offset)
+            ? stored.offset
+            : undefined;
+        },
+        commit: (position: { file: string; pos: number }) =>
+          this.deps.offsets.commit(
+            key,
+            { partition: { server: settings.topicPrefix }, offset: binlogOffsetOf(position) },
+            this.deps.now(),
+          ),
+      };
+      return new MySqlSourceTask(settings, offsets, produce, onFailed, this.deps.now);
+    }
+    throw new Error(`no source implements ${connector.config['connector.class']}`);
+  }
+
+  /** What a deleted source leaves: its offset, and the PostgreSQL source's slot. */
+  private async forgetSource(connector: StoredConnector): Promise<void> {
+    await this.deps.offsets.remove(connector);
+    if (pluginOf(connector.config['connector.class']) !== POSTGRES_SOURCE) return;
+    // Best effort: a server that cannot be reached keeps its slot, which its administrator may drop.
     await dropSlot(postgresSourceSettingsOf(connector, connector.config)).catch((error: unknown) =>
       this.deps.logger.warn(
         { connector: idOf(connector), err: error },

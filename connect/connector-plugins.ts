@@ -1,6 +1,6 @@
 /**
  * The connectors this runtime implements, with the configuration keys of the connectors users
- * know (Confluent's JDBC and S3 sinks), and the validation Kafka Connect answers for
+ * know (Confluent's JDBC, S3 and Elasticsearch sinks, Debezium's sources), and the validation Kafka Connect answers for
  * `PUT /connector-plugins/<class>/config/validate`.
  */
 export type ConfigType = 'STRING' | 'INT' | 'BOOLEAN' | 'LIST' | 'PASSWORD';
@@ -66,7 +66,8 @@ export const JDBC_SINK: ConnectorPlugin = {
       type: 'STRING',
       required: true,
       group: 'Connection',
-      documentation: 'JDBC URL of the database: jdbc:postgresql://host:port/database.',
+      documentation:
+        'JDBC URL of the database: jdbc:postgresql://host:port/database, jdbc:mysql://host:port/database or jdbc:mariadb://host:port/database.',
     },
     { name: 'connection.user', type: 'STRING', required: false, group: 'Connection', documentation: 'User.' },
     {
@@ -122,8 +123,10 @@ export const JDBC_SINK: ConnectorPlugin = {
   crossCheck(config) {
     const problems: Record<string, string[]> = {};
     const url = config['connection.url'];
-    if (url !== undefined && !/^jdbc:postgresql:\/\/[^/]+\/[^?]+/.test(url)) {
-      problems['connection.url'] = ['only jdbc:postgresql://host[:port]/database URLs are supported'];
+    if (url !== undefined && !/^jdbc:(postgresql|mysql|mariadb):\/\/[^/]+\/[^?]+/.test(url)) {
+      problems['connection.url'] = [
+        'only jdbc:postgresql://, jdbc:mysql:// and jdbc:mariadb://host[:port]/database URLs are supported',
+      ];
     }
     const mode = config['pk.mode'] ?? 'none';
     if (config['insert.mode'] === 'upsert' && mode === 'none') {
@@ -255,7 +258,7 @@ export const POSTGRES_SOURCE: ConnectorPlugin = {
     },
   ],
   crossCheck(config): Record<string, string[]> {
-    const problems: Record<string, string[]> = {};
+    const problems = prefixProblems(config);
     const plugin = config['plugin.name'];
     if (plugin !== undefined && plugin !== '' && plugin !== 'test_decoding') {
       problems['plugin.name'] = [
@@ -266,16 +269,244 @@ export const POSTGRES_SOURCE: ConnectorPlugin = {
     if (slot !== undefined && slot !== '' && !/^[a-z0-9_]{1,63}$/.test(slot)) {
       problems['slot.name'] = ['a slot name has 1 to 63 lower-case letters, digits or underscores'];
     }
-    const prefix = config['topic.prefix'];
-    if (prefix !== undefined && prefix !== '' && !/^[a-zA-Z0-9._-]+$/.test(prefix)) {
-      problems['topic.prefix'] = ['a topic prefix has only letters, digits, ".", "_" or "-"'];
+    return problems;
+  },
+};
+
+function prefixProblems(config: Record<string, string>): Record<string, string[]> {
+  const prefix = config['topic.prefix'];
+  return prefix !== undefined && prefix !== '' && !/^[a-zA-Z0-9._-]+$/.test(prefix)
+    ? { 'topic.prefix': ['a topic prefix has only letters, digits, ".", "_" or "-"'] }
+    : {};
+}
+
+const TOPIC_PREFIX: ConfigDefinition = {
+  name: 'topic.prefix',
+  type: 'STRING',
+  required: true,
+  group: 'Connector',
+  documentation: 'Topics are named <topic.prefix>.<database>.<table>.',
+};
+
+/** The snapshot modes of the MySQL source: rows first then the binlog, the binlog from now, or all of it. */
+export const MYSQL_SNAPSHOT_MODES = ['initial', 'no_data', 'never'] as const;
+
+function isPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Debezium's MySQL source (MySQL and MariaDB), over the row-based binary log. */
+export const MYSQL_SOURCE: ConnectorPlugin = {
+  class: 'io.debezium.connector.mysql.MySqlConnector',
+  type: 'source',
+  version: '2.7.3.Final',
+  definitions: [
+    ...CONNECTOR_COMMON,
+    databaseKey('hostname', 'STRING', 'Host of the MySQL or MariaDB server.'),
+    databaseKey('port', 'INT', 'Port of the server.', '3306'),
+    databaseKey('user', 'STRING', 'A user with REPLICATION SLAVE, REPLICATION CLIENT and SELECT.'),
+    databaseKey('password', 'PASSWORD', 'Password.', ''),
+    {
+      ...databaseKey(
+        'server.id',
+        'INT',
+        'The replica id the binlog is read as, unique among the server\u2019s replicas; one fixed per connector when unset.',
+      ),
+      required: false,
+    },
+    TOPIC_PREFIX,
+    {
+      name: 'database.include.list',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Filters',
+      documentation:
+        'Regular expressions matching the databases captured, comma-separated; every database but the system ones when empty.',
+    },
+    {
+      name: 'table.include.list',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Filters',
+      documentation:
+        'Regular expressions matching the tables captured as database.table, comma-separated; every table when empty.',
+    },
+    {
+      name: 'snapshot.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'initial',
+      allowed: MYSQL_SNAPSHOT_MODES,
+      group: 'Connector',
+      documentation:
+        'initial: the existing rows (op r), then the binlog from there; no_data: the binlog from now; never: the binlog from its oldest file.',
+    },
+  ],
+  crossCheck(config): Record<string, string[]> {
+    const problems = prefixProblems(config);
+    const id = config['database.server.id'];
+    if (id !== undefined && /^-?\d+$/.test(id.trim()) && !(Number(id) >= 1 && Number(id) < 2 ** 32)) {
+      problems['database.server.id'] = ['a server id is between 1 and 4294967295'];
+    }
+    for (const key of ['database.include.list', 'table.include.list']) {
+      const invalid = listOf(config[key]).filter((pattern) => !isPattern(pattern));
+      if (invalid.length > 0)
+        problems[key] = invalid.map((pattern) => `${pattern} is not a regular expression`);
     }
     return problems;
   },
 };
 
+/** Debezium's MongoDB source: validated and kept; its task fails naming the server it lacks. */
+export const MONGODB_SOURCE: ConnectorPlugin = {
+  class: 'io.debezium.connector.mongodb.MongoDbConnector',
+  type: 'source',
+  version: '2.7.3.Final',
+  definitions: [
+    ...CONNECTOR_COMMON,
+    {
+      name: 'mongodb.connection.string',
+      type: 'PASSWORD',
+      required: true,
+      group: 'Connection',
+      documentation:
+        'The replica set\u2019s connection string: mongodb://user:password@host:port/?replicaSet=rs0.',
+    },
+    { name: 'mongodb.user', type: 'STRING', required: false, group: 'Connection', documentation: 'User.' },
+    {
+      name: 'mongodb.password',
+      type: 'PASSWORD',
+      required: false,
+      group: 'Connection',
+      documentation: 'Password.',
+    },
+    TOPIC_PREFIX,
+    {
+      name: 'database.include.list',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Filters',
+      documentation: 'The databases captured, comma-separated; every database when empty.',
+    },
+    {
+      name: 'collection.include.list',
+      type: 'LIST',
+      required: false,
+      defaultValue: '',
+      group: 'Filters',
+      documentation: 'The collections captured, comma-separated database.collection; every one when empty.',
+    },
+    {
+      name: 'capture.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'change_streams_update_full',
+      allowed: ['change_streams', 'change_streams_update_full'],
+      group: 'Connector',
+      documentation: 'Whether an update carries the whole document.',
+    },
+  ],
+  crossCheck(config): Record<string, string[]> {
+    const problems = prefixProblems(config);
+    const url = config['mongodb.connection.string'];
+    if (url !== undefined && url !== '' && !/^mongodb(\+srv)?:\/\/[^/?]+/.test(url)) {
+      problems['mongodb.connection.string'] = ['must be a mongodb:// or mongodb+srv:// connection string'];
+    }
+    return problems;
+  },
+};
+
+/** Confluent's Elasticsearch sink: validated and kept; its task fails naming the server it lacks. */
+export const ELASTICSEARCH_SINK: ConnectorPlugin = {
+  class: 'io.confluent.connect.elasticsearch.ElasticsearchSinkConnector',
+  type: 'sink',
+  version: '14.1.2',
+  definitions: [
+    ...COMMON,
+    {
+      name: 'connection.url',
+      type: 'LIST',
+      required: true,
+      group: 'Connector',
+      documentation: 'The Elasticsearch (or OpenSearch) URLs, comma-separated: http://host:9200.',
+    },
+    {
+      name: 'connection.username',
+      type: 'STRING',
+      required: false,
+      group: 'Security',
+      documentation: 'User.',
+    },
+    {
+      name: 'connection.password',
+      type: 'PASSWORD',
+      required: false,
+      group: 'Security',
+      documentation: 'Password.',
+    },
+    {
+      name: 'key.ignore',
+      type: 'BOOLEAN',
+      required: false,
+      defaultValue: 'false',
+      group: 'Data Conversion',
+      documentation: 'Whether document ids are topic+partition+offset rather than the record key.',
+    },
+    {
+      name: 'schema.ignore',
+      type: 'BOOLEAN',
+      required: false,
+      defaultValue: 'false',
+      group: 'Data Conversion',
+      documentation: 'Whether the index mapping is left to the server rather than made from the schema.',
+    },
+    {
+      name: 'type.name',
+      type: 'STRING',
+      required: false,
+      defaultValue: '_doc',
+      group: 'Data Conversion',
+      documentation: 'The document type, for servers older than Elasticsearch 7.',
+    },
+    {
+      name: 'behavior.on.null.values',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'fail',
+      allowed: ['ignore', 'delete', 'fail'],
+      group: 'Data Conversion',
+      documentation: 'What a tombstone does.',
+    },
+  ],
+  crossCheck(config): Record<string, string[]> {
+    const bad = listOf(config['connection.url']).filter((url) => {
+      try {
+        return !['http:', 'https:'].includes(new URL(url).protocol);
+      } catch {
+        return true;
+      }
+    });
+    return bad.length > 0 ? { 'connection.url': bad.map((url) => `${url} is not an http(s) URL`) } : {};
+  },
+};
+
 /** Every connector this runtime runs: exactly what `GET /connector-plugins` lists. */
-export const CONNECTOR_PLUGINS: readonly ConnectorPlugin[] = [JDBC_SINK, S3_SINK, POSTGRES_SOURCE];
+export const CONNECTOR_PLUGINS: readonly ConnectorPlugin[] = [
+  JDBC_SINK,
+  S3_SINK,
+  ELASTICSEARCH_SINK,
+  POSTGRES_SOURCE,
+  MYSQL_SOURCE,
+  MONGODB_SOURCE,
+];
 
 /** The plugin a `connector.class` names: its full class name, its simple name, or that without `Connector`. */
 export function pluginOf(className: string | undefined): ConnectorPlugin | undefined {

@@ -1,9 +1,10 @@
 /**
  * What the relational sink writes, decided without a database: the connection a JDBC URL names,
- * the row a record becomes under `pk.mode`, and the PostgreSQL statements that create the table
- * and insert or upsert the row.
+ * the row a record becomes under `pk.mode`, and the statements that create the table and insert
+ * or upsert the row, in the dialect of the database (PostgreSQL by default; see jdbc-dialects.ts).
  */
 import { listOf } from './connector-plugins.js';
+import { POSTGRES_DIALECT, type ColumnKind, type SqlDialect } from './jdbc-dialects.js';
 import type { SinkRecord } from './sink-record.js';
 
 export interface JdbcSinkSettings {
@@ -24,7 +25,7 @@ export function jdbcSinkSettingsOf(config: Record<string, string>): JdbcSinkSett
   };
 }
 
-export interface PostgresConnection {
+export interface DatabaseConnection {
   host: string;
   port: number;
   database: string;
@@ -32,23 +33,38 @@ export interface PostgresConnection {
   password?: string;
 }
 
-/** The server a `jdbc:postgresql://host[:port]/database[?user=…&password=…]` URL names; `connection.user` and `connection.password` win. */
-export function postgresConnectionOf(config: Record<string, string>): PostgresConnection {
+const DEFAULT_PORTS: Record<string, number> = { 'postgresql:': 5432, 'mysql:': 3306, 'mariadb:': 3306 };
+
+/**
+ * The server a `jdbc:<postgresql|mysql|mariadb>://host[:port]/database[?user=…&password=…]` URL
+ * names; `connection.user` and `connection.password` win.
+ */
+export function databaseConnectionOf(config: Record<string, string>): DatabaseConnection {
   const url = new URL((config['connection.url'] ?? '').replace(/^jdbc:/, ''));
-  if (url.protocol !== 'postgresql:') throw new Error(`unsupported connection.url ${url.protocol}`);
+  const defaultPort = DEFAULT_PORTS[url.protocol];
+  if (defaultPort === undefined) throw new Error(`unsupported connection.url ${url.protocol}`);
   const user = config['connection.user'] || url.searchParams.get('user') || undefined;
   const password = config['connection.password'] || url.searchParams.get('password') || undefined;
   return {
     host: url.hostname,
-    port: url.port ? Number(url.port) : 5432,
+    port: url.port ? Number(url.port) : defaultPort,
     database: decodeURIComponent(url.pathname.slice(1)),
     ...(user ? { user } : {}),
     ...(password ? { password } : {}),
   };
 }
 
+/** The server of a `jdbc:postgresql://` URL; any other scheme is refused. */
+export function postgresConnectionOf(config: Record<string, string>): DatabaseConnection {
+  if (!/^jdbc:postgresql:/.test(config['connection.url'] ?? '')) {
+    throw new Error(`unsupported connection.url ${config['connection.url']}`);
+  }
+  return databaseConnectionOf(config);
+}
+
 export interface Column {
   name: string;
+  /** The column type in the row's dialect. */
   sqlType: string;
 }
 
@@ -60,29 +76,29 @@ export interface Row {
   keyColumns: string[];
 }
 
-const SCHEMA_TYPES: Record<string, string> = {
-  int8: 'SMALLINT',
-  int16: 'SMALLINT',
-  int32: 'INTEGER',
-  int64: 'BIGINT',
-  float32: 'REAL',
-  float64: 'DOUBLE PRECISION',
-  boolean: 'BOOLEAN',
-  string: 'TEXT',
-  bytes: 'BYTEA',
+const SCHEMA_KINDS: Record<string, ColumnKind> = {
+  int8: 'int8',
+  int16: 'int16',
+  int32: 'int32',
+  int64: 'int64',
+  float32: 'float32',
+  float64: 'float64',
+  boolean: 'boolean',
+  string: 'string',
+  bytes: 'bytes',
 };
 
-function inferredType(value: unknown): string {
-  if (typeof value === 'boolean') return 'BOOLEAN';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'BIGINT' : 'DOUBLE PRECISION';
-  if (typeof value === 'object' && value !== null) return 'JSONB';
-  return 'TEXT';
+function inferredKind(value: unknown): ColumnKind {
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  if (typeof value === 'object' && value !== null) return 'json';
+  return 'string';
 }
 
-function sqlValue(value: unknown, sqlType: string): unknown {
+function sqlValue(value: unknown, kind: ColumnKind): unknown {
   if (value === null || value === undefined) return null;
-  if (sqlType === 'JSONB') return JSON.stringify(value);
-  if (sqlType === 'BYTEA' && typeof value === 'string') return Buffer.from(value, 'base64');
+  if (kind === 'json') return JSON.stringify(value);
+  if (kind === 'bytes' && typeof value === 'string') return Buffer.from(value, 'base64');
   return value;
 }
 
@@ -96,11 +112,15 @@ function fieldsOf(data: unknown, what: string, record: SinkRecord): Record<strin
 }
 
 /** The row a record becomes; undefined for a tombstone, which this sink skips. */
-export function rowOf(record: SinkRecord, settings: JdbcSinkSettings): Row | undefined {
+export function rowOf(
+  record: SinkRecord,
+  settings: JdbcSinkSettings,
+  dialect: SqlDialect = POSTGRES_DIALECT,
+): Row | undefined {
   if (record.value === null) return undefined;
   const value = fieldsOf(record.value, 'value', record);
-  const schemaTypes = new Map(
-    (record.valueSchema?.fields ?? []).map((field) => [field.field, SCHEMA_TYPES[field.type] ?? 'JSONB']),
+  const schemaKinds = new Map(
+    (record.valueSchema?.fields ?? []).map((field) => [field.field, SCHEMA_KINDS[field.type] ?? 'json']),
   );
   const fields: Record<string, unknown> = {};
   let keyColumns: string[] = [];
@@ -129,44 +149,42 @@ export function rowOf(record: SinkRecord, settings: JdbcSinkSettings): Row | und
       );
     }
   }
-  const columns = Object.entries(fields).map(([name, data]) => ({
+  const kinds = Object.entries(fields).map(([name, data]) => ({
     name,
-    sqlType: schemaTypes.get(name) ?? inferredType(data),
+    kind: schemaKinds.get(name) ?? inferredKind(data),
   }));
   return {
     table: settings.tableNameFormat.replaceAll('${topic}', record.topic),
-    columns,
-    values: columns.map((column) => sqlValue(fields[column.name], column.sqlType)),
+    columns: kinds.map(({ name, kind }) => ({ name, sqlType: dialect.types[kind] })),
+    values: kinds.map(({ name, kind }) => sqlValue(fields[name], kind)),
     keyColumns,
   };
 }
 
-/** `"name"`, with quotes inside doubled. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 /** The table a first row asks for (`auto.create`). */
-export function createTableSql(row: Row): string {
-  const columns = row.columns.map(
-    (column) =>
-      `${quoteIdentifier(column.name)} ${column.sqlType}${row.keyColumns.includes(column.name) ? ' NOT NULL' : ''}`,
-  );
-  const key =
-    row.keyColumns.length > 0 ? [`PRIMARY KEY (${row.keyColumns.map(quoteIdentifier).join(', ')})`] : [];
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(row.table)} (${[...columns, ...key].join(', ')})`;
+export function createTableSql(row: Row, dialect: SqlDialect = POSTGRES_DIALECT): string {
+  const quote = dialect.quote;
+  const columns = row.columns.map((column) => {
+    const isKey = row.keyColumns.includes(column.name);
+    return `${quote(column.name)} ${isKey ? dialect.keyType(column.sqlType) : column.sqlType}${isKey ? ' NOT NULL' : ''}`;
+  });
+  const key = row.keyColumns.length > 0 ? [`PRIMARY KEY (${row.keyColumns.map(quote).join(', ')})`] : [];
+  return `CREATE TABLE IF NOT EXISTS ${quote(row.table)} (${[...columns, ...key].join(', ')})`;
 }
 
-/** The insert, or the upsert on the key columns, with `$n` parameters in column order. */
-export function writeSql(row: Row, insertMode: JdbcSinkSettings['insertMode']): string {
-  const names = row.columns.map((column) => quoteIdentifier(column.name));
-  const insert = `INSERT INTO ${quoteIdentifier(row.table)} (${names.join(', ')}) VALUES (${names
-    .map((_, index) => `$${index + 1}`)
+/** The insert, or the upsert on the key columns, with the dialect's parameters in column order. */
+export function writeSql(
+  row: Row,
+  insertMode: JdbcSinkSettings['insertMode'],
+  dialect: SqlDialect = POSTGRES_DIALECT,
+): string {
+  const names = row.columns.map((column) => dialect.quote(column.name));
+  const insert = `INSERT INTO ${dialect.quote(row.table)} (${names.join(', ')}) VALUES (${names
+    .map((_, index) => dialect.parameter(index + 1))
     .join(', ')})`;
   if (insertMode === 'insert') return insert;
-  const updates = row.columns
-    .filter((column) => !row.keyColumns.includes(column.name))
-    .map((column) => `${quoteIdentifier(column.name)} = EXCLUDED.${quoteIdentifier(column.name)}`);
-  const conflict = `ON CONFLICT (${row.keyColumns.map(quoteIdentifier).join(', ')})`;
-  return `${insert} ${conflict} ${updates.length > 0 ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING'}`;
+  return `${insert} ${dialect.upsertClause(
+    row.keyColumns,
+    row.columns.map((column) => column.name).filter((name) => !row.keyColumns.includes(name)),
+  )}`;
 }

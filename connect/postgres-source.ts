@@ -6,14 +6,20 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import {
+  changeRecordOf,
+  topicOf,
+  type ColumnValue,
+  type ProduceRecords,
+  type Row,
+  type SourceInfo,
+  type SourceRecord,
+  type SourceTask,
+} from './change-envelope.js';
 import { listOf, POSTGRES_SOURCE } from './connector-plugins.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const POLL_MS = 300;
-
-/** A column value as test_decoding prints it, read into JSON. */
-export type ColumnValue = string | number | boolean | null;
-export type Row = Record<string, ColumnValue>;
 
 export type DecodedLine =
   | { kind: 'begin'; xid: number }
@@ -107,27 +113,12 @@ export function parseTestDecodingLine(line: string): DecodedLine | undefined {
   return { kind: 'update', schema, table, oldKey: null, after: tupleOf(rest, 0).row };
 }
 
-/** A record as the source produces it: Debezium's key and value. */
-export interface SourceRecord {
-  topic: string;
-  key: Row | null;
-  value: {
-    before: Row | null;
-    after: Row | null;
-    op: 'c' | 'u' | 'd';
-    source: {
-      version: string;
-      connector: 'postgresql';
-      name: string;
-      db: string;
-      schema: string;
-      table: string;
-      txId: number;
-      lsn: string;
-      ts_ms: number | null;
-    };
-    ts_ms: number;
-  };
+/** The PostgreSQL part of a record's `source` block: where in the WAL the change is. */
+export interface PostgresSourceInfo extends SourceInfo {
+  connector: 'postgresql';
+  schema: string;
+  txId: number;
+  lsn: string;
 }
 
 export interface PostgresSourceSettings {
@@ -166,17 +157,9 @@ export function postgresSourceSettingsOf(
   };
 }
 
-/** The topic of a table's changes, as Debezium names it. */
-export function topicOf(prefix: string, schema: string, table: string): string {
-  return `${prefix}.${schema}.${table}`;
-}
-
-/** Where the source produces to: the broker's acknowledgement resolves it. */
-export type ProduceRecords = (records: SourceRecord[]) => Promise<void>;
-
 type ChangeLine = Exclude<DecodedLine, { kind: 'begin' } | { kind: 'commit' }>;
 
-export class PostgresSourceTask {
+export class PostgresSourceTask implements SourceTask {
   private client: pg.Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
@@ -280,24 +263,15 @@ export class PostgresSourceTask {
     line: ChangeLine,
     lsn: string,
     commit: Extract<DecodedLine, { kind: 'commit' }>,
-  ): Promise<SourceRecord> {
-    const before = line.kind === 'insert' ? null : line.oldKey;
-    const after = line.kind === 'delete' ? null : line.after;
-    const columns = await this.primaryKeyOf(line.schema, line.table);
-    const keySource = after ?? before;
-    const key =
-      columns.length > 0 && keySource && columns.every((column) => column in keySource)
-        ? Object.fromEntries(columns.map((column) => [column, keySource[column]!]))
-        : line.kind === 'insert'
-          ? null
-          : line.oldKey;
-    return {
-      topic: topicOf(this.settings.topicPrefix, line.schema, line.table),
-      key,
-      value: {
-        before,
-        after,
+  ): Promise<SourceRecord<PostgresSourceInfo>> {
+    return changeRecordOf<PostgresSourceInfo>(
+      {
+        topic: topicOf(this.settings.topicPrefix, line.schema, line.table),
+        keyColumns: await this.primaryKeyOf(line.schema, line.table),
         op: line.kind === 'insert' ? 'c' : line.kind === 'update' ? 'u' : 'd',
+        before: line.kind === 'insert' ? null : line.oldKey,
+        after: line.kind === 'delete' ? null : line.after,
+        fallbackKey: line.kind === 'insert' ? null : line.oldKey,
         source: {
           version: POSTGRES_SOURCE.version,
           connector: 'postgresql',
@@ -309,9 +283,9 @@ export class PostgresSourceTask {
           lsn,
           ts_ms: commit.ts_ms,
         },
-        ts_ms: this.now().getTime(),
       },
-    };
+      this.now(),
+    );
   }
 
   async stop(): Promise<void> {

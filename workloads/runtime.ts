@@ -336,6 +336,73 @@ export interface StreamingRuntime {
   groupLag(cluster: StreamingClusterWorkload, groupId: string): Promise<GroupLag | undefined>;
 }
 
+/** Kafka Connect's states, as its REST API reports connectors and tasks. */
+export type ConnectorRunState = 'UNASSIGNED' | 'RUNNING' | 'PAUSED' | 'STOPPED' | 'FAILED' | 'RESTARTING';
+
+/** The internal user a cluster's Connect workers reach its brokers as, and what its connectors need. */
+export interface ConnectUserSpec {
+  /** A reserved name (`cloudplane-connect.…`) that no API user holds. */
+  name: string;
+  /** The connectors' topics and groups; the runtime adds its own storage topics and group. */
+  acls: StreamingAcl[];
+}
+
+export interface ConnectorSpec {
+  /** Kafka Connect's connector name. */
+  name: string;
+  class: string;
+  tasksMax: number;
+  /** The configuration in clear, without `name`, `connector.class`, `tasks.max` and the secrets. */
+  config: Record<string, string>;
+  /** The values of PASSWORD-type keys: kept where only the workers read them, never in an object's spec. */
+  secrets: Record<string, string>;
+  state: 'running' | 'paused' | 'stopped';
+}
+
+export interface ConnectTaskObservation {
+  id: number;
+  state: ConnectorRunState;
+  worker_id: string;
+  trace?: string;
+}
+
+/** A connector as the Connect REST API answers its status, and what the runtime adds. */
+export interface ConnectorObservation {
+  connector: { state: ConnectorRunState; worker_id: string; trace?: string };
+  tasks: ConnectTaskObservation[];
+  /** The topics the connector has used, as Connect reports them. */
+  topics: string[];
+}
+
+export interface ConnectorRestart {
+  /** Restart the tasks too (`includeTasks`), or only the instances that failed (`onlyFailed`). */
+  includeTasks: boolean;
+  onlyFailed: boolean;
+}
+
+/**
+ * Kafka Connect workers run beside the cluster (cluster mode: Strimzi's KafkaConnect and one
+ * KafkaConnector per connector). Absent on a runtime whose connectors run in the platform process.
+ */
+export interface ConnectRuntime {
+  /** The cluster's Connect workers, connecting as `user`; idempotent. */
+  ensureConnectCluster(cluster: StreamingClusterWorkload, user: ConnectUserSpec): Promise<void>;
+  /** The workers, their connectors and their user. Idempotent. */
+  removeConnectCluster(cluster: StreamingClusterWorkload, user: string): Promise<void>;
+  /** Creates the connector or brings it to the spec (configuration, secrets, state). Throws `WorkloadError` when refused. */
+  ensureConnector(cluster: StreamingClusterWorkload, connector: ConnectorSpec): Promise<void>;
+  removeConnector(cluster: StreamingClusterWorkload, name: string): Promise<void>;
+  /** The names of the connectors the runtime holds for the cluster. */
+  listConnectors(cluster: StreamingClusterWorkload): Promise<string[]>;
+  /** What the workers report; undefined when the runtime holds no such connector. */
+  observeConnector(
+    cluster: StreamingClusterWorkload,
+    name: string,
+  ): Promise<ConnectorObservation | undefined>;
+  restartConnector(cluster: StreamingClusterWorkload, name: string, restart: ConnectorRestart): Promise<void>;
+  restartTask(cluster: StreamingClusterWorkload, name: string, task: number): Promise<void>;
+}
+
 export interface WorkloadRuntime {
   readonly kind: 'local' | 'kubernetes';
   readonly databases: DatabaseRuntime;
@@ -346,6 +413,8 @@ export interface WorkloadRuntime {
   readonly releases: ReleaseRuntime;
   /** Event-streaming clusters. */
   readonly streaming: StreamingRuntime;
+  /** Connect workers beside the clusters; absent: connectors run in the platform process. */
+  readonly connect?: ConnectRuntime;
   /** Removes a backup's artifact (retention, DELETE). Idempotent. */
   removeBackup(artifact: BackupArtifact): Promise<void>;
   /** Stops what runs in this process (private servers, supervised processes). */

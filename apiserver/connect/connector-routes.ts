@@ -98,7 +98,7 @@ export function connectorRoutes(router: Router): void {
     const { connect } = addressed(res);
     const connector = await connectorOf(res, param(req, 'name'));
     const options = { includeTasks: flag(req, 'includeTasks'), onlyFailed: flag(req, 'onlyFailed') };
-    connect.restart(connector, options);
+    await connect.restart(connector, options);
     // Kafka Connect answers the plain restart with 204, and one with either flag with 202 and the status.
     if (!options.includeTasks && !options.onlyFailed) send(res, 204);
     else send(res, 202, connect.status(connector));
@@ -122,7 +122,7 @@ export function connectorRoutes(router: Router): void {
 
   router.post('/connectors/:name/tasks/:task/restart', async (req, res) => {
     const { connect } = addressed(res);
-    connect.restartTask(await connectorOf(res, param(req, 'name')), taskIdOf(req));
+    await connect.restartTask(await connectorOf(res, param(req, 'name')), taskIdOf(req));
     send(res, 204);
   });
 

@@ -1,8 +1,11 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { tooManyRequests } from '../errors.js';
 import { requestState } from '../routing/request-state.js';
 import type { Authenticator } from '../../accounts/principal.js';
-import { rateLimitHeaders, type RequestRateLimiter } from './rate-limit.js';
+import { rateLimitHeaders, type RateLimitStatus, type RequestRateLimiter } from './rate-limit.js';
+
+/** Admits a request or throws its refusal; answers synchronously when nothing had to be awaited. */
+export type Admission = (req: Request, res: Response) => void | Promise<void>;
 
 /**
  * Establishes who is calling, then counts the request against that caller's budget: per
@@ -11,25 +14,37 @@ import { rateLimitHeaders, type RequestRateLimiter } from './rate-limit.js';
  * Machine endpoints (`/metrics`, `/health`) ignore credentials, which lets a scraper send its
  * own bearer token there.
  */
-export function admission(
-  authenticator: Authenticator | undefined,
-  limiter: RequestRateLimiter,
-): RequestHandler {
-  return async (req, res, next) => {
+export function admission(authenticator: Authenticator | undefined, limiter: RequestRateLimiter): Admission {
+  const count = (req: Request, res: Response, refusal: unknown): void | Promise<void> => {
     const state = requestState(req);
-    let refusal: unknown;
-    try {
-      if (!state.route?.operational) state.principal = await authenticator?.(req);
-    } catch (error) {
-      refusal = error;
-    }
     const key = state.principal
       ? `principal:${state.principal.rateLimitKey}`
       : `address:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-    const status = await limiter.admit(key, !state.route?.operational);
-    res.set(rateLimitHeaders(status));
-    if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
-    if (refusal !== undefined) throw refusal;
+    const settle = (status: RateLimitStatus) => {
+      for (const [name, value] of Object.entries(rateLimitHeaders(status))) res.setHeader(name, value);
+      if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
+      if (refusal !== undefined) throw refusal;
+    };
+    const status = limiter.admit(key, !state.route?.operational);
+    return status instanceof Promise ? status.then(settle) : settle(status);
+  };
+  return (req, res) => {
+    const state = requestState(req);
+    if (state.route?.operational || !authenticator) return count(req, res, undefined);
+    return authenticator(req).then(
+      (principal) => {
+        state.principal = principal;
+        return count(req, res, undefined);
+      },
+      (refusal: unknown) => count(req, res, refusal),
+    );
+  };
+}
+
+/** The admission as a middleware, for the handlers that answer no declared route (405, 404). */
+export function admissionMiddleware(admit: Admission): RequestHandler {
+  return async (req, res, next) => {
+    await admit(req, res);
     next();
   };
 }

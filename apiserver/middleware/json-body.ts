@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -102,10 +102,10 @@ function refusal(where: 'body' | 'params', found: { field: string; problem: stri
 }
 
 /** Refuses a path parameter no identifier may be before the route does any work. */
-export const safeParameters: RequestHandler = (req, _res, next) => {
-  const found = unsafeParameter(req.params as Record<string, string>);
-  next(found ? refusal('params', found) : undefined);
-};
+export function refuseUnsafeParameters(params: Record<string, string>): void {
+  const found = unsafeParameter(params);
+  if (found) throw refusal('params', found);
+}
 
 function declaredLength(headers: Record<string, string | string[] | undefined>): number | undefined {
   const length = headers['content-length'];
@@ -143,14 +143,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
  * For operations that take no body: one is refused before any work, 413 past the body limit and
  * 400 (`unexpected_body`) otherwise, so nothing a client sent is silently ignored.
  */
-export function noBody(limitBytes: number): RequestHandler {
-  return (req, _res, next) => {
-    if (!hasBody(req.headers)) {
-      next();
-      return;
-    }
-    const length = declaredLength(req.headers);
-    if (length !== undefined && length > limitBytes) next(payloadTooLarge(limitBytes));
-    else next(badRequest(`${req.method} ${req.path} takes no request body`, { code: 'unexpected_body' }));
-  };
+export function refuseBody(req: Request, limitBytes: number): void {
+  if (!hasBody(req.headers)) return;
+  const length = declaredLength(req.headers);
+  if (length !== undefined && length > limitBytes) throw payloadTooLarge(limitBytes);
+  throw badRequest(`${req.method} ${req.path} takes no request body`, { code: 'unexpected_body' });
 }

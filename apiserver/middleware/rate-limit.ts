@@ -31,18 +31,18 @@ export interface RateLimitStatus {
   retryAfterSeconds: number;
 }
 
-interface Window {
-  limiter: RateLimiterAbstract;
-  points: number;
-  durationMs: number;
-  /** Settles once the window can count: at once in memory, after table creation in PostgreSQL. */
-  ready: Promise<void>;
-}
-
 interface WindowReading {
   allowed: boolean;
   remaining: number;
   msBeforeReset: number;
+}
+
+/** One budget: `points` requests per `durationMs`, counted per key. */
+interface Window {
+  points: number;
+  durationMs: number;
+  /** Counts one request (or, with `counted: false`, only reads the count). */
+  read(key: string, counted: boolean): WindowReading | Promise<WindowReading>;
 }
 
 export interface RateLimiterOptions {
@@ -53,37 +53,101 @@ export interface RateLimiterOptions {
   now: () => Date;
 }
 
-function openWindow(
-  name: string,
-  points: number,
-  seconds: number,
-  pgPool: pg.Pool | undefined,
-  logger: Logger,
-): Window {
-  const memory = new RateLimiterMemory({ keyPrefix: name, points, duration: seconds });
-  const durationMs = seconds * 1000;
-  if (!pgPool) return { limiter: memory, points, durationMs, ready: Promise.resolve() };
-  let postgres: RateLimiterPostgres | undefined;
-  const ready = new Promise<void>((resolve) => {
-    // Until the table exists, and whenever PostgreSQL errs, the insurance limiter counts instead.
-    postgres = new RateLimiterPostgres(
-      {
-        storeClient: pgPool,
-        storeType: 'pool',
-        tableName: RATE_LIMIT_TABLE,
-        keyPrefix: name,
-        points,
-        duration: seconds,
-        insuranceLimiter: memory,
-      },
-      (error?: unknown) => {
-        if (error) logger.error({ err: error }, 'cannot create the rate-limit table; counting per replica');
-        resolve();
-      },
-    );
-  });
-  const limiter = new RLWrapperTimeouts({ limiter: postgres!, timeoutMs: STORE_TIMEOUT_MS });
-  return { limiter, points, durationMs, ready };
+/**
+ * Fixed windows counted in this process, synchronously: the budget every request passes through
+ * must not cost a promise and a timer per call. Windows that ended are swept once per duration.
+ */
+class MemoryWindow implements Window {
+  private readonly counts = new Map<string, { used: number; resetAt: number }>();
+  private nextSweep = 0;
+
+  constructor(
+    readonly points: number,
+    readonly durationMs: number,
+  ) {}
+
+  read(key: string, counted: boolean): WindowReading {
+    const now = Date.now();
+    if (now >= this.nextSweep) this.sweep(now);
+    let count = this.counts.get(key);
+    if (count === undefined || count.resetAt <= now) {
+      if (!counted) return { allowed: true, remaining: this.points, msBeforeReset: this.durationMs };
+      count = { used: 0, resetAt: now + this.durationMs };
+      this.counts.set(key, count);
+    }
+    if (counted) count.used += 1;
+    // Reading never refuses: probes are answered whatever the budget.
+    const allowed = !counted || count.used <= this.points;
+    return { allowed, remaining: Math.max(0, this.points - count.used), msBeforeReset: count.resetAt - now };
+  }
+
+  private sweep(now: number): void {
+    for (const [key, count] of this.counts) if (count.resetAt <= now) this.counts.delete(key);
+    this.nextSweep = now + this.durationMs;
+  }
+}
+
+/**
+ * A window kept in PostgreSQL, shared by the replicas. Until its table exists, and whenever
+ * PostgreSQL errs or is slower than `STORE_TIMEOUT_MS`, this replica's in-memory counts stand in.
+ */
+class PostgresWindow implements Window {
+  readonly durationMs: number;
+  private readonly limiter: RateLimiterAbstract;
+  private readonly ready: Promise<void>;
+
+  constructor(
+    name: string,
+    readonly points: number,
+    seconds: number,
+    pgPool: pg.Pool,
+    logger: Logger,
+  ) {
+    this.durationMs = seconds * 1000;
+    const insuranceLimiter = new RateLimiterMemory({ keyPrefix: name, points, duration: seconds });
+    let postgres: RateLimiterPostgres | undefined;
+    this.ready = new Promise<void>((resolve) => {
+      postgres = new RateLimiterPostgres(
+        {
+          storeClient: pgPool,
+          storeType: 'pool',
+          tableName: RATE_LIMIT_TABLE,
+          keyPrefix: name,
+          points,
+          duration: seconds,
+          insuranceLimiter,
+        },
+        (error?: unknown) => {
+          if (error) logger.error({ err: error }, 'cannot create the rate-limit table; counting per replica');
+          resolve();
+        },
+      );
+    });
+    this.limiter = new RLWrapperTimeouts({ limiter: postgres!, timeoutMs: STORE_TIMEOUT_MS });
+  }
+
+  async read(key: string, counted: boolean): Promise<WindowReading> {
+    await this.ready;
+    if (!counted) {
+      const current = await this.limiter.get(key);
+      return current
+        ? { allowed: true, remaining: current.remainingPoints, msBeforeReset: current.msBeforeNext }
+        : { allowed: true, remaining: this.points, msBeforeReset: this.durationMs };
+    }
+    try {
+      const result = await this.limiter.consume(key);
+      return { allowed: true, remaining: result.remainingPoints, msBeforeReset: result.msBeforeNext };
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      return { allowed: false, remaining: 0, msBeforeReset: refusal.msBeforeNext };
+    }
+  }
+}
+
+function openWindow(name: string, points: number, seconds: number, options: RateLimiterOptions): Window {
+  return options.pgPool
+    ? new PostgresWindow(name, points, seconds, options.pgPool, options.logger)
+    : new MemoryWindow(points, seconds * 1000);
 }
 
 /**
@@ -94,25 +158,27 @@ function openWindow(
 export class RequestRateLimiter {
   private readonly minute: Window;
   private readonly second: Window;
-  private readonly ready: Promise<unknown>;
 
   constructor(private readonly options: RateLimiterOptions) {
-    const { limits, pgPool, logger } = options;
-    this.minute = openWindow('minute', limits.perMinute, 60, pgPool, logger);
-    this.second = openWindow('second', limits.perSecond, 1, pgPool, logger);
-    this.ready = Promise.all([this.minute.ready, this.second.ready]);
+    this.minute = openWindow('minute', options.limits.perMinute, 60, options);
+    this.second = openWindow('second', options.limits.perSecond, 1, options);
   }
 
   /**
    * Counts one request against `key` and reports where the caller stands. With `counted: false`
-   * it only reads the counts: for probes, which must never be throttled.
+   * it only reads the counts: for probes, which must never be throttled. In memory it answers at
+   * once; in PostgreSQL it answers a promise.
    */
-  async admit(key: string, counted: boolean): Promise<RateLimitStatus> {
-    await this.ready;
-    const [minute, second] = await Promise.all([
-      this.read(this.minute, key, counted),
-      this.read(this.second, key, counted),
-    ]);
+  admit(key: string, counted: boolean): RateLimitStatus | Promise<RateLimitStatus> {
+    const minute = this.minute.read(key, counted);
+    const second = this.second.read(key, counted);
+    if (minute instanceof Promise || second instanceof Promise) {
+      return Promise.all([minute, second]).then(([m, s]) => this.status(m, s));
+    }
+    return this.status(minute, second);
+  }
+
+  private status(minute: WindowReading, second: WindowReading): RateLimitStatus {
     const allowed = minute.allowed && second.allowed;
     const waits = [minute, second].filter((reading) => !reading.allowed).map((r) => r.msBeforeReset);
     return {
@@ -122,22 +188,6 @@ export class RequestRateLimiter {
       resetAt: Math.ceil((this.options.now().getTime() + minute.msBeforeReset) / 1000),
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(Math.max(...waits) / 1000)),
     };
-  }
-
-  private async read(window: Window, key: string, counted: boolean): Promise<WindowReading> {
-    if (!counted) {
-      const current = await window.limiter.get(key);
-      return current
-        ? { allowed: true, remaining: current.remainingPoints, msBeforeReset: current.msBeforeNext }
-        : { allowed: true, remaining: window.points, msBeforeReset: window.durationMs };
-    }
-    try {
-      const result = await window.limiter.consume(key);
-      return { allowed: true, remaining: result.remainingPoints, msBeforeReset: result.msBeforeNext };
-    } catch (refusal) {
-      if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      return { allowed: false, remaining: 0, msBeforeReset: refusal.msBeforeNext };
-    }
   }
 }
 

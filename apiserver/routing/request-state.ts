@@ -22,7 +22,7 @@ export function requestState(req: IncomingMessage): RequestState {
   return state;
 }
 
-/** The id pino-http assigned (see the access log's `genReqId`). */
+/** The id the access log assigned the request. */
 export function requestIdOf(req: IncomingMessage): string {
   return String(req.id);
 }

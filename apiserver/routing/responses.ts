@@ -21,9 +21,8 @@ export function writeResult(
     res.status(result.status ?? 204).end();
     return;
   }
-  res.status(result.status ?? 200);
   if (style === 'bare') {
-    res.json(result.data);
+    writeJson(res, result.status ?? 200, result.data);
     return;
   }
   const meta = result.page
@@ -34,5 +33,19 @@ export function writeResult(
         request_id: requestId,
       }
     : { request_id: requestId };
-  res.json({ data: result.data, meta });
+  writeJson(res, result.status ?? 200, { data: result.data, meta });
+}
+
+/**
+ * A JSON answer written straight to the socket: what `res.json` does for these bodies (type,
+ * length, no body for HEAD) without its content negotiation and freshness checks, which every
+ * answer of this API (`no-store`, no ETag) would pay for nothing.
+ */
+function writeJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (res.req.method === 'HEAD') res.end();
+  else res.end(text);
 }

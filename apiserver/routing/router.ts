@@ -1,6 +1,7 @@
-import type { Express, Request, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from '../errors.js';
-import { jsonBody, noBody, safeParameters } from '../middleware/json-body.js';
+import { admissionMiddleware, type Admission } from '../middleware/admission.js';
+import { jsonBody, refuseBody, refuseUnsafeParameters } from '../middleware/json-body.js';
 import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
@@ -8,12 +9,13 @@ import { writeResult } from './responses.js';
 import type { AnyRouteDefinition, AreaServices, CoreServices, RouteDefinition } from './route.js';
 import type { Principal } from '../../accounts/principal.js';
 import { templateShape } from './route-paths.js';
+import { RouteTable } from './route-table.js';
 
 export interface RouterOptions<A extends AreaServices> {
   /** Spread into every handler's context. */
   services: CoreServices & A;
   /** Authentication and rate limiting; runs once for every request, matched or not. */
-  admission: RequestHandler;
+  admission: Admission;
   bodyLimitBytes: number;
 }
 
@@ -21,57 +23,77 @@ function hasScope(principal: Principal, scope: string): boolean {
   return principal.scopes.includes('*') || principal.scopes.includes(scope);
 }
 
-function authorization(route: AnyRouteDefinition): RequestHandler {
-  const scopes = route.scopes ?? [];
-  return (req, _res, next) => {
-    if (route.auth === 'public') return next();
-    const { principal } = requestState(req);
-    if (!principal) throw unauthorized();
-    const missing = scopes.filter((scope) => !hasScope(principal, scope));
-    if (missing.length > 0) {
-      throw forbidden(`this operation requires the scope ${missing.join(', ')}`, {
-        details: { missing_scopes: missing },
-      });
-    }
-    next();
-  };
-}
-
-/** Express hands a `*wildcard` over as its segments; handlers see the path text. */
-function pathParams(req: Request): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.params as Record<string, string | string[]>)) {
-    params[name] = Array.isArray(value) ? value.join('/') : value;
+function authorize(route: AnyRouteDefinition, principal: Principal | undefined): void {
+  if (route.auth === 'public') return;
+  if (!principal) throw unauthorized();
+  const missing = (route.scopes ?? []).filter((scope) => !hasScope(principal, scope));
+  if (missing.length > 0) {
+    throw forbidden(`this operation requires the scope ${missing.join(', ')}`, {
+      details: { missing_scopes: missing },
+    });
   }
-  return params;
 }
 
-function dispatch<A extends AreaServices>(
+/** A `*wildcard` matches as its segments; handlers see the path text. */
+function joinedParams(params: Record<string, string | string[]>): Record<string, string> {
+  const joined: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params))
+    joined[name] = Array.isArray(value) ? value.join('/') : value;
+  return joined;
+}
+
+/** What answers a matched route: its steps, given the path parameters the table found. */
+type RouteAnswer = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;
+
+/**
+ * A route's steps in order: admission, authorization, the path parameters' characters, the body
+ * (read or refused), validation, the handler, the answer; plain calls rather than an express
+ * layer per step, each of which costs a trip through the router.
+ */
+function routeAnswer<A extends AreaServices>(
   route: RouteDefinition<A>,
   options: RouterOptions<A>,
   validation: RequestValidation,
-): RequestHandler {
+): RouteAnswer {
   const validate = validation.compile(route.request);
   const style = API_AREAS[route.area].success;
   const takesBody = route.request?.body !== undefined;
-  return async (req, res) => {
+  const readBody = takesBody ? jsonBody(options.bodyLimitBytes) : undefined;
+  return async (req, res, params) => {
+    const state = requestState(req);
+    state.template = route.path;
+    state.route = route;
+    await options.admission(req, res);
+    authorize(route, state.principal);
+    refuseUnsafeParameters(params);
+    if (readBody) await run(readBody, req, res);
+    else refuseBody(req, options.bodyLimitBytes);
     const input = validate({
-      params: pathParams(req),
+      params,
       query: req.query as Record<string, unknown>,
       body: takesBody ? ((req.body as unknown) ?? {}) : undefined,
     });
     const requestId = requestIdOf(req);
-    const result = await route.handler({
+    const context = {
       ...options.services,
       ...input,
-      principal: requestState(req).principal,
+      principal: state.principal,
       requestId,
-      logger: req.log,
       clientIp: req.ip ?? '',
       headers: req.headers,
-    });
+    };
+    // The request's logger is made on first use (see the access log).
+    Object.defineProperty(context, 'logger', { enumerable: true, get: () => req.log });
+    const result = await route.handler(context as typeof context & { logger: typeof req.log });
     writeResult(res, result, style, requestId);
   };
+}
+
+/** Runs an express middleware as a step: settles when it calls `next`. */
+function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error)));
+  });
 }
 
 function allowedMethods(methods: ReadonlySet<string>): string[] {
@@ -81,8 +103,9 @@ function allowedMethods(methods: ReadonlySet<string>): string[] {
 }
 
 /**
- * Registers the routes (already in matching order), then for each known path a handler answering
- * other methods with 405 and `Allow` (204 to OPTIONS), then the 404 for everything else.
+ * Serves the routes (already in matching order) from one route table: a matched route runs its
+ * steps; a known path asked with another method answers 405 and `Allow` (204 to OPTIONS); the
+ * rest falls through to the 404.
  */
 export function mountRoutes<A extends AreaServices>(
   app: Express,
@@ -92,39 +115,37 @@ export function mountRoutes<A extends AreaServices>(
   const validation = new RequestValidation();
   const methodsByShape = new Map<string, { template: string; methods: Set<string> }>();
   for (const route of routes) {
-    const mark: RequestHandler = (req, _res, next) => {
-      const state = requestState(req);
-      state.template = route.path;
-      state.route = route;
-      next();
-    };
-    const steps = [mark, options.admission, authorization(route), safeParameters];
-    steps.push(route.request?.body ? jsonBody(options.bodyLimitBytes) : noBody(options.bodyLimitBytes));
-    app[route.method](route.path, ...steps, dispatch(route, options, validation));
-
     const shape = templateShape(route.path);
     const known = methodsByShape.get(shape) ?? { template: route.path, methods: new Set<string>() };
     known.methods.add(route.method);
     methodsByShape.set(shape, known);
   }
+  const table = new RouteTable(
+    routes.map((route) => ({
+      template: route.path,
+      method: route.method,
+      value: routeAnswer(route, options, validation),
+    })),
+  );
 
-  for (const { template, methods } of methodsByShape.values()) {
+  app.use(async (req, res, next) => {
+    const found = table.lookup(req.method, req.path);
+    if (found.kind === 'route') {
+      const params = joinedParams(found.params);
+      req.params = params;
+      await found.entry.value(req, res, params);
+      return;
+    }
+    if (found.kind === 'none') return next();
+    const { template, methods } = methodsByShape.get(templateShape(found.template))!;
+    requestState(req).template = template;
+    await options.admission(req, res);
     const allowed = allowedMethods(methods);
-    app.all(
-      template,
-      (req, _res, next) => {
-        requestState(req).template = template;
-        next();
-      },
-      options.admission,
-      (req, res) => {
-        if (req.method !== 'OPTIONS') throw methodNotAllowed(req.method, allowed);
-        res.set('Allow', allowed.join(', ')).status(204).end();
-      },
-    );
-  }
+    if (req.method !== 'OPTIONS') throw methodNotAllowed(req.method, allowed);
+    res.set('Allow', allowed.join(', ')).status(204).end();
+  });
 
-  app.use(options.admission, (req) => {
+  app.use(admissionMiddleware(options.admission), (req) => {
     throw notFound(`no route for ${req.method} ${req.path}`);
   });
 }

@@ -18,6 +18,9 @@ import * as stacks from './0016_stacks.js';
 import * as streaming from './0017_streaming.js';
 import * as schemaRegistry from './0018_schema_registry.js';
 import * as connect from './0019_connect.js';
+import * as connectSourceOffsets from './0020_connect_source_offsets.js';
+import * as connectObservations from './0021_connect_observations.js';
+import * as credentialEpoch from './0022_credential_epoch.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -46,4 +49,7 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0017_streaming', up: streaming.up },
   { name: '0018_schema_registry', up: schemaRegistry.up },
   { name: '0019_connect', up: connect.up },
+  { name: '0020_connect_source_offsets', up: connectSourceOffsets.up },
+  { name: '0021_connect_observations', up: connectObservations.up },
+  { name: '0022_credential_epoch', up: credentialEpoch.up },
 ];

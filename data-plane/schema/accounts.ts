@@ -17,6 +17,14 @@ export interface AccountsTables {
   login_lockouts: LoginLockoutsTable;
   oauth_login_states: OAuthLoginStatesTable;
   oauth_identities: OAuthIdentitiesTable;
+  credential_epoch: CredentialEpochTable;
+}
+
+/** One row: moved forward by triggers whenever a credential may have ended or narrowed. */
+export interface CredentialEpochTable {
+  id: number;
+  /** bigint: PostgreSQL answers it as a string. */
+  epoch: number | string;
 }
 
 /** An account. `email` is stored lowercase; `password_hash` is null for accounts made through OAuth. */

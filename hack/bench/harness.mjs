@@ -1,16 +1,9 @@
 // What the benchmarks share: servers in child processes (so the load generator never shares an
 // event loop with the server it measures), a registered user, and autocannon runs.
-import { fork } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = 50;
-export const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 10);
-export const WARMUP_SECONDS = Math.min(3, DURATION_SECONDS);
 const CHILD_START_TIMEOUT_MS = 30_000;
 const CHILD_STOP_TIMEOUT_MS = 10_000;
 
@@ -57,15 +50,6 @@ export function nextMessage(child, key, timeoutMs = CHILD_START_TIMEOUT_MS) {
   });
 }
 
-/** Forks `script` (a file URL) with `serve <kind>` and waits for its port and details. */
-export async function startChild(script, kind) {
-  const child = fork(fileURLToPath(script), ['serve', kind], { stdio: 'inherit' });
-  const port = await nextMessage(child, 'port');
-  child.send('details');
-  const details = await nextMessage(child, 'details');
-  return { kind, child, url: `http://127.0.0.1:${port}`, details };
-}
-
 export async function stopChild({ child }) {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -73,11 +57,6 @@ export async function stopChild({ child }) {
   const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
-}
-
-export async function childRss({ child }) {
-  child.send('rss');
-  return nextMessage(child, 'rss');
 }
 
 /** Kills the children and exits when the run takes longer than `seconds`; answers the canceller. */
@@ -123,80 +102,4 @@ export function unexpectedStatuses(result, expected) {
   return Object.entries(result.statusCodeStats)
     .filter(([code]) => Number(code) !== expected)
     .reduce((sum, [, stats]) => sum + stats.count, 0);
-}
-
-/**
- * Runs in the child: the platform as `serve` assembles it (`assemblePlatform`, on two SQLite
- * files in a temp dir,
- * rate limits out of the way, no controllers), serving the benchmark's own route modules beside
- * the platform's, on a free port. `prepare(url)` answers the `details` the parent asks for (a
- * bearer token, a cluster id).
- */
-export async function servePlatform({ routes = async () => [], prepare = async () => ({}) }) {
-  const [
-    { startServer },
-    { loadConfig },
-    { assemblePlatform },
-    { KUBERNETES_API_KINDS },
-    { openEmbeddedStore },
-    { openDataPlane },
-    { createLogger },
-    { createMetrics },
-    { loadKinds },
-  ] = await Promise.all([
-    import(dist('apiserver/server.js')),
-    import(dist('config/index.js')),
-    import(dist('cli/platform.js')),
-    import(dist('control-plane/built-in-kinds.js')),
-    import(dist('control-plane/embedded-store/index.js')),
-    import(dist('data-plane/data-plane.js')),
-    import(dist('observability/logger.js')),
-    import(dist('observability/metrics.js')),
-    import(dist('crds/registry.js')),
-  ]);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
-  const config = loadConfig({
-    CLOUDPLANE_DATA_DIR: dataDir,
-    CLOUDPLANE_LOG_LEVEL: 'warn',
-    CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
-    CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
-    CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
-  });
-  const logger = createLogger(config.process.logLevel);
-  const metrics = createMetrics();
-  const store = openEmbeddedStore({
-    path: path.join(dataDir, 'control-plane.db'),
-    kinds: [...loadKinds(), ...KUBERNETES_API_KINDS],
-    logger,
-  });
-  const database = await openDataPlane({
-    sqlitePath: path.join(dataDir, 'data-plane.db'),
-    logger,
-    metrics,
-  });
-  const platform = await assemblePlatform({
-    config,
-    logger,
-    metrics,
-    store,
-    database,
-    extraRoutes: await routes(),
-  });
-  const server = await startServer(platform.restApi(), {
-    host: '127.0.0.1',
-    port: 0,
-    listMethod: true,
-  });
-  config.http.publicUrl.follow(server.url);
-  return {
-    port: server.port,
-    details: await prepare(server.url),
-    async close() {
-      await server.close();
-      await platform.idle();
-      await database.close();
-      await store.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
 }

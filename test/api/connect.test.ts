@@ -150,7 +150,10 @@ describe('the Kafka Connect REST API', () => {
     expect(plugins.body.map((plugin: Json) => plugin.class)).toEqual([
       'io.confluent.connect.jdbc.JdbcSinkConnector',
       'io.confluent.connect.s3.S3SinkConnector',
+      'io.confluent.connect.elasticsearch.ElasticsearchSinkConnector',
       'io.debezium.connector.postgresql.PostgresConnector',
+      'io.debezium.connector.mysql.MySqlConnector',
+      'io.debezium.connector.mongodb.MongoDbConnector',
     ]);
   });
 

@@ -686,6 +686,16 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
           resources: ['kafkatopics', 'kafkausers'],
           verbs: ['get', 'list', 'create', 'patch', 'delete'],
         },
+        {
+          apiGroups: ['kafka.strimzi.io'],
+          resources: ['kafkaconnects', 'kafkaconnectors'],
+          verbs: ['get', 'list', 'create', 'patch', 'delete'],
+        },
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['roles', 'rolebindings'],
+          verbs: ['get', 'create', 'patch', 'delete'],
+        },
       ]);
     });
 

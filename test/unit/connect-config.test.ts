@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ELASTICSEARCH_SINK,
   isSecretKey,
   JDBC_SINK,
+  MONGODB_SOURCE,
+  MYSQL_SOURCE,
   pluginOf,
   POSTGRES_SOURCE,
   S3_SINK,
@@ -21,6 +24,25 @@ const s3 = {
   's3.bucket.name': 'b',
   'flush.size': '3',
 };
+const binlog = {
+  name: 'orders-capture',
+  'connector.class': MYSQL_SOURCE.class,
+  'database.hostname': 'db',
+  'database.user': 'capture',
+  'topic.prefix': 'shop',
+};
+const mongo = {
+  name: 'carts',
+  'connector.class': MONGODB_SOURCE.class,
+  'mongodb.connection.string': 'mongodb://db:27017/?replicaSet=rs0',
+  'topic.prefix': 'carts',
+};
+const search = {
+  name: 'orders-index',
+  'connector.class': ELASTICSEARCH_SINK.class,
+  topics: 'orders',
+  'connection.url': 'http://search:9200',
+};
 
 function errorsOf(plugin: typeof JDBC_SINK, config: Record<string, string>): Record<string, string[]> {
   const infos = validateConnectorConfig(plugin, config);
@@ -35,7 +57,14 @@ describe('connector configuration validation', () => {
   it.each<[string, typeof JDBC_SINK, Record<string, string>, string[]]>([
     ['a complete JDBC sink', JDBC_SINK, jdbc, []],
     ['a JDBC sink without its URL', JDBC_SINK, { ...jdbc, 'connection.url': '' }, ['connection.url']],
-    ['a MySQL URL', JDBC_SINK, { ...jdbc, 'connection.url': 'jdbc:mysql://db/shop' }, ['connection.url']],
+    ['a MySQL URL', JDBC_SINK, { ...jdbc, 'connection.url': 'jdbc:mysql://db/shop' }, []],
+    ['a MariaDB URL', JDBC_SINK, { ...jdbc, 'connection.url': 'jdbc:mariadb://db:3307/shop' }, []],
+    [
+      'an Oracle URL',
+      JDBC_SINK,
+      { ...jdbc, 'connection.url': 'jdbc:oracle:thin:@db:1521/x' },
+      ['connection.url'],
+    ],
     ['an unknown insert mode', JDBC_SINK, { ...jdbc, 'insert.mode': 'merge' }, ['insert.mode']],
     ['upsert without a key', JDBC_SINK, { ...jdbc, 'insert.mode': 'upsert' }, ['pk.mode']],
     ['record_value keys without fields', JDBC_SINK, { ...jdbc, 'pk.mode': 'record_value' }, ['pk.fields']],
@@ -45,6 +74,37 @@ describe('connector configuration validation', () => {
     ['a complete S3 sink', S3_SINK, s3, []],
     ['flush.size that is no number', S3_SINK, { ...s3, 'flush.size': 'many' }, ['flush.size']],
     ['a store.url that is no URL', S3_SINK, { ...s3, 'store.url': 'minio:9000' }, ['store.url']],
+    ['a complete MySQL source', MYSQL_SOURCE, binlog, []],
+    [
+      'a MySQL source without its host',
+      MYSQL_SOURCE,
+      { ...binlog, 'database.hostname': '' },
+      ['database.hostname'],
+    ],
+    ['server id 0', MYSQL_SOURCE, { ...binlog, 'database.server.id': '0' }, ['database.server.id']],
+    ['an unknown snapshot mode', MYSQL_SOURCE, { ...binlog, 'snapshot.mode': 'always' }, ['snapshot.mode']],
+    [
+      'a table pattern that is none',
+      MYSQL_SOURCE,
+      { ...binlog, 'table.include.list': 'shop.(x' },
+      ['table.include.list'],
+    ],
+    ['a prefix with a slash', MYSQL_SOURCE, { ...binlog, 'topic.prefix': 'a/b' }, ['topic.prefix']],
+    ['a complete MongoDB source', MONGODB_SOURCE, mongo, []],
+    [
+      'a MongoDB URL of http',
+      MONGODB_SOURCE,
+      { ...mongo, 'mongodb.connection.string': 'http://db' },
+      ['mongodb.connection.string'],
+    ],
+    ['a complete search sink', ELASTICSEARCH_SINK, search, []],
+    [
+      'a search URL without scheme',
+      ELASTICSEARCH_SINK,
+      { ...search, 'connection.url': 'search:9200' },
+      ['connection.url'],
+    ],
+    ['key.ignore that is no boolean', ELASTICSEARCH_SINK, { ...search, 'key.ignore': 'no' }, ['key.ignore']],
   ])('%s: errors on %j', (_case, plugin, config, keys) => {
     const errors = errorsOf(plugin, config);
     expect(Object.keys(errors).sort()).toEqual([...keys].sort());
@@ -69,7 +129,10 @@ describe('plugins and secrets', () => {
     ['JdbcSink', JDBC_SINK],
     ['S3SinkConnector', S3_SINK],
     ['io.debezium.connector.postgresql.PostgresConnector', POSTGRES_SOURCE],
-    ['io.debezium.connector.mysql.MySqlConnector', undefined],
+    ['io.debezium.connector.mysql.MySqlConnector', MYSQL_SOURCE],
+    ['MongoDbConnector', MONGODB_SOURCE],
+    ['ElasticsearchSink', ELASTICSEARCH_SINK],
+    ['io.debezium.connector.oracle.OracleConnector', undefined],
   ])('%s names %s', (name, plugin) => {
     expect(pluginOf(name)).toBe(plugin);
   });
@@ -79,6 +142,11 @@ describe('plugins and secrets', () => {
     [JDBC_SINK, 'connection.user', false],
     [S3_SINK, 'aws.secret.access.key', true],
     [S3_SINK, 'aws.access.key.id', false],
+    [MYSQL_SOURCE, 'database.password', true],
+    [MONGODB_SOURCE, 'mongodb.connection.string', true],
+    [MONGODB_SOURCE, 'mongodb.password', true],
+    [ELASTICSEARCH_SINK, 'connection.password', true],
+    [ELASTICSEARCH_SINK, 'connection.username', false],
     [undefined, 'database.password', true],
     [undefined, 'ssl.key', true],
     [undefined, 'topics', false],

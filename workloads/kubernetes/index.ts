@@ -10,6 +10,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { HelmConfig } from '../helm.js';
 import type { BackupArtifact, WorkloadRuntime } from '../runtime.js';
 import { placeOf } from './artifacts.js';
+import { kubernetesConnect } from './connect.js';
 import { kubernetesDatabases } from './databases.js';
 import { jobRunner } from './jobs.js';
 import { removeObject } from './objects.js';
@@ -40,6 +41,8 @@ export interface KubernetesRuntimeOptions {
   helm?: HelmConfig;
   /** The kubeconfig the store was built with: stack jobs' logs are read with it. Absent: logs are empty. */
   kubeConfig?: KubeConfig;
+  /** The KafkaConnect image, with the connector plugins the platform offers; absent: Strimzi's own. */
+  connectImage?: string;
 }
 
 export function createKubernetesRuntime(options: KubernetesRuntimeOptions): WorkloadRuntime {
@@ -67,6 +70,7 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Work
       logger,
     ),
     streaming: kubernetesStreaming(store, logger, settings),
+    connect: kubernetesConnect(store, logger, options.connectImage ? { image: options.connectImage } : {}),
     async removeBackup(artifact: BackupArtifact) {
       const place = placeOf(artifact.location);
       if (place.kind === 'cnpg') {

@@ -3,6 +3,7 @@
  * ones a database or a share is made of. They are descriptors so that the operator's store serves
  * them (a store answers NotFound for a kind it was not given); none is a cloudplane kind.
  */
+import { ROLE_BINDING_KIND, ROLE_KIND } from '../../control-plane/built-in-kinds.js';
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 
 const TYPES_FILE = 'workloads/kubernetes/resource-types.ts';
@@ -34,6 +35,13 @@ export const KAFKA_NODE_POOL = foreignKind('kafka.strimzi.io', 'v1', 'KafkaNodeP
 export const KAFKA_TOPIC = foreignKind('kafka.strimzi.io', 'v1', 'KafkaTopic', 'kafkatopics');
 /** `kafka.strimzi.io/v1` KafkaUser: a SCRAM user and its ACLs, set in Kafka by Strimzi's user operator. */
 export const KAFKA_USER = foreignKind('kafka.strimzi.io', 'v1', 'KafkaUser', 'kafkausers');
+/** `kafka.strimzi.io/v1` KafkaConnect: a streaming cluster's Kafka Connect workers, run by Strimzi. */
+export const KAFKA_CONNECT = foreignKind('kafka.strimzi.io', 'v1', 'KafkaConnect', 'kafkaconnects');
+/** `kafka.strimzi.io/v1` KafkaConnector: one connector, created in its KafkaConnect by Strimzi. */
+export const KAFKA_CONNECTOR = foreignKind('kafka.strimzi.io', 'v1', 'KafkaConnector', 'kafkaconnectors');
+/** The Connect workers' right to read their connectors' Secret (the config provider asks the API). */
+export const ROLE = ROLE_KIND;
+export const ROLE_BINDING = ROLE_BINDING_KIND;
 export const STATEFUL_SET = foreignKind('apps', 'v1', 'StatefulSet', 'statefulsets');
 export const SERVICE = foreignKind('', 'v1', 'Service', 'services');
 export const SECRET = foreignKind('', 'v1', 'Secret', 'secrets');
@@ -56,6 +64,10 @@ export const KUBERNETES_WORKLOAD_KINDS: readonly KindDescriptor[] = [
   KAFKA_NODE_POOL,
   KAFKA_TOPIC,
   KAFKA_USER,
+  KAFKA_CONNECT,
+  KAFKA_CONNECTOR,
+  ROLE,
+  ROLE_BINDING,
   STATEFUL_SET,
   SERVICE,
   SECRET,

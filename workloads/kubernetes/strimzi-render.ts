@@ -112,7 +112,8 @@ export function brokerVolumeGi(cluster: StreamingClusterWorkload, settings: Stri
   return Math.max(1, Math.ceil((storageBytes * replicationOf(cluster)) / brokers / 1024 ** 3));
 }
 
-function metadataOf(cluster: StreamingClusterWorkload, name: string, strimziCluster = true) {
+/** Names and labels of an object of the cluster; `strimziCluster`: labelled as one of its Kafka's. */
+export function metadataOf(cluster: StreamingClusterWorkload, name: string, strimziCluster = true) {
   return {
     name,
     namespace: cluster.organization,
@@ -125,7 +126,7 @@ function metadataOf(cluster: StreamingClusterWorkload, name: string, strimziClus
   };
 }
 
-const apiVersionOf = (type: { group: string; version: string }) => `${type.group}/${type.version}`;
+export const apiVersionOf = (type: { group: string; version: string }) => `${type.group}/${type.version}`;
 
 /** The Kafka: KRaft on node pools, one TLS listener with SCRAM-SHA-512, ACLs, both entity operators. */
 export function renderKafka(cluster: StreamingClusterWorkload, settings: StrimziSettings): KubeObject {
@@ -312,7 +313,7 @@ export interface KafkaReading {
   caCertificate: string;
 }
 
-const conditionOf = (status: { conditions?: Condition[] } | undefined, type: string) =>
+export const conditionOf = (status: { conditions?: Condition[] } | undefined, type: string) =>
   status?.conditions?.find((condition) => condition.type === type);
 
 /**

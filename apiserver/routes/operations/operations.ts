@@ -63,11 +63,26 @@ export interface OperationsServices {
 
 type OperationsContext = RouteContext<Empty, Principal | undefined, OperationsServices>;
 
-async function health({ store, database, now, operations }: OperationsContext): Promise<RouteResult> {
-  const [storeCheck, databaseCheck] = await Promise.all([
-    check(() => store.ping()),
-    check(() => database.ping()),
-  ]);
+/**
+ * The checks running now, per app: probes that arrive while one is under way share its answer
+ * rather than queue pings of their own, so a probe storm costs the dependencies one ping at a time.
+ */
+const checksUnderWay = new WeakMap<OperationsServices['operations'], Promise<[string, string]>>();
+
+function runChecks({ store, database, operations }: OperationsContext): Promise<[string, string]> {
+  let checks = checksUnderWay.get(operations);
+  if (!checks) {
+    checks = Promise.all([check(() => store.ping()), check(() => database.ping())]).finally(() =>
+      checksUnderWay.delete(operations),
+    );
+    checksUnderWay.set(operations, checks);
+  }
+  return checks;
+}
+
+async function health(context: OperationsContext): Promise<RouteResult> {
+  const { now, operations } = context;
+  const [storeCheck, databaseCheck] = await runChecks(context);
   const healthy = storeCheck === 'ok' && databaseCheck === 'ok';
   const uptimeSeconds = Math.max(0, Math.floor((now().getTime() - operations.startedAt.getTime()) / 1000));
   return {

@@ -1,0 +1,52 @@
+import { CompiledQuery } from 'kysely';
+import type { DataPlane } from '../data-plane/data-plane.js';
+
+/** What a resolved credential stays good for without asking the data plane again. */
+export interface ResolvedCredential<T> {
+  value: T;
+  /** ms since the epoch: the token's, session's or key's expiry, whichever comes first. */
+  validUntil: number;
+}
+
+/** The most credentials kept; past it the longest-kept go first. */
+const MAX_ENTRIES = 10_000;
+
+const READ_EPOCH = CompiledQuery.raw('select epoch from credential_epoch where id = 1');
+
+/**
+ * Credentials this replica resolved, kept until they expire or the data plane's credential epoch
+ * moves (see migration 0022): every request reads the epoch, one indexed single-row read instead
+ * of verifying a signature and joining sessions, users and memberships. The epoch moves in the
+ * transaction that revokes, so no TTL lets a dead credential live: the first request after the
+ * commit, on any replica, sees the new epoch and resolves afresh.
+ */
+export class CredentialCache<T> {
+  private readonly entries = new Map<string, ResolvedCredential<T>>();
+  private epoch: string | undefined;
+
+  constructor(private readonly database: DataPlane) {}
+
+  async resolve(credential: string, now: Date, lookup: () => Promise<ResolvedCredential<T>>): Promise<T> {
+    const epoch = await this.readEpoch();
+    if (epoch !== this.epoch) {
+      this.entries.clear();
+      this.epoch = epoch;
+    }
+    const kept = this.entries.get(credential);
+    if (kept && kept.validUntil > now.getTime()) return kept.value;
+    if (kept) this.entries.delete(credential);
+    const resolved = await lookup();
+    // A revocation committed while looking up moved the epoch: another request has cleared the
+    // entries since, and this resolution must not outlive that.
+    if (this.epoch === epoch) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(credential, resolved);
+    }
+    return resolved.value;
+  }
+
+  private async readEpoch(): Promise<string> {
+    const { rows } = await this.database.kysely.executeQuery<{ epoch: number | string }>(READ_EPOCH);
+    return String(rows[0]?.epoch);
+  }
+}

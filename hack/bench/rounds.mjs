@@ -1,0 +1,223 @@
+// What bench:http and bench:vault share: the platform as `cloudplane serve` runs it, a bare
+// node:http hello server (the baseline) and Express's own hello world (for reference), each in a
+// process of its own; and interleaved rounds, so every figure is a ratio to the baseline measured
+// moments before it on the same noisy machine.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { CONNECTIONS, load, unexpectedStatuses } from './harness.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const ROUND_SECONDS = Number(process.env.BENCH_DURATION ?? 4);
+const STARTUP_TIMEOUT_MS = 60_000;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function get(url) {
+  return new Promise((resolve) => {
+    const request = http.get(url, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    });
+    request.on('error', () => resolve(0));
+  });
+}
+
+/** CPU seconds (user + system) the process has used; /proc counts in ticks of 1/100 s. */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function peakRssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/**
+ * `node dist/cli/cloudplane.js serve` on a data dir of its own, rate limits out of the way; answers
+ * once `/health` is 200, with the time that took (start-up as a person sees it).
+ */
+export async function startServe() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-serve-'));
+  const [port, kubePort] = [await freePort(), await freePort()];
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(root, 'dist/cli/cloudplane.js'), 'serve'], {
+    env: {
+      ...process.env,
+      CLOUDPLANE_DATA_DIR: dataDir,
+      PORT: String(port),
+      CLOUDPLANE_KUBE_API_PORT: String(kubePort),
+      CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
+      CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
+      CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
+    },
+    // The access log is part of the cost measured; where it goes is not.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  while ((await get(`${url}/health`)) !== 200) {
+    if (child.exitCode !== null) throw new Error(`cloudplane serve exited with ${child.exitCode}`);
+    if (performance.now() - started > STARTUP_TIMEOUT_MS) throw new Error('cloudplane serve did not start');
+    await delay(10);
+  }
+  const startupMs = performance.now() - started;
+  return {
+    url,
+    pid: child.pid,
+    startupMs,
+    peakRssMb: () => peakRssMb(child.pid),
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The baseline and the reference, each in a process of their own. */
+export async function startHelloServers() {
+  const script = `
+    const http = require('node:http');
+    const express = require(${JSON.stringify(path.join(root, 'node_modules/express'))});
+    const bare = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"hello":"world"}');
+    }).listen(0, '127.0.0.1', () => process.send({ bare: bare.address().port }));
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('etag', false);
+    app.get('/', (req, res) => res.json({ hello: 'world' }));
+    const server = app.listen(0, '127.0.0.1', () => process.send({ express: server.address().port }));
+  `;
+  const spawnHello = (key) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', script], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      child.on('message', (message) => {
+        if (message[key]) {
+          resolve({ url: `http://127.0.0.1:${message[key]}`, pid: child.pid, stop: () => child.kill() });
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`hello server exited with ${code}`)));
+    });
+  // One process each, so neither shares an event loop with the other.
+  const [bare, express] = await Promise.all([spawnHello('bare'), spawnHello('express')]);
+  return { bare, express, stop: () => (bare.stop(), express.stop()) };
+}
+
+/** Registers and signs in a user through the API; answers a helper calling the API as them. */
+export async function benchAccount(url) {
+  const call = async (method, requestPath, { body, token, key, expected = [200, 201] } = {}) => {
+    const response = await globalThis.fetch(`${url}${requestPath}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(key ? { 'x-api-key': key } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!expected.includes(response.status)) {
+      throw new Error(`${method} ${requestPath} answered ${response.status}: ${await response.text()}`);
+    }
+    return response.status === 204 ? undefined : response.json();
+  };
+  const account = { email: 'bench@example.com', password: 'benchmark passphrase', name: 'Bench' };
+  await call('POST', '/v1/auth/register', { body: account });
+  const login = await call('POST', '/v1/auth/login', {
+    body: { email: account.email, password: account.password },
+  });
+  const token = login.data.token;
+  return {
+    token,
+    call: (method, requestPath, options = {}) => call(method, requestPath, { token, ...options }),
+  };
+}
+
+/**
+ * Runs every target for `ROUND_SECONDS`, `ROUNDS` times over, the baseline first in each round;
+ * answers per target the median of its ratios to the round's baseline and its median rate.
+ * A target: {name, url, pid, method?, path, headers?, body?, status?}; the first is the baseline.
+ * The server's CPU time per request is immune to the load generator's share of the machine.
+ */
+export async function runRounds(targets) {
+  const samples = targets.map(() => []);
+  console.log(
+    `${targets.length} targets, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${ROUND_SECONDS} s each (1 s warm-up first)`,
+  );
+  for (const target of targets) await load(target.url, request(target), 1);
+  for (let round = 1; round <= ROUNDS; round++) {
+    let baseline;
+    for (const [index, target] of targets.entries()) {
+      const cpuBefore = cpuSeconds(target.pid);
+      const result = await load(target.url, request(target), ROUND_SECONDS);
+      const cpuMicros = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
+      baseline ??= result.requests.average;
+      samples[index].push({ result, ratio: result.requests.average / baseline, cpuMicros });
+      await delay(100);
+    }
+    process.stderr.write(`  round ${round}/${ROUNDS} done\n`);
+  }
+  return targets.map((target, index) => {
+    const byRatio = [...samples[index]].sort((a, b) => a.ratio - b.ratio);
+    const median = byRatio[Math.floor(byRatio.length / 2)];
+    return {
+      target: target.name,
+      'req/s': Math.round(median.result.requests.average),
+      'p50 ms': median.result.latency.p50,
+      'p99 ms': median.result.latency.p99,
+      'server CPU µs/req': Math.round(median.cpuMicros),
+      'ratio to bare': Number(median.ratio.toFixed(3)),
+      'ratios (each round)': byRatio.map((sample) => sample.ratio.toFixed(3)).join(' '),
+      'errors+timeouts': samples[index].reduce((sum, { result }) => sum + result.errors + result.timeouts, 0),
+      'unexpected status': samples[index].reduce(
+        (sum, { result }) => sum + unexpectedStatuses(result, target.status ?? 200),
+        0,
+      ),
+    };
+  });
+}
+
+function request(target) {
+  return {
+    method: target.method ?? 'GET',
+    path: target.path,
+    headers: { ...(target.body ? { 'content-type': 'application/json' } : {}), ...target.headers },
+    body: target.body === undefined ? undefined : JSON.stringify(target.body),
+  };
+}
+
+/** Runs `bench(servers)` between starting and stopping the servers, whatever happens. */
+export async function withServers(bench) {
+  const hello = await startHelloServers();
+  let serve;
+  try {
+    serve = await startServe();
+    await bench({ hello, serve });
+  } finally {
+    hello.stop();
+    await serve?.stop();
+  }
+}
