@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailConfig } from '../config/mail.js';
 import type { Logger } from '../observability/logger.js';
 import { randomBase32 } from './ids.js';
@@ -27,6 +27,15 @@ export interface MailerOptions {
  * RFC 5322 message and written to `<data dir>/outbox/<timestamp>-<sequence>-<random>.eml` (mode 0600: the links
  * in it sign people in), so a single-machine install can still verify and reset accounts.
  */
+/** A transport made on the first message: nodemailer is not loaded at start-up for mail that may never be sent. */
+function lazyTransport(options: Record<string, unknown>): () => Promise<Transporter> {
+  let transport: Promise<Transporter> | undefined;
+  return () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport(options),
+    ));
+}
+
 export function createMailer(options: MailerOptions): Mailer {
   const { config, logger } = options;
   const now = options.now ?? (() => new Date());
@@ -34,7 +43,7 @@ export function createMailer(options: MailerOptions): Mailer {
   if (config.smtpUrl !== undefined) {
     // Registration waits for its mail: a server that drops packets must fail it in seconds, not
     // after nodemailer's two-minute default. The account is made either way; the failure is logged.
-    const smtp = nodemailer.createTransport({
+    const smtp = lazyTransport({
       url: config.smtpUrl,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
@@ -42,13 +51,13 @@ export function createMailer(options: MailerOptions): Mailer {
     });
     return {
       async send(message) {
-        await smtp.sendMail({ from, ...message });
+        await (await smtp()).sendMail({ from, ...message });
         logger.info({ subject: message.subject }, 'mail sent');
       },
     };
   }
   const outbox = config.outboxDir;
-  const render = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const render = lazyTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   // Names sort in the order messages were written, also within one millisecond.
   let sequence = 0;
   return {
@@ -57,7 +66,7 @@ export function createMailer(options: MailerOptions): Mailer {
       const stamp = now().toISOString().replace(/[-:.]/g, '');
       const id = `${String(sequence).padStart(6, '0')}-${randomBase32(8)}`;
       const file = path.join(outbox, `${stamp}-${id}.eml`);
-      const rendered = await render.sendMail({ from, ...message });
+      const rendered = (await (await render()).sendMail({ from, ...message })) as { message: Buffer };
       await fs.mkdir(outbox, { recursive: true, mode: 0o700 });
       await fs.writeFile(file, rendered.message, { mode: 0o600 });
       logger.info(

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import { conflicting, invalidInput, type AccountError } from './account-error.js';
 import type { UsersTable } from '../data-plane/schema.js';
 import { open, seal } from '../security/sealed-box.js';
@@ -58,6 +57,8 @@ export async function beginTwoFactorSetup(deps: AccountsDeps, user: UserRow): Pr
   }
   const secret = new Secret({ size: SECRET_BYTES });
   const sealed = seal(deps.keys.totpSecret, Buffer.from(secret.bytes), sealingContext(user.id));
+  // Loaded when someone first enables two-factor, not at every start-up.
+  const { default: QRCode } = await import('qrcode');
   const qrCodeUrl = await QRCode.toDataURL(totpFor(user.email, secret).toString());
   const backupCodes = await deps.database.kysely.transaction().execute(async (trx) => {
     await trx

@@ -66,7 +66,6 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { loadPlatformKey } from '../security/platform-key.js';
 import { VaultEngine } from '../vault/vault-engine.js';
-import { createKubernetesRuntime } from '../workloads/kubernetes/index.js';
 import { createLocalRuntime } from '../workloads/local/index.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WorkloadsConfig } from '../config/workloads.js';
@@ -137,13 +136,15 @@ export interface Platform {
  * The runtime managed data services run on: this machine, or the cluster the store reaches (whose
  * store must then serve `KUBERNETES_WORKLOAD_KINDS`).
  */
-function workloadRuntime(
+async function workloadRuntime(
   config: WorkloadsConfig,
   store: ObjectStore,
   logger: Logger,
   kubeConfig: KubeConfig | undefined,
-): WorkloadRuntime {
+): Promise<WorkloadRuntime> {
   if (config.runtime === 'local') return createLocalRuntime({ config, logger });
+  // Loaded only in cluster mode: the Kubernetes runtime and its clients are a good part of start-up.
+  const { createKubernetesRuntime } = await import('../workloads/kubernetes/index.js');
   const { kubernetes } = config;
   return createKubernetesRuntime({
     store,
@@ -189,7 +190,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
   });
   const apiAddress = (_namespace: string, name: string) => vaultApiAddress(publicUrl.href, name);
   const integrationRuns = new BackgroundRuns(logger);
-  const workloads = workloadRuntime(
+  const workloads = await workloadRuntime(
     config.workloads,
     store,
     logger.child({ component: 'workloads' }),

@@ -6,7 +6,7 @@
  * worker that starts again sets a new one.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { isStoreError, type ObjectStore } from '../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../workloads/local/kafka/index.js';
@@ -113,6 +113,9 @@ export class ClusterAccess {
         },
       ],
     });
+    // kafkajs is CommonJS: its named exports come through the default one. Loaded when a connector first runs.
+    const { default: kafkajs } = await import('kafkajs');
+    const { Kafka, logLevel } = kafkajs;
     return new Kafka({
       clientId: group,
       brokers: cluster.bootstrapServers,

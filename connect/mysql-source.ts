@@ -7,9 +7,9 @@
  * now (`no_data`), or the whole binlog the server still has (`never`).
  */
 import { createHash } from 'node:crypto';
-import ZongJi from '@vlasky/zongji';
+import type ZongJi from '@vlasky/zongji';
 import type { Connection as CallbackConnection } from 'mysql2';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import {
   changeRecordOf,
   topicOf,
@@ -132,6 +132,8 @@ export class MySqlSourceTask implements SourceTask {
   ) {}
 
   async start(): Promise<void> {
+    // Loaded when a MySQL source first runs: most platforms never run one.
+    const { default: mysql } = await import('mysql2/promise');
     this.pool = mysql.createPool({
       ...this.settings.connection,
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -243,6 +245,7 @@ export class MySqlSourceTask implements SourceTask {
   }
 
   private async openStream(from: BinlogPosition): Promise<void> {
+    const { default: ZongJi } = await import('@vlasky/zongji');
     const stream = new ZongJi({
       ...this.settings.connection,
       connectTimeout: CONNECT_TIMEOUT_MS,

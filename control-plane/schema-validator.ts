@@ -132,12 +132,27 @@ function toCause(error: ErrorObject, object: JsonObject): StoreErrorCause {
   }
 }
 
-/** Compiles a CRD's `openAPIV3Schema` for one kind. */
+let sharedAjv: Ajv | undefined;
+
+/**
+ * One instance for every kind: each instance compiles the JSON Schema meta-schema before its first
+ * schema, which cost more than the kinds' own schemas did. Schemas carry no `$id`, so they never
+ * collide in it.
+ */
+function kindAjv(): Ajv {
+  if (!sharedAjv) {
+    // OpenAPI keywords (nullable, example, x-kubernetes-*) are not JSON Schema: strict mode would refuse them.
+    sharedAjv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: true });
+    ajvFormats.default(sharedAjv);
+  }
+  return sharedAjv;
+}
+
+/** Compiles a CRD's `openAPIV3Schema` for one kind, on its first use: most kinds are never written. */
 export function compileKindSchema(schema: JsonObject): SchemaCheck {
-  // OpenAPI keywords (nullable, example, x-kubernetes-*) are not JSON Schema: strict mode would refuse them.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: true });
-  ajvFormats.default(ajv);
-  const validator: ValidateFunction = ajv.compile(schema);
+  let compiled: ValidateFunction | undefined;
+  const validator = (object: JsonObject) => (compiled ??= kindAjv().compile(schema))(object);
+  const errorsOf = () => compiled?.errors ?? [];
   return {
     prune(object) {
       const removed: string[] = [];
@@ -156,7 +171,7 @@ export function compileKindSchema(schema: JsonObject): SchemaCheck {
     },
     validate(object) {
       if (validator(object)) return [];
-      const causes = (validator.errors ?? []).map((error) => toCause(error, object));
+      const causes = errorsOf().map((error) => toCause(error, object));
       return causes.filter(
         (entry, index) => causes.findIndex((other) => other.message === entry.message) === index,
       );

@@ -3,7 +3,7 @@
  * its own that goes once the Job has finished. The cluster keeps the state: any operator
  * replica observes the same, and a restart loses nothing.
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import { kubernetesName } from '../helm.js';
 import { WorkloadError, type JobObservation, type JobRuntime, type JobWorkload } from '../runtime.js';
@@ -21,10 +21,16 @@ const LOG_LIMIT_BYTES = 1_048_576;
 /** Reads a pod's log: the `log` subresource, which the `ObjectStore` does not serve. */
 export type PodLogReader = (namespace: string, pod: string, limitBytes: number) => Promise<string>;
 
-/** A `PodLogReader` on the kubeconfig the operator's store was built with. */
+/**
+ * A `PodLogReader` on the kubeconfig the operator's store was built with. The client library is
+ * loaded on the first read: it is half a second of start-up, and the embedded mode never needs it.
+ */
 export function podLogReader(kubeConfig: KubeConfig): PodLogReader {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  return (namespace, name, limitBytes) => core.readNamespacedPodLog({ namespace, name, limitBytes });
+  let core: Promise<CoreV1Api> | undefined;
+  return async (namespace, name, limitBytes) => {
+    core ??= import('@kubernetes/client-node').then(({ CoreV1Api }) => kubeConfig.makeApiClient(CoreV1Api));
+    return (await core).readNamespacedPodLog({ namespace, name, limitBytes });
+  };
 }
 
 export const stackJobName = (id: string): string => kubernetesName(id, JOB_NAME_MAX);
