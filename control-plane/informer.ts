@@ -21,9 +21,27 @@ export interface InformerOptions {
 
 const defaultDelay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
+const decode = <T>(entry: Entry): T => JSON.parse(entry.body) as T;
+
 export function objectKey(object: Pick<KubeObject, 'metadata'>): string {
   const { namespace, name } = object.metadata;
   return namespace ? `${namespace}/${name}` : name;
+}
+
+interface Index<T> {
+  keys(object: T): string[];
+  /** Index value to the keys (namespace/name) of the objects found under it. */
+  entries: Map<string, Set<string>>;
+}
+
+/**
+ * A cached object, kept serialized: a JSON string takes a fraction of the memory of the object
+ * graph, and every read hands out a copy anyway, which parsing makes as fast as cloning would.
+ */
+interface Entry {
+  body: string;
+  namespace: string | undefined;
+  resourceVersion: string | undefined;
 }
 
 /**
@@ -31,14 +49,8 @@ export function objectKey(object: Pick<KubeObject, 'metadata'>): string {
  * difference into events, so handlers never miss a change; on other failures it reconnects
  * with capped exponential backoff. Every object it hands out is a copy.
  */
-interface Index<T> {
-  keys(object: T): string[];
-  /** Index value to the keys (namespace/name) of the objects found under it. */
-  entries: Map<string, Set<string>>;
-}
-
 export class Informer<T extends KubeObject = KubeObject> {
-  private readonly cache = new Map<string, T>();
+  private readonly cache = new Map<string, Entry>();
   private readonly indexes = new Map<string, Index<T>>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private resourceVersion: string | undefined;
@@ -79,15 +91,16 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    const object = this.cache.get(namespace ? `${namespace}/${name}` : name);
-    return object && structuredClone(object);
+    const entry = this.cache.get(namespace ? `${namespace}/${name}` : name);
+    return entry && decode<T>(entry);
   }
 
   list(namespace?: string): T[] {
-    const objects = [...this.cache.values()].filter(
-      (object) => namespace === undefined || object.metadata.namespace === namespace,
-    );
-    return objects.map((object) => structuredClone(object));
+    const objects: T[] = [];
+    for (const entry of this.cache.values()) {
+      if (namespace === undefined || entry.namespace === namespace) objects.push(decode<T>(entry));
+    }
+    return objects;
   }
 
   keys(): string[] {
@@ -102,7 +115,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.indexes.has(name)) return;
     const index: Index<T> = { keys, entries: new Map() };
     this.indexes.set(name, index);
-    for (const [key, object] of this.cache) this.indexAdd(index, key, object);
+    for (const [key, entry] of this.cache) this.indexAdd(index, key, decode<T>(entry));
   }
 
   /** Copies of the objects the index `name` finds under `value`. */
@@ -111,8 +124,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (!index) throw new Error(`${this.type.kind} has no cache index ${JSON.stringify(name)}`);
     const found: T[] = [];
     for (const key of index.entries.get(value) ?? []) {
-      const object = this.cache.get(key);
-      if (object) found.push(structuredClone(object));
+      const entry = this.cache.get(key);
+      if (entry) found.push(decode<T>(entry));
     }
     return found;
   }
@@ -195,10 +208,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       }
       continueToken = page.continue;
     } while (continueToken);
-    for (const [key, object] of this.cache) {
+    for (const [key, entry] of this.cache) {
       if (!seen.has(key)) {
-        this.remove(key, object);
-        this.emit((handlers) => handlers.onDelete?.(structuredClone(object)));
+        this.remove(key, decode<T>(entry));
+        this.emit((handlers) => handlers.onDelete?.(decode<T>(entry)));
       }
     }
     if (listedAt !== undefined) this.advanceTo(listedAt);
@@ -228,7 +241,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       const key = objectKey(event.object);
       if (event.type === 'DELETED') {
         const previous = this.cache.get(key);
-        if (previous) this.remove(key, previous);
+        if (previous) this.remove(key, decode<T>(previous));
         if (previous) this.emit((handlers) => handlers.onDelete?.(structuredClone(event.object)));
       } else {
         this.apply(key, event.object);
@@ -252,14 +265,22 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private apply(key: string, object: T): void {
     const previous = this.cache.get(key);
-    if (previous?.metadata.resourceVersion === object.metadata.resourceVersion) return;
-    if (previous) for (const index of this.indexes.values()) this.indexRemove(index, key, previous);
-    this.cache.set(key, object);
+    if (previous && previous.resourceVersion === object.metadata.resourceVersion) return;
+    if (previous && this.indexes.size > 0) {
+      const before = decode<T>(previous);
+      for (const index of this.indexes.values()) this.indexRemove(index, key, before);
+    }
+    const entry: Entry = {
+      body: JSON.stringify(object),
+      namespace: object.metadata.namespace,
+      resourceVersion: object.metadata.resourceVersion,
+    };
+    this.cache.set(key, entry);
     for (const index of this.indexes.values()) this.indexAdd(index, key, object);
     if (previous) {
-      this.emit((handlers) => handlers.onUpdate?.(structuredClone(previous), structuredClone(object)));
+      this.emit((handlers) => handlers.onUpdate?.(decode<T>(previous), decode<T>(entry)));
     } else {
-      this.emit((handlers) => handlers.onAdd?.(structuredClone(object)));
+      this.emit((handlers) => handlers.onAdd?.(decode<T>(entry)));
     }
   }
 

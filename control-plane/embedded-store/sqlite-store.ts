@@ -33,6 +33,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../types.js';
+import { WalSync } from './wal-sync.js';
 import { WatchStream, type ChangeRecord } from './watch-stream.js';
 import { WriteTransaction, type KindIndex, type PublishedChange } from './write-transaction.js';
 import {
@@ -84,6 +85,16 @@ export interface EmbeddedWriteOptions extends WriteOptions {
 const GENERATE_NAME_ATTEMPTS = 8;
 const ROLLBACK = Symbol('dry run');
 
+/** A write waiting for the next group commit. */
+interface PendingWrite {
+  dryRun: boolean;
+  work: (tx: WriteTransaction) => unknown;
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type WriteOutcome = { ok: true; result: unknown; changes: PublishedChange[] } | { ok: false; error: unknown };
+
 function resourceKey(type: ResourceType): string {
   return type.group ? `${type.plural}.${type.group}` : type.plural;
 }
@@ -110,15 +121,17 @@ function changeFromRow(row: EventRow): ChangeRecord {
 
 /**
  * The Kubernetes resource model on one SQLite file: the control plane of the embedded mode.
- * Every write is one synchronous transaction (WAL, `synchronous=FULL`), so a write whose promise
- * resolved is on disk. Watches are fed after each commit from memory, and resume from the
- * history table, which survives a restart.
+ * Writes are group-committed: those issued in one turn of the event loop share one transaction,
+ * and a write's promise resolves only once its commit is flushed to disk (see `WalSync`), so an
+ * acknowledged write survives a crash or a power loss. Watches are fed from memory once the
+ * commit is on disk, and resume from the history table, which survives a restart.
  */
 export class EmbeddedStore implements ObjectStore {
   private readonly tables: StoreTables;
   private readonly served = new Map<string, ServedKind>();
   private readonly byApiVersionKind = new Map<string, ServedKind>();
   private readonly watchers = new Map<string, Set<WatchStream>>();
+  private readonly pending: PendingWrite[] = [];
   private readonly historyLimit: number;
   private readonly now: () => Date;
   private closed = false;
@@ -126,6 +139,8 @@ export class EmbeddedStore implements ObjectStore {
   constructor(
     private readonly db: Database.Database,
     private readonly options: EmbeddedStoreOptions,
+    /** Flushes the WAL before commits are answered; see `openEmbeddedStore`. */
+    private readonly walSync: WalSync = new WalSync(undefined),
   ) {
     this.tables = new StoreTables(db);
     this.historyLimit = Math.max(1, options.historyLimit ?? 10_000);
@@ -147,7 +162,7 @@ export class EmbeddedStore implements ObjectStore {
 
   /** The revision of the last committed write. */
   currentResourceVersion(): string {
-    return String(this.guard(() => this.tables.revision()));
+    return String(this.guard(() => this.readAfterQueuedWrites(() => this.tables.revision())));
   }
 
   kinds(): KindDescriptor[] {
@@ -159,7 +174,9 @@ export class EmbeddedStore implements ObjectStore {
     namespace: string | undefined,
     name: string,
   ): Promise<T> {
-    return this.guard(() => this.load(this.kindOf(type), namespace, name) as unknown as T);
+    return this.guard(() =>
+      this.readAfterQueuedWrites(() => this.load(this.kindOf(type), namespace, name) as unknown as T),
+    );
   }
 
   async list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
@@ -176,29 +193,31 @@ export class EmbeddedStore implements ObjectStore {
       if (options.continue && namespace !== undefined && after.namespace !== namespace) {
         throw badRequest('continue key is not valid: it was issued for a different namespace');
       }
-      return this.db
-        .transaction(() => {
-          const items: T[] = [];
-          let next: string | undefined;
-          for (const row of this.tables.iterate(kind.resource, namespace, after)) {
-            const object = JSON.parse(row.body) as T;
-            if (!matches(object.metadata.labels)) continue;
-            if (limit > 0 && items.length === limit) {
-              const last = items[items.length - 1]?.metadata;
-              next = encodeContinue({
-                resource: kind.resource,
-                namespace: last?.namespace ?? '',
-                name: last?.name ?? '',
-              });
-              break;
+      return this.readAfterQueuedWrites(() =>
+        this.db
+          .transaction(() => {
+            const items: T[] = [];
+            let next: string | undefined;
+            for (const row of this.tables.iterate(kind.resource, namespace, after)) {
+              const object = JSON.parse(row.body) as T;
+              if (!matches(object.metadata.labels)) continue;
+              if (limit > 0 && items.length === limit) {
+                const last = items[items.length - 1]?.metadata;
+                next = encodeContinue({
+                  resource: kind.resource,
+                  namespace: last?.namespace ?? '',
+                  name: last?.name ?? '',
+                });
+                break;
+              }
+              items.push(object);
             }
-            items.push(object);
-          }
-          const list: ObjectList<T> = { items, resourceVersion: String(this.tables.revision()) };
-          if (next !== undefined) list.continue = next;
-          return list;
-        })
-        .deferred();
+            const list: ObjectList<T> = { items, resourceVersion: String(this.tables.revision()) };
+            if (next !== undefined) list.continue = next;
+            return list;
+          })
+          .deferred(),
+      );
     });
   }
 
@@ -213,16 +232,16 @@ export class EmbeddedStore implements ObjectStore {
       const named = stringField(metaOf(decoded), 'name') !== undefined;
       const prepared = prepareCreate(kind, decoded, this.now());
       const metadata = metaOf(prepared);
-      const created = this.write(options.dryRun, (tx) => {
+      return this.write(options.dryRun, (tx) => {
         for (let attempt = 1; this.exists(kind, metadata); attempt += 1) {
           if (named || attempt >= GENERATE_NAME_ATTEMPTS)
             throw alreadyExists(kind.descriptor, String(metadata.name));
           renameGenerated(prepared);
         }
-        return tx.insert(kind, prepared);
+        const created = tx.insert(kind, prepared);
+        if (options.dryRun) delete metaOf(created).resourceVersion;
+        return created as unknown as T;
       });
-      if (options.dryRun) delete metaOf(created).resourceVersion;
-      return created as unknown as T;
     });
   }
 
@@ -325,10 +344,14 @@ export class EmbeddedStore implements ObjectStore {
   /** Ends every watch (their iterations finish cleanly) and closes the file. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
+    // Writes already queued were promised an answer: commit them before the file goes.
+    this.flush();
     this.closed = true;
+    await this.walSync.drain();
     for (const streams of this.watchers.values()) for (const stream of [...streams]) stream.stop();
     this.watchers.clear();
     this.db.close();
+    this.walSync.close();
     this.options.logger?.debug({ path: this.options.path }, 'object store closed');
   }
 
@@ -404,7 +427,7 @@ export class EmbeddedStore implements ObjectStore {
     object: T,
     options: EmbeddedWriteOptions,
     prepare: typeof prepareUpdate,
-  ): T {
+  ): Promise<T> {
     return this.guard(() => {
       const kind = this.kindOf(type);
       const decoded = decodeBody(kind, object, options.fieldValidation);
@@ -441,28 +464,91 @@ export class EmbeddedStore implements ObjectStore {
   }
 
   /**
-   * Runs `work` in one immediate transaction and, once committed, offers its changes to the
-   * watches. A dry run executes the same checks and writes, then rolls them back.
+   * Queues `work` for the next group commit and answers once it is committed and flushed. Writes
+   * issued within one turn of the event loop (or before a read, which commits the queue first)
+   * share one immediate transaction; each runs in a savepoint of its own, so a write that fails
+   * leaves the others standing. A dry run executes the same checks and writes, then rolls back
+   * its savepoint.
    */
-  private write<R>(dryRun: boolean | undefined, work: (tx: WriteTransaction) => R): R {
+  private write<R>(dryRun: boolean | undefined, work: (tx: WriteTransaction) => R): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.pending.push({
+        dryRun: dryRun === true,
+        work,
+        resolve: resolve as (result: unknown) => void,
+        reject,
+      });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * Commits the queued writes as one transaction and, once `WalSync` has flushed it, offers their
+   * changes to the watches and answers each writer, in the order they were issued: an
+   * acknowledged write is on disk.
+   */
+  private flush(): void {
+    const batch = this.pending.splice(0);
+    if (batch.length === 0) return;
     const index: KindIndex = {
       byResource: (resource) => this.served.get(resource),
       byApiVersionKind: (apiVersion, kind) => this.byApiVersionKind.get(`${apiVersion}/${kind}`),
     };
-    const tx = new WriteTransaction(this.tables, index, this.now());
-    let result: R | undefined;
-    const transaction = this.db.transaction(() => {
-      result = work(tx);
-      if (dryRun) throw ROLLBACK;
+    const outcomes: WriteOutcome[] = [];
+    const commit = this.db.transaction(() => {
+      for (const entry of batch) outcomes.push(this.runInSavepoint(entry, index));
       this.tables.compactThrough(this.tables.revision() - this.historyLimit);
     });
     try {
-      transaction.immediate();
+      this.guard(() => commit.immediate());
     } catch (error) {
-      if (!dryRun || error !== ROLLBACK) throw error;
+      for (const entry of batch) entry.reject(error);
+      return;
     }
-    if (!dryRun) this.publish(tx.changes);
-    return result as R;
+    // Failed writes wait too: their answer (AlreadyExists, say) may rest on a write not yet on disk.
+    this.walSync.afterCommit((syncError) => {
+      outcomes.forEach((outcome, position) => {
+        const entry = batch[position]!;
+        if (syncError) {
+          entry.reject(notDurable(syncError, this.options.logger));
+        } else if (outcome.ok) {
+          this.publish(outcome.changes);
+          entry.resolve(outcome.result);
+        } else {
+          entry.reject(outcome.error);
+        }
+      });
+    });
+  }
+
+  private runInSavepoint(entry: PendingWrite, index: KindIndex): WriteOutcome {
+    const tx = new WriteTransaction(this.tables, index, this.now());
+    let result: unknown;
+    try {
+      // Nested in the batch's transaction, better-sqlite3 runs this as a savepoint.
+      this.db.transaction(() => {
+        result = entry.work(tx);
+        if (entry.dryRun) throw ROLLBACK;
+      })();
+      return { ok: true, result, changes: tx.changes };
+    } catch (error) {
+      // Some SQLite failures (a full disk, an I/O error) end the whole transaction, taking the
+      // batch's earlier writes with it: fail the batch rather than answer them as committed.
+      if (!this.db.inTransaction) throw error;
+      if (entry.dryRun && error === ROLLBACK) return { ok: true, result, changes: [] };
+      return { ok: false, error };
+    }
+  }
+
+  /**
+   * Commits the queued writes before a read, so a read sees every write issued before it, as
+   * when each write committed at once: a read-modify-write racing a controller's write then
+   * starts from the newer object instead of failing with 409. The commit costs little without
+   * its flush, which `WalSync` still runs once for many.
+   */
+  private readAfterQueuedWrites<R>(read: () => R): R {
+    if (this.pending.length > 0) this.flush();
+    return read();
   }
 
   private publish(changes: PublishedChange[]): void {
@@ -507,22 +593,34 @@ export class EmbeddedStore implements ObjectStore {
   }
 }
 
+/** A failed flush of the WAL: the write is committed but may not survive a power loss. */
+function notDurable(error: Error, logger: Logger | undefined): StoreError {
+  logger?.error({ err: error }, 'could not flush the object store to disk');
+  return new StoreError(
+    'InternalError',
+    `the write was committed but could not be flushed to disk: ${error.message}`,
+  );
+}
+
 /**
- * Opens (creating when needed) the embedded store on `options.path`: WAL journal, full fsync on
- * commit, foreign keys on, and the `store_` tables created if missing. Open one store per file
- * per process and share it: watches are fed in memory by the writes of their own store.
+ * Opens (creating when needed) the embedded store on `options.path`: WAL journal, foreign keys
+ * on, and the `store_` tables created if missing. Durability: a file in WAL mode commits with
+ * `synchronous=NORMAL` and every write is answered only after `WalSync` has flushed the WAL, so
+ * an acknowledged write survives a power loss as it would with `synchronous=FULL`, without the
+ * event loop waiting on the disk; any other file commits with `synchronous=FULL`. Open one store
+ * per file per process and share it: watches are fed in memory by the writes of their own store.
  */
 export function openEmbeddedStore(options: EmbeddedStoreOptions): EmbeddedStore {
-  if (options.path !== ':memory:' && options.path !== '') {
-    fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
-  }
+  const inMemory = options.path === ':memory:' || options.path === '';
+  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
   const db = new Database(options.path);
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    const journal = db.pragma('journal_mode = WAL', { simple: true });
+    const walPath = !inMemory && journal === 'wal' ? `${path.resolve(options.path)}-wal` : undefined;
+    db.pragma(walPath === undefined ? 'synchronous = FULL' : 'synchronous = NORMAL');
     db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
     db.pragma('foreign_keys = ON');
-    const store = new EmbeddedStore(db, options);
+    const store = new EmbeddedStore(db, options, new WalSync(walPath));
     options.logger?.info(
       { path: options.path, resourceVersion: store.currentResourceVersion(), kinds: options.kinds.length },
       'object store opened',

@@ -30,6 +30,8 @@ interface RunningController {
 
 const typeKey = (type: ResourceType) => `${type.plural}.${type.group}/${type.version}`;
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 function requestKey(request: ReconcileRequest): string {
   return request.namespace ? `${request.namespace}/${request.name}` : request.name;
 }
@@ -184,6 +186,10 @@ export class ControllerRunner {
     for (;;) {
       const key = await controller.queue.get();
       if (key === undefined) return;
+      // A reconcile over the embedded store awaits only promises that are already settled or
+      // settle in the next turn, so a long queue would drain as one chain of microtasks and starve
+      // the requests sharing this event loop. Each reconcile starts in a turn of its own.
+      await yieldToEventLoop();
       try {
         await this.reconcileKey(controller, key);
       } finally {

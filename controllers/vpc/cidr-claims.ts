@@ -56,20 +56,46 @@ export async function claimCidr(
 ): Promise<ClaimOutcome> {
   const wanted = parseCidr(request.cidr);
   return withClaimLock(database, request.namespace, async (trx) => {
-    const claims = await trx
-      .selectFrom('vpc_cidr_claims')
-      .selectAll()
-      .where('namespace', '=', request.namespace)
+    const claims = trx.selectFrom('vpc_cidr_claims').where('namespace', '=', request.namespace);
+    const own = await claims
+      .select(['kind', 'scope', 'cidr_block', 'resource_name'])
+      .where('resource_id', '=', request.resourceId)
+      .executeTakeFirst();
+    // Every claim was checked against the claims made before it, and every later one against it:
+    // a claim that stays as it is cannot have come to overlap. Reconciles repeat their claim often.
+    if (own && own.kind === request.kind && own.scope === request.scope && own.cidr_block === request.cidr) {
+      if (own.resource_name !== request.resourceName) {
+        await trx
+          .updateTable('vpc_cidr_claims')
+          .set({ resource_name: request.resourceName })
+          .where('namespace', '=', request.namespace)
+          .where('resource_id', '=', request.resourceId)
+          .execute();
+      }
+      return { outcome: 'claimed' };
+    }
+    // A new or changed claim reads its scope's blocks: only the columns the check needs, and
+    // counts in SQL, so a namespace holding thousands of claims costs little per claim.
+    const siblings = await claims
+      .select(['resource_id', 'cidr_block'])
+      .where('scope', '=', request.scope)
+      .where('resource_id', '!=', request.resourceId)
       .execute();
-    const own = claims.find((claim) => claim.resource_id === request.resourceId);
-    const others = claims.filter((claim) => claim.resource_id !== request.resourceId);
-    const holder = others.find(
-      (claim) => claim.scope === request.scope && overlaps(parseCidr(claim.cidr_block), wanted),
-    );
-    if (holder) return { outcome: 'overlap', holder };
+    const clash = siblings.find((claim) => overlaps(parseCidr(claim.cidr_block), wanted));
+    if (clash) {
+      const holder = await claims
+        .selectAll()
+        .where('resource_id', '=', clash.resource_id)
+        .executeTakeFirstOrThrow();
+      return { outcome: 'overlap', holder };
+    }
     if (!own && request.limit !== undefined) {
-      const held = others.filter((claim) => claim.kind === request.kind).length;
-      if (held >= request.limit) return { outcome: 'limit', limit: request.limit };
+      const { held } = await claims
+        .select((eb) => eb.fn.countAll<number>().as('held'))
+        .where('kind', '=', request.kind)
+        .where('resource_id', '!=', request.resourceId)
+        .executeTakeFirstOrThrow();
+      if (Number(held) >= request.limit) return { outcome: 'limit', limit: request.limit };
     }
     if (own) {
       await trx

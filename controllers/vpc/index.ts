@@ -64,5 +64,12 @@ export function vpcControllers(config: VpcConfig, database: DataPlane): Controll
     routeTableController,
     internetGatewayController,
     natGatewayController(config, database),
-  ];
+  ].map((controller) => ({ ...controller, concurrency: VPC_CONCURRENCY }));
 }
+
+/**
+ * VPC reconciles only write objects and rows: mostly they wait for their writes to reach the disk,
+ * and concurrent ones share those flushes (group commit). An apply of thousands of VPCs needs that;
+ * controllers that start processes keep the runtime's default.
+ */
+const VPC_CONCURRENCY = 8;

@@ -43,6 +43,8 @@ export function parseAddress(text: string): bigint {
  * naming the block that was probably meant.
  */
 export function parseCidr(text: string): Cidr {
+  const canonical = parseCanonicalCidr(text);
+  if (canonical) return canonical;
   if (!DOTTED_QUAD.test(text) || !ipaddr.isValidCIDR(text)) {
     throw new CidrSyntaxError(`${JSON.stringify(text)} is not an IPv4 CIDR block such as 10.0.0.0/16`);
   }
@@ -54,6 +56,43 @@ export function parseCidr(text: string): Cidr {
     throw new CidrSyntaxError(`${text} has host bits set; the block is ${meant}`);
   }
   return { network, prefix };
+}
+
+const DIGIT_0 = 48;
+const DOT = 46;
+const SLASH = 47;
+
+/**
+ * The common case without ipaddr.js or a regular expression: a block whose numbers have no
+ * leading zeros (ipaddr.js reads those as octal) and no host bits. Overlap checks parse every
+ * claimed block of a scope, so this runs thousands of times per claim. Anything else answers
+ * undefined for the full parser.
+ */
+function parseCanonicalCidr(text: string): Cidr | undefined {
+  const parts: number[] = [];
+  let number = 0;
+  let digits = 0;
+  for (let position = 0; position <= text.length; position += 1) {
+    const code = position < text.length ? text.charCodeAt(position) : -1;
+    const digit = code - DIGIT_0;
+    if (digit >= 0 && digit <= 9) {
+      if (digits > 0 && number === 0) return undefined;
+      number = number * 10 + digit;
+      digits += 1;
+      continue;
+    }
+    const separator = parts.length < 3 ? DOT : parts.length === 3 ? SLASH : -1;
+    if (digits === 0 || code !== separator || number > (parts.length < 4 ? 255 : IPV4_BITS)) return undefined;
+    parts.push(number);
+    number = 0;
+    digits = 0;
+    if (code === -1) break;
+  }
+  const [a, b, c, d, prefix] = parts;
+  if (prefix === undefined) return undefined;
+  const value = ((a! * 256 + b!) * 256 + c!) * 256 + d!;
+  if (value % 2 ** (IPV4_BITS - prefix) !== 0) return undefined;
+  return { network: BigInt(value), prefix };
 }
 
 function maskOf(prefix: number): bigint {

@@ -2,11 +2,15 @@
 // namespace, then the time until every Vpc is Ready and its three default parts exist, the
 // server's peak RSS and the control-plane file's size.
 //
-//   npm run bench:scale                 # builds, then N=200
+//   npm run bench:scale                 # builds, then N=2500 (10,000 objects)
 //   BENCH_VPCS=1000 npm run bench:scale
+//   BENCH_RECONCILE=off …               # the Kubernetes API alone, no controllers: the apply's own cost
+//   BENCH_PROFILE_DIR=/tmp/prof …       # the server writes a .cpuprofile there on exit
+//                                       # (summarise it with hack/bench/profile-summary.mjs)
 //
 // The server is `cloudplane serve` in a child process with a data dir of its own; kubectl is the
-// one `npm run tools` extracts.
+// one `npm run tools` extracts. The per-namespace VPC limit is raised through its setting,
+// CLOUDPLANE_VPC_LIMIT.
 import { spawn, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,9 +20,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const kubectl = path.join(root, '.tools/bin/kubectl');
-const count = Number(process.env.BENCH_VPCS ?? 200);
+const count = Number(process.env.BENCH_VPCS ?? 2500);
 const namespace = 'bench';
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
+const reconcile = process.env.BENCH_RECONCILE !== 'off';
+const profileDir = process.env.BENCH_PROFILE_DIR;
 
 if (!fs.existsSync(kubectl)) {
   console.error(`bench:scale needs ${kubectl}: run npm run tools`);
@@ -47,7 +53,11 @@ function fileMb(...files) {
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-scale-'));
-const server = spawn(process.execPath, [path.join(root, 'dist/cli/cloudplane.js'), 'serve'], {
+const serverArgs = reconcile
+  ? [path.join(root, 'dist/cli/cloudplane.js'), 'serve']
+  : [path.join(root, 'hack/bench/kube-api-only.mjs')];
+if (profileDir) serverArgs.unshift('--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`);
+const server = spawn(process.execPath, serverArgs, {
   env: {
     ...process.env,
     CLOUDPLANE_DATA_DIR: dataDir,
@@ -100,15 +110,19 @@ try {
   let ready = 0;
   let parts = 0;
   let readySeconds;
-  while (Date.now() - applyStart < timeoutMs) {
+  while (reconcile && Date.now() - applyStart < timeoutMs) {
     const vpcs = await list('vpcs');
     ready = vpcs.filter((vpc) =>
       (vpc.status?.conditions ?? []).some(
         (condition) => condition.type === 'Ready' && condition.status === 'True',
       ),
     ).length;
-    parts = 0;
-    for (const kind of ['routetables', 'securitygroups', 'networkacls']) parts += (await list(kind)).length;
+    // Listing every part each second would load the server being measured: count them once the
+    // VPCs are Ready (a VPC turns Ready only after creating its parts, so this rarely repeats).
+    if (ready === count) {
+      parts = 0;
+      for (const kind of ['routetables', 'securitygroups', 'networkacls']) parts += (await list(kind)).length;
+    }
     process.stdout.write(`\r  ready ${ready}/${count}, default parts ${parts}/${count * 3}   `);
     if (ready === count && parts >= count * 3) {
       readySeconds = (Date.now() - applyStart) / 1000;
@@ -117,15 +131,24 @@ try {
     await delay(1000);
   }
   process.stdout.write('\n');
-  const objects = count * 4;
+  // Without controllers nothing turns Ready: the figure is the apply of the N Vpcs alone.
+  const objects = reconcile ? count * 4 : count;
+  const seconds = reconcile ? readySeconds : applySeconds;
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+  );
   console.table([
     {
+      mode: reconcile ? 'serve' : 'API only, no controllers',
       vpcs: count,
       objects,
       'apply s': applySeconds.toFixed(1),
-      'all Ready s':
-        readySeconds === undefined ? `not within ${timeoutMs / 1000} s` : readySeconds.toFixed(1),
-      'objects/s': readySeconds === undefined ? '-' : Math.round(objects / readySeconds),
+      'all Ready s': reconcile
+        ? readySeconds === undefined
+          ? `not within ${timeoutMs / 1000} s`
+          : readySeconds.toFixed(1)
+        : '-',
+      'objects/s': seconds === undefined ? '-' : Math.round(objects / seconds),
       'peak RSS MB': peakRssMb(server.pid),
       'control plane MB': fileMb(
         path.join(dataDir, 'control-plane.db'),
@@ -133,9 +156,11 @@ try {
       ),
     },
   ]);
-  if (readySeconds === undefined) process.exitCode = 1;
+  if (reconcile && readySeconds === undefined) process.exitCode = 1;
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
+  if (server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+  }
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

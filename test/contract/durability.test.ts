@@ -22,7 +22,7 @@ interface WriterRun {
  * Runs the writer on `file`, SIGKILLs it once it has acknowledged enough writes, and answers
  * every line it printed before dying, split into fields.
  */
-function runWriterUntilKilled(file: string, mode: 'create' | 'update'): Promise<WriterRun> {
+function runWriterUntilKilled(file: string, mode: 'create' | 'concurrent' | 'update'): Promise<WriterRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, mode], {
       cwd: ROOT,
@@ -95,6 +95,24 @@ describe('durability of the embedded store under SIGKILL', () => {
     watch.stop();
     expect(replayed.map((event) => Number(event.object.metadata.resourceVersion))).toEqual(
       Array.from({ length: current - 1 }, (_unused, index) => index + 2),
+    );
+  });
+
+  it('keeps every acknowledged create of writers whose commits are grouped', async () => {
+    const file = fileInTemporaryDirectory();
+    const { acknowledged, signal } = await runWriterUntilKilled(file, 'concurrent');
+    expect(signal).toBe('SIGKILL');
+
+    const store = reopen(file);
+    for (const [name, revision] of acknowledged) {
+      const stored = await store.get<Widget>(widgetKind, NAMESPACE, name ?? '');
+      expect(stored.metadata.resourceVersion).toBe(revision);
+    }
+    const all = await store.list(widgetKind, { namespace: NAMESPACE });
+    const current = Number(store.currentResourceVersion());
+    expect(all.items.length).toBeGreaterThanOrEqual(acknowledged.length);
+    expect(all.items.map((item) => Number(item.metadata.resourceVersion)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: current }, (_unused, index) => index + 1),
     );
   });
 
