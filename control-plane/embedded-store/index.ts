@@ -6,3 +6,4 @@ export {
   type EmbeddedWriteOptions,
   type FieldValidation,
 } from './sqlite-store.js';
+export { WalSync } from './wal-sync.js';

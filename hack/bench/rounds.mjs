@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { clearTimeout, setTimeout } from 'node:timers';
+import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS, load, unexpectedStatuses } from './harness.mjs';
@@ -46,9 +46,24 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function peakRssMb(pid) {
+function statusMb(pid, field) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
+}
+
+/**
+ * The highest RSS of `pid` while `work` runs, sampled every 100 ms: the load's own peak, apart
+ * from start-up and the one-off password hashing of the set-up (scrypt's 128 MiB at OWASP cost).
+ */
+export async function peakRssDuring(pid, work) {
+  let peak = statusMb(pid, 'VmRSS');
+  const sampler = setInterval(() => (peak = Math.max(peak, statusMb(pid, 'VmRSS'))), 100);
+  try {
+    const result = await work();
+    return { result, peakMb: Math.max(peak, statusMb(pid, 'VmRSS')) };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 /**
@@ -83,7 +98,8 @@ export async function startServe() {
     url,
     pid: child.pid,
     startupMs,
-    peakRssMb: () => peakRssMb(child.pid),
+    /** The process's highest RSS since it started (set-up included). */
+    highWaterMb: () => statusMb(child.pid, 'VmHWM'),
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -5,7 +5,7 @@
 //   npm run bench:vault                                # builds, then 3 rounds of 4 s per target
 //   BENCH_ROUNDS=5 BENCH_DURATION=10 npm run bench:vault
 import { randomBytes } from 'node:crypto';
-import { benchAccount, runRounds, withServers } from './rounds.mjs';
+import { benchAccount, peakRssDuring, runRounds, withServers } from './rounds.mjs';
 
 const VALUE = randomBytes(768).toString('base64');
 const PLAINTEXT = randomBytes(1024).toString('base64');
@@ -16,34 +16,38 @@ await withServers(async ({ hello, serve }) => {
   await account.call('POST', `/api/v1/vault/${id}/secret/bench/read`, { body: { data: { value: VALUE } } });
   await account.call('POST', `/api/v1/vault/${id}/encrypt/bench`, { body: { plaintext: PLAINTEXT } });
   const headers = { authorization: `Bearer ${account.token}` };
-  const rows = await runRounds([
-    { name: 'node:http hello (baseline)', url: hello.bare.url, pid: hello.bare.pid, path: '/' },
-    {
-      name: 'vault secret read (1 KiB)',
-      url: serve.url,
-      pid: serve.pid,
-      path: `/api/v1/vault/${id}/secret/bench/read`,
-      headers,
-    },
-    {
-      name: 'vault secret write (1 KiB)',
-      url: serve.url,
-      pid: serve.pid,
-      method: 'POST',
-      path: `/api/v1/vault/${id}/secret/bench/written`,
-      headers,
-      body: { data: { value: VALUE } },
-    },
-    {
-      name: 'transit encrypt (1 KiB)',
-      url: serve.url,
-      pid: serve.pid,
-      method: 'POST',
-      path: `/api/v1/vault/${id}/encrypt/bench`,
-      headers,
-      body: { plaintext: PLAINTEXT },
-    },
-  ]);
+  const { result: rows, peakMb } = await peakRssDuring(serve.pid, () =>
+    runRounds([
+      { name: 'node:http hello (baseline)', url: hello.bare.url, pid: hello.bare.pid, path: '/' },
+      {
+        name: 'vault secret read (1 KiB)',
+        url: serve.url,
+        pid: serve.pid,
+        path: `/api/v1/vault/${id}/secret/bench/read`,
+        headers,
+      },
+      {
+        name: 'vault secret write (1 KiB)',
+        url: serve.url,
+        pid: serve.pid,
+        method: 'POST',
+        path: `/api/v1/vault/${id}/secret/bench/written`,
+        headers,
+        body: { data: { value: VALUE } },
+      },
+      {
+        name: 'transit encrypt (1 KiB)',
+        url: serve.url,
+        pid: serve.pid,
+        method: 'POST',
+        path: `/api/v1/vault/${id}/encrypt/bench`,
+        headers,
+        body: { plaintext: PLAINTEXT },
+      },
+    ]),
+  );
   console.table(rows);
-  console.log(`peak RSS of cloudplane serve: ${serve.peakRssMb()} MB`);
+  console.log(
+    `peak RSS of cloudplane serve under the load: ${peakMb} MB (since start: ${serve.highWaterMb()} MB)`,
+  );
 });

@@ -134,11 +134,13 @@ function clusterRoutes(options: VaultRouteOptions): RouteDefinition[] {
         const objects = await ctx.store.list<VaultCluster>(VAULT_CLUSTER, {
           namespace: namespaceOf(ctx.principal),
         });
-        const sorted = objects.items.sort(
-          (a, b) =>
-            (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
-            a.metadata.name.localeCompare(b.metadata.name),
-        );
+        const sorted = objects.items
+          .filter((cluster) => !cluster.metadata.deletionTimestamp)
+          .sort(
+            (a, b) =>
+              (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+              a.metadata.name.localeCompare(b.metadata.name),
+          );
         const described = await Promise.all(sorted.map((cluster) => describe(options, cluster, false)));
         const filtered = ctx.query.status
           ? described.filter((cluster) => cluster.status === ctx.query.status)

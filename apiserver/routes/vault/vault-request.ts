@@ -65,10 +65,19 @@ export function namespaceOf(principal: Principal): string {
 /** The parts of a route context that address a cluster. */
 export type ClusterRequest = Pick<RouteContext, 'store'> & { principal: Principal; params: { id: string } };
 
-/** The VaultCluster with this id in the caller's organization; another tenant's is a 404. */
+/**
+ * The VaultCluster with this id in the caller's organization; another tenant's is a 404, and so is
+ * one whose deletion was accepted: its keys and secrets are being destroyed.
+ */
 export async function findCluster(ctx: ClusterRequest): Promise<VaultCluster> {
   try {
-    return await ctx.store.get<VaultCluster>(VAULT_CLUSTER, namespaceOf(ctx.principal), ctx.params.id);
+    const cluster = await ctx.store.get<VaultCluster>(
+      VAULT_CLUSTER,
+      namespaceOf(ctx.principal),
+      ctx.params.id,
+    );
+    if (cluster.metadata.deletionTimestamp) throw notFound(`vault cluster ${ctx.params.id} not found`);
+    return cluster;
   } catch (error) {
     if (
       isStoreError(error, 'NotFound') ||
