@@ -15,6 +15,7 @@ import {
   type StreamingAcl,
   type StreamingClusterWorkload,
 } from '../workloads/runtime.js';
+import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import type { ConnectorObservationStore } from './cluster-connect-store.js';
 import { isSecretKey, listOf, pluginOf } from './connector-plugins.js';
@@ -106,10 +107,7 @@ export const UNREPORTED: ConnectorObservation = {
 const keyOf = (key: ConnectorKey) => `${key.cluster}/${key.name}`;
 
 export class ClusterConnectWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> | undefined;
-  private passAgain = false;
-  private closed = true;
+  private readonly loop: PassLoop;
   /** What was last written, so that an unchanged pass writes nothing. */
   private readonly applied = new Map<string, { fingerprint: string; generation: number }>();
   private readonly clusterUsers = new Map<string, string>();
@@ -117,39 +115,24 @@ export class ClusterConnectWorker {
   /** Clusters given Connect workers by this process, to remove them once their last connector goes. */
   private readonly served = new Map<string, StreamingClusterWorkload>();
 
-  constructor(private readonly deps: ClusterConnectDependencies) {}
+  constructor(private readonly deps: ClusterConnectDependencies) {
+    this.loop = new PassLoop(() => this.reconcileAll(), {
+      intervalMs: deps.pollMs ?? CLUSTER_CONNECT_POLL_MS,
+      logger: deps.logger,
+      failure: 'connect cluster pass failed',
+    });
+  }
 
   start(): void {
-    this.closed = false;
-    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? CLUSTER_CONNECT_POLL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   wake(): void {
-    if (this.closed) return;
-    if (this.pass) {
-      this.passAgain = true;
-      return;
-    }
-    this.pass = this.runPasses().finally(() => (this.pass = undefined));
+    this.loop.wake();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.pass;
-  }
-
-  private async runPasses(): Promise<void> {
-    do {
-      this.passAgain = false;
-      try {
-        await this.reconcileAll();
-      } catch (error) {
-        this.deps.logger.error({ err: error }, 'connect cluster pass failed');
-      }
-    } while (this.passAgain && !this.closed);
+  close(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async reconcileAll(): Promise<void> {

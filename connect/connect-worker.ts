@@ -8,6 +8,7 @@
 import os from 'node:os';
 import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
+import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import { ConnectorEntry } from './connector-entry.js';
 import type { ProduceRecords, SourceRecord, SourceTask } from './change-envelope.js';
@@ -69,46 +70,28 @@ export class ConnectWorker {
   readonly workerId = `${os.hostname()}:connect`;
   private readonly entries = new Map<string, ConnectorEntry>();
   private readonly sources = new Map<string, RunningSource>();
-  private timer: NodeJS.Timeout | undefined;
-  private pass: Promise<void> | undefined;
-  private passAgain = false;
-  /** Only the process that runs the controllers (serve, the leading operator) runs tasks. */
-  private closed = true;
+  /** Only the process that runs the controllers (serve, the leading operator) starts it. */
+  private readonly loop: PassLoop;
 
-  constructor(private readonly deps: ConnectWorkerDependencies) {}
+  constructor(private readonly deps: ConnectWorkerDependencies) {
+    this.loop = new PassLoop(() => this.reconcileAll(), {
+      intervalMs: deps.pollMs ?? DEFAULT_WORKER_POLL_MS,
+      logger: deps.logger,
+      failure: 'connector worker pass failed',
+    });
+  }
 
   start(): void {
-    this.closed = false;
-    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? DEFAULT_WORKER_POLL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   /** Runs a pass now, or right after the one running. */
   wake(): void {
-    if (this.closed) return;
-    if (this.pass) {
-      this.passAgain = true;
-      return;
-    }
-    this.pass = this.runPasses().finally(() => (this.pass = undefined));
-  }
-
-  private async runPasses(): Promise<void> {
-    do {
-      this.passAgain = false;
-      try {
-        await this.reconcileAll();
-      } catch (error) {
-        this.deps.logger.error({ err: error }, 'connector worker pass failed');
-      }
-    } while (this.passAgain && !this.closed);
+    this.loop.wake();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.pass;
+    await this.loop.stop();
     await Promise.all([...this.entries.values()].map((entry) => this.teardown(entry)));
     this.entries.clear();
   }

@@ -4,64 +4,30 @@
  * on the server at CLOUDPLANE_TEST_MYSQL_URL.
  */
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { connectCluster, writeAcls } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 type Json = Record<string, unknown>;
-const USER = { username: 'producer', password: 'a-long-enough-password' };
+const TOPICS = ['orders', 'products'];
 const serverUrl = process.env.CLOUDPLANE_TEST_MYSQL_URL || undefined;
 if (!serverUrl) {
   console.warn('SKIPPING the MySQL sink tests: CLOUDPLANE_TEST_MYSQL_URL is not set');
 }
 const database = `cp_sink_${randomBytes(4).toString('hex')}`;
 
-let app: TestPlatform;
-let owner: TestAccount;
-let clusterId: string;
-let producer: Producer;
+const cluster = connectCluster({
+  streamingPorts: '29731-29760',
+  clusterName: 'to-mysql',
+  user: { username: 'producer', password: 'a-long-enough-password' },
+  grants: { acls: writeAcls(TOPICS) },
+  topics: TOPICS,
+  producer: true,
+  clientId: 'connect-mysql-test',
+});
+const { connect, produce } = cluster;
 let admin: mysql.Connection;
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await app.call(method, path, { token: owner.token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-const basic = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
-
-async function connect(method: string, path: string, body?: unknown) {
-  const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-async function createTopic(name: string) {
-  const created = await api('POST', `/v1/streaming/clusters/${clusterId}/topics`, { name, partitions: 1 });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  await eventually(async () => {
-    const topic = (await api('GET', `/v1/streaming/clusters/${clusterId}/topics/${name}`)).body.data as Json;
-    expect(topic.status).toBe('ready');
-  }, 15_000);
-}
-
-async function produce(topic: string, messages: { key?: unknown; value: unknown }[]) {
-  await producer.send({
-    topic,
-    messages: messages.map(({ key, value }) => ({
-      ...(key === undefined ? {} : { key: JSON.stringify(key) }),
-      value: JSON.stringify(value),
-    })),
-  });
-}
 
 /** The JDBC URL and login of the private database, as a user of the sink writes them. */
 function sinkConfig(scheme: 'mysql' | 'mariadb', topics: string, extra: Record<string, string>) {
@@ -87,47 +53,11 @@ beforeAll(async () => {
   admin = await mysql.createConnection({ uri: serverUrl, supportBigNumbers: true });
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.changeUser({ database });
-  app = await startPlatform({
-    clock: systemClock,
-    env: { CLOUDPLANE_STREAMING_PORTS: '29731-29760', CLOUDPLANE_STREAMING_REFRESH_MS: '300' },
-  });
-  owner = await registerAndSignIn(app);
-  const created = await api('POST', '/v1/streaming/clusters', { name: 'to-mysql', region: 'us-east-1' });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  clusterId = (created.body.data as Json).id as string;
-  const cluster = await eventually(async () => {
-    const current = (await api('GET', `/v1/streaming/clusters/${clusterId}`)).body.data as Json;
-    expect(current.status).toBe('running');
-    return current;
-  }, 30_000);
-  const bootstrap = (await api('GET', `/v1/streaming/clusters/${clusterId}/bootstrap`)).body.data as Json;
-  const user = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-    name: USER.username,
-    password: USER.password,
-    acls: ['orders', 'products'].map((name) => ({
-      resource_type: 'topic',
-      pattern_type: 'literal',
-      name,
-      operations: ['write', 'describe'],
-      permission: 'allow',
-    })),
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
-  await createTopic('orders');
-  await createTopic('products');
-  producer = new Kafka({
-    clientId: 'connect-mysql-test',
-    brokers: cluster.bootstrap_servers as string[],
-    ssl: { ca: [bootstrap.ca_certificate as string] },
-    sasl: { mechanism: 'scram-sha-512', ...USER },
-    logLevel: logLevel.NOTHING,
-  }).producer();
-  await eventually(() => producer.connect(), 15_000);
+  await cluster.start();
 }, 120_000);
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await app?.close();
+  await cluster.close();
   await admin?.query(`DROP DATABASE IF EXISTS ${database}`);
   await admin?.end();
 }, 60_000);

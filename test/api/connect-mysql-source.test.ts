@@ -3,47 +3,29 @@
  * row-based binlog, real brokers, and Debezium-shaped records read back with kafkajs: the rows
  * already there as a snapshot, then every change once, across a restart and a stop.
  */
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { binlogMariadbMissing, startBinlogMariadb, type BinlogMariadb } from '../fixtures/binlog-mariadb.js';
+import { connectCluster, readerGrants, type ChangeValue } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 type Json = Record<string, unknown>;
-const USER = { username: 'cdc-reader', password: 'a-long-enough-password' };
 const PREFIX = 'inventory';
 const TOPIC = `${PREFIX}.shop.orders`;
 
 const missing = binlogMariadbMissing();
 if (missing) console.warn(`SKIPPING the MySQL source tests: ${missing}`);
 
-let app: TestPlatform;
-let owner: TestAccount;
-let clusterId: string;
-let kafka: Kafka;
+const cluster = connectCluster({
+  streamingPorts: '29771-29800',
+  clusterName: 'binlog',
+  user: { username: 'cdc-reader', password: 'a-long-enough-password' },
+  grants: readerGrants(PREFIX, 'cdc-readers'),
+  clientId: 'binlog-test',
+});
+const { connect, consume, untilTaskState } = cluster;
 let server: BinlogMariadb | undefined;
 let shop: mysql.Connection;
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await app.call(method, path, { token: owner.token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-const basic = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
-
-async function connect(method: string, path: string, body?: unknown) {
-  const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
 
 function sourceConfig(overrides: Record<string, string> = {}) {
   return {
@@ -60,13 +42,6 @@ function sourceConfig(overrides: Record<string, string> = {}) {
   };
 }
 
-async function untilTaskState(name: string, state: string) {
-  await eventually(async () => {
-    const status = await connect('GET', `/connectors/${name}/status`);
-    expect((status.body.tasks as Json[])[0]?.state, JSON.stringify(status.body)).toBe(state);
-  }, 20_000);
-}
-
 beforeAll(async () => {
   if (missing) return;
   server = await startBinlogMariadb();
@@ -81,61 +56,14 @@ beforeAll(async () => {
   await shop.query('CREATE TABLE orders (id int PRIMARY KEY, name varchar(40), total decimal(8,2))');
   await shop.query('CREATE TABLE audit (id int PRIMARY KEY)');
   await shop.query(`INSERT INTO orders VALUES (10, 'kept', 9.99)`);
-  app = await startPlatform({
-    clock: systemClock,
-    env: { CLOUDPLANE_STREAMING_PORTS: '29771-29800', CLOUDPLANE_STREAMING_REFRESH_MS: '300' },
-  });
-  owner = await registerAndSignIn(app);
-  const created = await api('POST', '/v1/streaming/clusters', { name: 'binlog', region: 'us-east-1' });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  clusterId = (created.body.data as Json).id as string;
-  const cluster = await eventually(async () => {
-    const current = (await api('GET', `/v1/streaming/clusters/${clusterId}`)).body.data as Json;
-    expect(current.status).toBe('running');
-    return current;
-  }, 30_000);
-  const bootstrap = (await api('GET', `/v1/streaming/clusters/${clusterId}/bootstrap`)).body.data as Json;
-  const user = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-    name: USER.username,
-    password: USER.password,
-    consumer_group: 'cdc-readers',
-    acls: [
-      {
-        resource_type: 'topic',
-        pattern_type: 'prefixed',
-        name: `${PREFIX}.`,
-        operations: ['read', 'describe'],
-        permission: 'allow',
-      },
-      {
-        resource_type: 'group',
-        pattern_type: 'literal',
-        name: 'cdc-readers',
-        operations: ['read', 'describe'],
-        permission: 'allow',
-      },
-    ],
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
-  kafka = new Kafka({
-    clientId: 'binlog-test',
-    brokers: cluster.bootstrap_servers as string[],
-    ssl: { ca: [bootstrap.ca_certificate as string] },
-    sasl: { mechanism: 'scram-sha-512', ...USER },
-    logLevel: logLevel.NOTHING,
-  });
+  await cluster.start();
 }, 180_000);
 
 afterAll(async () => {
   await shop?.end().catch(() => undefined);
-  await app?.close();
+  await cluster.close();
   await server?.stop();
 }, 60_000);
-
-interface ChangeRecord {
-  key: Json | null;
-  value: { before: Json | null; after: Json | null; op: string; source: Json };
-}
 
 describe.skipIf(missing)('the MySQL change-capture source', () => {
   it('refuses a snapshot mode it does not know', async () => {
@@ -183,18 +111,7 @@ describe.skipIf(missing)('the MySQL change-capture source', () => {
       expect(topics.body).toEqual({ 'orders-capture': { topics: [TOPIC] } });
     }, 30_000);
 
-    const received: ChangeRecord[] = [];
-    const consumer: Consumer = kafka.consumer({ groupId: 'cdc-readers' });
-    await consumer.connect();
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        received.push({
-          key: message.key ? (JSON.parse(String(message.key)) as Json) : null,
-          value: JSON.parse(String(message.value)) as ChangeRecord['value'],
-        });
-      },
-    });
+    const { records: received, stop } = await consume<ChangeValue>(TOPIC, 'cdc-readers');
     try {
       await eventually(() => expect(received).toHaveLength(6), 30_000);
       expect(received.map(({ key, value }) => [key, value.op, value.before, value.after])).toEqual([
@@ -222,7 +139,10 @@ describe.skipIf(missing)('the MySQL change-capture source', () => {
 
       const committed = await eventually(async () => {
         const offsets = await connect('GET', '/connectors/orders-capture/offsets');
-        const [offset] = offsets.body.offsets as { partition: Json; offset: { file: string; pos: number } }[];
+        const [offset] = offsets.body.offsets as unknown as {
+          partition: Json;
+          offset: { file: string; pos: number };
+        }[];
         expect(offset).toMatchObject({ partition: { server: PREFIX }, offset: { file: expect.any(String) } });
         return offset!.offset;
       }, 15_000);
@@ -257,15 +177,15 @@ describe.skipIf(missing)('the MySQL change-capture source', () => {
         [{ id: 5 }, 'u', { id: 5, name: 'cocoa', total: '6.00' }],
       ]);
     } finally {
-      await consumer.disconnect();
+      await stop();
     }
 
     expect((await connect('DELETE', '/connectors/orders-capture')).status).toBe(204);
     await eventually(async () => {
-      const left = await app.database.kysely
+      const left = await cluster.app.database.kysely
         .selectFrom('connect_source_offsets')
         .select('name')
-        .where('cluster', '=', clusterId)
+        .where('cluster', '=', cluster.clusterId)
         .execute();
       expect(left).toEqual([]);
     }, 20_000);

@@ -6,48 +6,30 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
 import { createLogger } from '../../observability/logger.js';
 import { privatePostgres, type PrivatePostgres } from '../../workloads/local/private-postgres.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { connectCluster, readerGrants, type ChangeValue } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 type Json = Record<string, unknown>;
-const USER = { username: 'cdc-reader', password: 'a-long-enough-password' };
 const PREFIX = 'shop';
 const TOPIC = `${PREFIX}.public.orders`;
 const SLOT = 'orders_capture';
 
-let app: TestPlatform;
-let owner: TestAccount;
-let clusterId: string;
-let kafka: Kafka;
+const cluster = connectCluster({
+  streamingPorts: '29500-29530',
+  clusterName: 'capture',
+  user: { username: 'cdc-reader', password: 'a-long-enough-password' },
+  grants: readerGrants(PREFIX, 'cdc-readers'),
+  clientId: 'cdc-test',
+});
+const { connect, consume, untilTaskState } = cluster;
 let serverDir: string;
 let server: PrivatePostgres | undefined;
 let database: pg.ClientConfig | undefined;
 let shop: pg.Client;
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await app.call(method, path, { token: owner.token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-const basic = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
-
-async function connect(method: string, path: string, body?: unknown) {
-  const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
 
 /** A private server with logical decoding on: started once, `wal_level` set, started again. */
 async function startLogicalPostgres(): Promise<pg.ClientConfig> {
@@ -92,62 +74,15 @@ beforeAll(async () => {
   await shop.connect();
   await shop.query('CREATE TABLE public.orders (id integer PRIMARY KEY, name text, total numeric)');
   await shop.query('CREATE TABLE public.audit (id integer PRIMARY KEY)');
-  app = await startPlatform({
-    clock: systemClock,
-    env: { CLOUDPLANE_STREAMING_PORTS: '29500-29530', CLOUDPLANE_STREAMING_REFRESH_MS: '300' },
-  });
-  owner = await registerAndSignIn(app);
-  const created = await api('POST', '/v1/streaming/clusters', { name: 'capture', region: 'us-east-1' });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  clusterId = (created.body.data as Json).id as string;
-  const cluster = await eventually(async () => {
-    const current = (await api('GET', `/v1/streaming/clusters/${clusterId}`)).body.data as Json;
-    expect(current.status).toBe('running');
-    return current;
-  }, 30_000);
-  const bootstrap = (await api('GET', `/v1/streaming/clusters/${clusterId}/bootstrap`)).body.data as Json;
-  const user = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-    name: USER.username,
-    password: USER.password,
-    consumer_group: 'cdc-readers',
-    acls: [
-      {
-        resource_type: 'topic',
-        pattern_type: 'prefixed',
-        name: `${PREFIX}.`,
-        operations: ['read', 'describe'],
-        permission: 'allow',
-      },
-      {
-        resource_type: 'group',
-        pattern_type: 'literal',
-        name: 'cdc-readers',
-        operations: ['read', 'describe'],
-        permission: 'allow',
-      },
-    ],
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
-  kafka = new Kafka({
-    clientId: 'cdc-test',
-    brokers: cluster.bootstrap_servers as string[],
-    ssl: { ca: [bootstrap.ca_certificate as string] },
-    sasl: { mechanism: 'scram-sha-512', ...USER },
-    logLevel: logLevel.NOTHING,
-  });
+  await cluster.start();
 }, 120_000);
 
 afterAll(async () => {
   await shop?.end().catch(() => undefined);
-  await app?.close();
+  await cluster.close();
   await server?.stop();
   if (serverDir) await fs.rm(serverDir, { recursive: true, force: true });
 }, 60_000);
-
-interface ChangeRecord {
-  key: Json | null;
-  value: { before: Json | null; after: Json | null; op: string; source: Json };
-}
 
 describe('the PostgreSQL change-capture source', () => {
   it('refuses a decoding plugin other than test_decoding', async (context) => {
@@ -179,18 +114,7 @@ describe('the PostgreSQL change-capture source', () => {
       expect(topics.body).toEqual({ 'orders-capture': { topics: [TOPIC] } });
     }, 30_000);
 
-    const received: ChangeRecord[] = [];
-    const consumer: Consumer = kafka.consumer({ groupId: 'cdc-readers' });
-    await consumer.connect();
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => {
-        received.push({
-          key: message.key ? (JSON.parse(String(message.key)) as Json) : null,
-          value: JSON.parse(String(message.value)) as ChangeRecord['value'],
-        });
-      },
-    });
+    const { records: received, stop } = await consume<ChangeValue>(TOPIC, 'cdc-readers');
     try {
       await eventually(() => expect(received).toHaveLength(5), 30_000);
       expect(received.map(({ key, value }) => [key, value.op, value.before, value.after])).toEqual([
@@ -210,7 +134,7 @@ describe('the PostgreSQL change-capture source', () => {
 
       const confirmed = await eventually(async () => {
         const offsets = await connect('GET', '/connectors/orders-capture/offsets');
-        const [offset] = offsets.body.offsets as { partition: Json; offset: { lsn: string } }[];
+        const [offset] = offsets.body.offsets as unknown as { partition: Json; offset: { lsn: string } }[];
         expect(offset).toMatchObject({ partition: { server: PREFIX }, offset: { lsn: expect.any(String) } });
         return offset!.offset.lsn;
       }, 15_000);
@@ -218,10 +142,7 @@ describe('the PostgreSQL change-capture source', () => {
 
       const restarted = await connect('POST', '/connectors/orders-capture/restart?includeTasks=true');
       expect(restarted.status).toBe(202);
-      await eventually(async () => {
-        const status = await connect('GET', '/connectors/orders-capture/status');
-        expect((status.body.tasks as Json[])[0]?.state).toBe('RUNNING');
-      }, 20_000);
+      await untilTaskState('orders-capture', 'RUNNING');
       await shop.query(`INSERT INTO public.orders VALUES (4, 'coffee', 4)`);
       await eventually(() => expect(received).toHaveLength(6), 30_000);
       // Long enough for several polls: nothing acknowledged before the restart comes again.
@@ -232,7 +153,7 @@ describe('the PostgreSQL change-capture source', () => {
         value: { op: 'c', after: { id: 4, name: 'coffee' } },
       });
     } finally {
-      await consumer.disconnect();
+      await stop();
     }
 
     expect((await connect('DELETE', '/connectors/orders-capture')).status).toBe(204);

@@ -6,42 +6,19 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { connectCluster, type ConnectorStatus } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
-type Json = Record<string, unknown>;
-interface Status {
-  connector: { state: string; trace?: string };
-  tasks: { id: number; state: string; trace?: string }[];
-}
-const USER = { username: 'operator', password: 'a-long-enough-password' };
-
-let app: TestPlatform;
-let owner: TestAccount;
-let clusterId: string;
+const cluster = connectCluster({
+  streamingPorts: '29811-29840',
+  clusterName: 'elsewhere',
+  user: { username: 'operator', password: 'a-long-enough-password' },
+  grants: { acls: [] },
+});
+const { connect, statusOf } = cluster;
 let listening: net.Server;
 let openPort: number;
 let closedPort: number;
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await app.call(method, path, { token: owner.token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-const basic = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
-
-async function connect(method: string, path: string, body?: unknown) {
-  const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
-    method,
-    headers: { authorization: basic, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -52,10 +29,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Polls the status until it fails, asserting that no poll on the way saw it RUNNING. */
-async function untilFailed(name: string): Promise<Status> {
+async function untilFailed(name: string): Promise<ConnectorStatus> {
   const seen = new Set<string>();
   const status = await eventually(async () => {
-    const current = (await connect('GET', `/connectors/${name}/status`)).body as unknown as Status;
+    const current = await statusOf(name);
     seen.add(current.connector.state);
     for (const task of current.tasks) seen.add(task.state);
     expect(current.connector.state, JSON.stringify(current)).toBe('FAILED');
@@ -71,28 +48,11 @@ beforeAll(async () => {
   listening = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
   openPort = (listening.address() as net.AddressInfo).port;
-  app = await startPlatform({
-    clock: systemClock,
-    env: { CLOUDPLANE_STREAMING_PORTS: '29811-29840', CLOUDPLANE_STREAMING_REFRESH_MS: '300' },
-  });
-  owner = await registerAndSignIn(app);
-  const created = await api('POST', '/v1/streaming/clusters', { name: 'elsewhere', region: 'us-east-1' });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  clusterId = (created.body.data as Json).id as string;
-  await eventually(async () => {
-    const current = (await api('GET', `/v1/streaming/clusters/${clusterId}`)).body.data as Json;
-    expect(current.status).toBe('running');
-  }, 30_000);
-  const user = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-    name: USER.username,
-    password: USER.password,
-    acls: [],
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
+  await cluster.start();
 }, 90_000);
 
 afterAll(async () => {
-  await app?.close();
+  await cluster.close();
   await new Promise((resolve) => listening?.close(resolve));
 }, 60_000);
 
@@ -117,7 +77,7 @@ describe('the MongoDB source', () => {
       error_count: 2,
     });
     const errors = Object.fromEntries(
-      (answer.body.configs as { value: { name: string; errors: string[] } }[]).map(({ value }) => [
+      (answer.body.configs as unknown as { value: { name: string; errors: string[] } }[]).map(({ value }) => [
         value.name,
         value.errors,
       ]),
@@ -183,7 +143,7 @@ describe('the search-index sink', () => {
     });
     expect(moved.status).toBe(200);
     await eventually(async () => {
-      const status = (await connect('GET', '/connectors/orders-index/status')).body as unknown as Status;
+      const status = await statusOf('orders-index');
       expect(status.connector.state).toBe('FAILED');
       expect(status.connector.trace).toContain(`a server accepts connections at 127.0.0.1:${openPort}, but`);
     }, 20_000);

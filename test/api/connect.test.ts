@@ -4,11 +4,9 @@
  * S3-protocol objects; pause, resume, stop, offsets, restarts after a failure, and the cluster's
  * deletion taking its connectors along.
  */
-import { Kafka, logLevel, type Producer } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { connectCluster, writeAcls, type ConnectBody } from '../fixtures/connect-cluster.js';
 import {
   createTestPostgresDatabase,
   describeWithPostgres,
@@ -16,125 +14,37 @@ import {
   type TestPostgresDatabase,
 } from '../fixtures/db-postgres.js';
 import { eventually } from '../fixtures/eventually.js';
-import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';
 
 type Json = Record<string, unknown>;
-/** A Kafka Connect body, read field by field as its clients read it. */
-type ConnectBody = { [key: string]: ConnectBody } & ConnectBody[];
-const USER = { username: 'producer', password: 'a-long-enough-password' };
 const S3 = {
   region: 'eu-west-1',
   accessKeyId: 'AKIDCONNECT',
   secretAccessKey: 'connect-secret-key',
   bucket: 'sink',
 };
+const TOPICS = ['orders', 'clicks', 'pending'];
 
-let app: TestPlatform;
-let owner: TestAccount;
+const cluster = connectCluster({
+  streamingPorts: '29460-29490',
+  clusterName: 'pipelines',
+  user: { username: 'producer', password: 'a-long-enough-password' },
+  grants: { acls: writeAcls(TOPICS) },
+  topics: TOPICS,
+  producer: true,
+  clientId: 'connect-api-test',
+});
+const { api, connect, produce, statusOf, untilTaskState } = cluster;
 let s3: S3Server;
-let clusterId: string;
-let producer: Producer;
 const databases: TestPostgresDatabase[] = [];
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const response = await app.call(method, path, { token: owner.token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
-
-const basic = `Basic ${Buffer.from(`${USER.username}:${USER.password}`).toString('base64')}`;
-
-/** A Kafka Connect REST call as the cluster user. */
-async function connect(method: string, path: string, body?: unknown, authorization = basic) {
-  const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
-    method,
-    headers: { authorization, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as ConnectBody };
-}
-
-async function createTopic(name: string, partitions: number) {
-  const created = await api('POST', `/v1/streaming/clusters/${clusterId}/topics`, { name, partitions });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  await eventually(async () => {
-    const topic = (await api('GET', `/v1/streaming/clusters/${clusterId}/topics/${name}`)).body.data as Json;
-    expect(topic.status).toBe('ready');
-  }, 15_000);
-}
-
-async function produce(topic: string, messages: { key?: unknown; value: unknown }[]) {
-  await producer.send({
-    topic,
-    messages: messages.map(({ key, value }) => ({
-      ...(key === undefined ? {} : { key: JSON.stringify(key) }),
-      value: JSON.stringify(value),
-    })),
-  });
-}
-
-async function statusOf(name: string) {
-  return (await connect('GET', `/connectors/${name}/status`)).body as unknown as {
-    connector: { state: string };
-    tasks: { id: number; state: string; trace?: string }[];
-  };
-}
-
-async function untilTaskState(name: string, state: string, timeoutMs = 20_000) {
-  return eventually(async () => {
-    const status = await statusOf(name);
-    expect(status.tasks[0]?.state, JSON.stringify(status)).toBe(state);
-    return status;
-  }, timeoutMs);
-}
-
 beforeAll(async () => {
-  app = await startPlatform({
-    clock: systemClock,
-    env: { CLOUDPLANE_STREAMING_PORTS: '29460-29490', CLOUDPLANE_STREAMING_REFRESH_MS: '300' },
-  });
-  owner = await registerAndSignIn(app);
   s3 = await startS3Server({ ...S3, buckets: [S3.bucket] });
-  const created = await api('POST', '/v1/streaming/clusters', { name: 'pipelines', region: 'us-east-1' });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  clusterId = (created.body.data as Json).id as string;
-  const cluster = await eventually(async () => {
-    const current = (await api('GET', `/v1/streaming/clusters/${clusterId}`)).body.data as Json;
-    expect(current.status).toBe('running');
-    return current;
-  }, 30_000);
-  const bootstrap = (await api('GET', `/v1/streaming/clusters/${clusterId}/bootstrap`)).body.data as Json;
-  const user = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-    name: USER.username,
-    password: USER.password,
-    acls: ['orders', 'clicks', 'pending'].map((name) => ({
-      resource_type: 'topic',
-      pattern_type: 'literal',
-      name,
-      operations: ['write', 'describe'],
-      permission: 'allow',
-    })),
-  });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
-  await createTopic('orders', 1);
-  await createTopic('clicks', 1);
-  await createTopic('pending', 1);
-  const kafka = new Kafka({
-    clientId: 'connect-api-test',
-    brokers: cluster.bootstrap_servers as string[],
-    ssl: { ca: [bootstrap.ca_certificate as string] },
-    sasl: { mechanism: 'scram-sha-512', ...USER },
-    logLevel: logLevel.NOTHING,
-  });
-  producer = kafka.producer();
-  await eventually(() => producer.connect(), 15_000);
+  await cluster.start();
 }, 90_000);
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await app?.close();
+  await cluster.close();
   await s3?.close();
   for (const database of databases) await database.drop();
 }, 60_000);
@@ -144,7 +54,7 @@ describe('the Kafka Connect REST API', () => {
     const root = await connect('GET', '/');
     expect(root).toMatchObject({
       status: 200,
-      body: { version: expect.any(String), kafka_cluster_id: clusterId },
+      body: { version: expect.any(String), kafka_cluster_id: cluster.clusterId },
     });
     const plugins = await connect('GET', '/connector-plugins');
     expect(plugins.body.map((plugin: Json) => plugin.class)).toEqual([
@@ -432,12 +342,12 @@ describe('removal', () => {
   });
 
   it('removes the connectors of a deleted cluster', async () => {
-    expect((await api('DELETE', `/v1/streaming/clusters/${clusterId}`)).status).toBe(204);
+    expect((await api('DELETE', `/v1/streaming/clusters/${cluster.clusterId}`)).status).toBe(204);
     await eventually(async () => {
-      const left = await app.database.kysely
+      const left = await cluster.app.database.kysely
         .selectFrom('connect_connectors')
         .select('name')
-        .where('cluster', '=', clusterId)
+        .where('cluster', '=', cluster.clusterId)
         .execute();
       expect(left).toEqual([]);
     }, 30_000);

@@ -9,15 +9,7 @@ import {
   writeSql,
 } from '../../connect/jdbc-statements.js';
 import type { SinkRecord } from '../../connect/sink-record.js';
-
-const record = (fields: Partial<SinkRecord>): SinkRecord => ({
-  topic: 'orders',
-  partition: 0,
-  offset: 0,
-  key: null,
-  value: null,
-  ...fields,
-});
+import { sinkRecord } from '../fixtures/sink-record.js';
 
 const upsertByKey = jdbcSinkSettingsOf({
   'insert.mode': 'upsert',
@@ -49,8 +41,22 @@ describe('the dialect of a JDBC URL', () => {
       { host: 'db', port: 3306, database: 'shop', user: 'u', password: 'p' },
     ],
     ['jdbc:postgresql://db/shop', {}, { host: 'db', port: 5432, database: 'shop' }],
+    ['jdbc:postgresql://db.example:6432/shop', {}, { host: 'db.example', port: 6432, database: 'shop' }],
+    [
+      'jdbc:postgresql://db/shop?user=a&password=b',
+      {},
+      { host: 'db', port: 5432, database: 'shop', user: 'a', password: 'b' },
+    ],
+    [
+      'jdbc:postgresql://db/shop?user=a',
+      { 'connection.user': 'u', 'connection.password': 'p' },
+      { host: 'db', port: 5432, database: 'shop', user: 'u', password: 'p' },
+    ],
   ])('%s connects to %j', (url, extra, connection) => {
-    expect(databaseConnectionOf({ 'connection.url': url, ...extra })).toEqual(connection);
+    const config = { 'connection.url': url, ...extra };
+    expect(databaseConnectionOf(config)).toEqual(connection);
+    // The PostgreSQL sink reads its URLs the same way.
+    if (url.startsWith('jdbc:postgresql:')) expect(postgresConnectionOf(config)).toEqual(connection);
   });
 
   it('keeps the PostgreSQL sink on PostgreSQL URLs', () => {
@@ -99,14 +105,14 @@ describe('MySQL and MariaDB statements', () => {
       'INSERT INTO `we``ird_orders` (`id`, `tiny`, `blob`) VALUES (?, ?, ?)',
     ],
   ])('%s', (_case, fields, settings, create, write) => {
-    const row = rowOf(record(fields), settings, MYSQL_DIALECT)!;
+    const row = rowOf(sinkRecord(fields), settings, MYSQL_DIALECT)!;
     expect(createTableSql(row, MYSQL_DIALECT)).toBe(create);
     expect(writeSql(row, settings.insertMode, MYSQL_DIALECT)).toBe(write);
   });
 
   it('passes JSON as text and bytes as a buffer', () => {
     const row = rowOf(
-      record({
+      sinkRecord({
         value: { doc: { a: [1] }, raw: 'AQI=' },
         valueSchema: { type: 'struct', fields: [{ field: 'raw', type: 'bytes' }] },
       }),
@@ -118,7 +124,7 @@ describe('MySQL and MariaDB statements', () => {
 
   it('writes the same row for PostgreSQL in its own dialect', () => {
     const pgRow = rowOf(
-      record({ key: { sku: 'a' }, value: { n: 1 } }),
+      sinkRecord({ key: { sku: 'a' }, value: { n: 1 } }),
       jdbcSinkSettingsOf({ 'insert.mode': 'upsert', 'pk.mode': 'record_key' }),
     )!;
     expect(createTableSql(pgRow)).toBe(

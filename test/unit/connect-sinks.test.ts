@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createTableSql,
-  jdbcSinkSettingsOf,
-  postgresConnectionOf,
-  rowOf,
-  writeSql,
-} from '../../connect/jdbc-statements.js';
+import { createTableSql, jdbcSinkSettingsOf, rowOf, writeSql } from '../../connect/jdbc-statements.js';
 import { objectKeyOf } from '../../connect/s3-sink.js';
-import { convertJson, nextOffsetsOf, type SinkRecord } from '../../connect/sink-record.js';
-
-const record = (fields: Partial<SinkRecord>): SinkRecord => ({
-  topic: 'orders',
-  partition: 0,
-  offset: 7,
-  key: null,
-  value: null,
-  ...fields,
-});
+import { convertJson, nextOffsetsOf } from '../../connect/sink-record.js';
+import { sinkRecord } from '../fixtures/sink-record.js';
 
 describe('JSON conversion', () => {
   it.each([
@@ -34,7 +20,11 @@ describe('JSON conversion', () => {
   });
 
   it('commits the offset after the last record of each partition', () => {
-    const records = [record({ offset: 3 }), record({ offset: 5 }), record({ partition: 1, offset: 0 })];
+    const records = [
+      sinkRecord({ offset: 3 }),
+      sinkRecord({ offset: 5 }),
+      sinkRecord({ partition: 1, offset: 0 }),
+    ];
     expect(nextOffsetsOf(records)).toEqual([
       { topic: 'orders', partition: 0, offset: 6 },
       { topic: 'orders', partition: 1, offset: 1 },
@@ -43,22 +33,6 @@ describe('JSON conversion', () => {
 });
 
 describe('the relational sink', () => {
-  it.each([
-    ['jdbc:postgresql://db.example:6432/shop', {}, { host: 'db.example', port: 6432, database: 'shop' }],
-    [
-      'jdbc:postgresql://db/shop?user=a&password=b',
-      {},
-      { host: 'db', port: 5432, database: 'shop', user: 'a', password: 'b' },
-    ],
-    [
-      'jdbc:postgresql://db/shop?user=a',
-      { 'connection.user': 'u', 'connection.password': 'p' },
-      { host: 'db', port: 5432, database: 'shop', user: 'u', password: 'p' },
-    ],
-  ])('%s connects to %j', (url, extra, connection) => {
-    expect(postgresConnectionOf({ 'connection.url': url, ...extra })).toEqual(connection);
-  });
-
   const upsert = jdbcSinkSettingsOf({
     'insert.mode': 'upsert',
     'pk.mode': 'record_key',
@@ -67,7 +41,7 @@ describe('the relational sink', () => {
   });
 
   it('makes a primitive key the named key column, before the value fields', () => {
-    const row = rowOf(record({ key: 4, value: { item: 'pen', price: 1.5, tags: ['a'] } }), upsert)!;
+    const row = rowOf(sinkRecord({ key: 4, value: { item: 'pen', price: 1.5, tags: ['a'] } }), upsert)!;
     expect(row).toEqual({
       table: 'sink_orders',
       columns: [
@@ -89,7 +63,7 @@ describe('the relational sink', () => {
 
   it('types the columns from an envelope\u2019s schema', () => {
     const row = rowOf(
-      record({
+      sinkRecord({
         value: { id: 1, qty: 2 },
         valueSchema: {
           type: 'struct',
@@ -110,11 +84,11 @@ describe('the relational sink', () => {
   });
 
   it.each([
-    ['a record without its key', record({ value: { a: 1 } }), upsert, /has no key/],
-    ['a value that is no object', record({ key: 1, value: [1, 2] }), upsert, /not a JSON object/],
+    ['a record without its key', sinkRecord({ value: { a: 1 } }), upsert, /has no key/],
+    ['a value that is no object', sinkRecord({ key: 1, value: [1, 2] }), upsert, /not a JSON object/],
     [
       'a value without its key field',
-      record({ value: { a: 1 } }),
+      sinkRecord({ value: { a: 1 } }),
       jdbcSinkSettingsOf({ 'pk.mode': 'record_value', 'pk.fields': 'id' }),
       /primary key field id is missing/,
     ],
@@ -123,8 +97,8 @@ describe('the relational sink', () => {
   });
 
   it('skips tombstones and quotes names with quotes', () => {
-    expect(rowOf(record({ key: 1 }), upsert)).toBeUndefined();
-    const row = rowOf(record({ value: { 'we"ird': 1 } }), jdbcSinkSettingsOf({}))!;
+    expect(rowOf(sinkRecord({ key: 1 }), upsert)).toBeUndefined();
+    const row = rowOf(sinkRecord({ value: { 'we"ird': 1 } }), jdbcSinkSettingsOf({}))!;
     expect(writeSql(row, 'insert')).toBe('INSERT INTO "orders" ("we""ird") VALUES ($1)');
   });
 });
