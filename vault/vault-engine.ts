@@ -145,10 +145,22 @@ export class ClusterOperations {
 
 /** One vault cluster: seal state, audited operations, usage. */
 export class VaultClusterEngine {
+  /** The keyring `initialized()` read, used by the first operation instead of reading it again. */
+  private prefetched: VaultKeyringsTable | undefined;
+
   constructor(
     private readonly engine: VaultEngine,
     readonly clusterId: string,
   ) {}
+
+  /**
+   * Whether the cluster has its keyring. A request asks this before its operation; the keyring read
+   * here serves that operation too, rather than a second read of the same row a moment later.
+   */
+  async initialized(): Promise<boolean> {
+    this.prefetched = await this.engine.seals.readKeyring(this.engine.db, this.clusterId);
+    return this.prefetched !== undefined;
+  }
 
   async status(): Promise<SealStatus> {
     return this.engine.seals.status(await this.keyring());
@@ -278,7 +290,9 @@ export class VaultClusterEngine {
   }
 
   private async keyring(executor: Kysely<DataPlaneSchema> = this.engine.db): Promise<VaultKeyringsTable> {
-    const keyring = await this.engine.seals.readKeyring(executor, this.clusterId);
+    const prefetched = executor === this.engine.db ? this.prefetched : undefined;
+    this.prefetched = undefined;
+    const keyring = prefetched ?? (await this.engine.seals.readKeyring(executor, this.clusterId));
     if (!keyring) throw new VaultError('not_found', `vault cluster ${this.clusterId} is not initialised`);
     return keyring;
   }

@@ -42,6 +42,31 @@ function joinedParams(params: Record<string, string | string[]>): Record<string,
   return joined;
 }
 
+/** The request a handler's context was made for; its prototype reads from it. */
+const REQUEST = Symbol('the request');
+
+/**
+ * What every handler context of an app shares, as their prototype: the services (not copied per
+ * request) and the parts read from the request only if a handler asks (its logger, its client
+ * address, which express works out from the forwarding headers).
+ */
+function contextPrototype(services: object): object {
+  return Object.create(services, {
+    logger: {
+      enumerable: true,
+      get(this: { [REQUEST]: Request }) {
+        return this[REQUEST].log;
+      },
+    },
+    clientIp: {
+      enumerable: true,
+      get(this: { [REQUEST]: Request }) {
+        return this[REQUEST].ip ?? '';
+      },
+    },
+  }) as object;
+}
+
 /** What answers a matched route: its steps, given the path parameters the table found. */
 type RouteAnswer = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;
 
@@ -54,6 +79,7 @@ function routeAnswer<A extends AreaServices>(
   route: RouteDefinition<A>,
   options: RouterOptions<A>,
   validation: RequestValidation,
+  prototype: object,
 ): RouteAnswer {
   const validate = validation.compile(route.request);
   const style = API_AREAS[route.area].success;
@@ -74,17 +100,15 @@ function routeAnswer<A extends AreaServices>(
       body: takesBody ? ((req.body as unknown) ?? {}) : undefined,
     });
     const requestId = requestIdOf(req);
-    const context = {
-      ...options.services,
-      ...input,
-      principal: state.principal,
-      requestId,
-      clientIp: req.ip ?? '',
-      headers: req.headers,
-    };
-    // The request's logger is made on first use (see the access log).
-    Object.defineProperty(context, 'logger', { enumerable: true, get: () => req.log });
-    const result = await route.handler(context as typeof context & { logger: typeof req.log });
+    const context = Object.create(prototype) as Record<string | symbol, unknown>;
+    context[REQUEST] = req;
+    context.params = input.params;
+    context.query = input.query;
+    context.body = input.body;
+    context.principal = state.principal;
+    context.requestId = requestId;
+    context.headers = req.headers;
+    const result = await route.handler(context as unknown as Parameters<typeof route.handler>[0]);
     writeResult(res, result, style, requestId);
   };
 }
@@ -120,11 +144,12 @@ export function mountRoutes<A extends AreaServices>(
     known.methods.add(route.method);
     methodsByShape.set(shape, known);
   }
+  const prototype = contextPrototype(options.services);
   const table = new RouteTable(
     routes.map((route) => ({
       template: route.path,
       method: route.method,
-      value: routeAnswer(route, options, validation),
+      value: routeAnswer(route, options, validation, prototype),
     })),
   );
 

@@ -96,15 +96,17 @@ export async function clusterEngine(
   ctx: ClusterRequest,
 ): Promise<VaultClusterEngine> {
   const cluster = await findCluster(ctx);
-  const id = vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name);
-  if (!(await options.engine.isInitialized(id))) {
+  const engine = options.engine.forCluster(
+    vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name),
+  );
+  if (!(await engine.initialized())) {
     throw new ApiError(
       503,
       'not_initialized',
       `vault cluster ${ctx.params.id} is not initialised; create clusters through POST /api/v1/vault or set spec.autoUnseal`,
     );
   }
-  return options.engine.forCluster(id);
+  return engine;
 }
 
 function bearer(headers: IncomingHttpHeaders): string | undefined {
