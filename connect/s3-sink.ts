@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { authorizationOf, type SigningCredentials } from '../workloads/local/backup-bucket.js';
+import { authorizationOf, encodeKey, type SigningCredentials } from '../workloads/local/backup-bucket.js';
 import type { CommittableOffsets, SinkRecord, SinkTask } from './sink-record.js';
 
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -29,19 +29,6 @@ export function objectKeyOf(
 ): string {
   const start = String(startOffset).padStart(10, '0');
   return `${topicsDir}/${topic}/partition=${partition}/${topic}+${partition}+${start}.json`;
-}
-
-/** RFC 3986 encoding of each segment, as Signature Version 4 wants the path. */
-function encodePath(key: string): string {
-  return key
-    .split('/')
-    .map((segment) =>
-      encodeURIComponent(segment).replace(
-        /[!'()*]/g,
-        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-      ),
-    )
-    .join('/');
 }
 
 export class S3SinkTask implements SinkTask {
@@ -92,7 +79,7 @@ export class S3SinkTask implements SinkTask {
     const body = Buffer.from(`${buffer.lines.join('\n')}\n`);
     const key = objectKeyOf(this.topicsDir, buffer.topic, buffer.partition, buffer.startOffset);
     const basePath = this.endpoint.pathname.replace(/\/+$/, '');
-    const path = `${basePath}/${encodePath(this.bucket)}/${encodePath(key)}`;
+    const path = `${basePath}/${encodeKey(this.bucket)}/${encodeKey(key)}`;
     const payloadHash = createHash('sha256').update(body).digest('hex');
     const headers: Record<string, string> = {
       host: this.endpoint.host,

@@ -82,7 +82,7 @@ export function authorizationOf(request: RequestToSign, credentials: SigningCred
 }
 
 /** RFC 3986 encoding of each segment, as Signature Version 4 wants it; `/` stays. */
-function encodeKey(key: string): string {
+export function encodeKey(key: string): string {
   return key
     .split('/')
     .map((segment) =>
