@@ -1,4 +1,7 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
+import { match } from 'path-to-regexp';
+import proxyAddress from 'proxy-addr';
 import type { Authenticator } from '../accounts/principal.js';
 import type { HttpConfig } from '../config/http.js';
 import type { ObjectStore } from '../control-plane/types.js';
@@ -7,15 +10,14 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { admission } from './middleware/admission.js';
-import { errorHandler } from './middleware/error-handler.js';
-import { httpMetrics } from './middleware/http-metrics.js';
+import { answerError, errorHandler } from './middleware/error-handler.js';
 import { RequestRateLimiter } from './middleware/rate-limit.js';
-import { securityHeaders } from './middleware/security-headers.js';
+import { setSecurityHeaders } from './middleware/security-headers.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { operationsRoutes, type OperationsServices } from './routes/operations/operations.js';
 import { collectRoutes } from './routing/route-declarations.js';
 import type { AreaServices, RouteDefinition, RouteModule } from './routing/route.js';
-import { mountRoutes } from './routing/router.js';
+import { declaredRoutes, type RequestTarget } from './routing/router.js';
 
 export interface AppDependencies<A extends AreaServices = AreaServices> {
   http: HttpConfig;
@@ -39,11 +41,23 @@ export interface AppDependencies<A extends AreaServices = AreaServices> {
   startedAt?: Date;
 }
 
+function targetOf(url: string | undefined): RequestTarget {
+  const target = url ?? '/';
+  const query = target.indexOf('?');
+  return query === -1
+    ? { path: target, query: undefined }
+    : { path: target.slice(0, query), query: target.slice(query + 1) };
+}
+
 /**
- * The REST facade as an express app, not yet listening (see `startServer`). Route declarations
- * are checked and their schemas compiled here, so a broken declaration fails start-up.
+ * The REST facade as a request listener, not yet listening (see `startServer`). Route
+ * declarations are checked here, so a broken declaration fails start-up. The declared routes are
+ * served straight from node's request and response; express serves only the routers mounted
+ * whole (the Vault-compatible API and its peers), since its per-request set-up (the request's
+ * and response's prototypes swapped, a layer walk) would cost every route more than all of
+ * that route's own steps.
  */
-export function createApp<A extends AreaServices>(deps: AppDependencies<A>): express.Express {
+export function createApp<A extends AreaServices>(deps: AppDependencies<A>): RequestListener {
   const now = deps.now ?? (() => new Date());
   const { http, logger, metrics, store, database } = deps;
 
@@ -65,18 +79,39 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): exp
 
   const limiter = new RequestRateLimiter({ limits: http.rateLimit, pgPool: database.pgPool, logger, now });
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', http.trustProxy);
+  const mounted = express();
+  mounted.disable('x-powered-by');
+  mounted.set('trust proxy', http.trustProxy);
   // Answers are `no-store`: an ETag would only cost a hash of every body.
-  app.set('etag', false);
-  app.use(accessLog(logger), securityHeaders, httpMetrics(metrics));
-  for (const mount of deps.mounts ?? []) app.use(mount.path, mount.router);
-  mountRoutes(app, routes, {
+  mounted.set('etag', false);
+  const trust = mounted.get('trust proxy fn') as (address: string, hop: number) => boolean;
+  const clientAddress = (req: IncomingMessage) => proxyAddress(req, trust);
+
+  const declared = declaredRoutes(routes, {
     services: { ...(deps.services as A), operations, metrics, store, database, now },
-    admission: admission(deps.authenticator, limiter),
+    admission: admission(deps.authenticator, limiter, clientAddress),
+    clientAddress,
     bodyLimitBytes: http.bodyLimitBytes,
   });
-  app.use(errorHandler);
-  return app;
+  for (const mount of deps.mounts ?? []) mounted.use(mount.path, mount.router);
+  // A path a mounted router did not answer is the declared routes' (their 404 at least).
+  mounted.use((req, res, next) => {
+    declared(req, res, targetOf(req.url)).catch(next);
+  });
+  mounted.use(errorHandler);
+  const mountMatchers = (deps.mounts ?? []).map((mount) =>
+    match(mount.path, { sensitive: false, end: false, trailing: true, decode: false }),
+  );
+
+  const observe = accessLog(logger, metrics);
+  return (req: IncomingMessage, res: ServerResponse) => {
+    observe(req, res);
+    setSecurityHeaders(res);
+    const target = targetOf(req.url);
+    if (mountMatchers.some((matches) => matches(target.path))) {
+      void mounted(req, res);
+      return;
+    }
+    declared(req, res, target).catch((error: unknown) => answerError(error, req, res));
+  };
 }

@@ -4,7 +4,7 @@
  * tests, so what a test exercises is what a process runs.
  */
 import type http from 'node:http';
-import type express from 'express';
+import type { RequestListener } from 'node:http';
 import { createAccounts, type Accounts } from '../accounts/index.js';
 import {
   startOrganizationDeletion,
@@ -103,7 +103,7 @@ export interface Platform {
    * The REST facade with every area, the Vault-compatible API and the inbound webhooks, on
    * `options.store` when given (the store the API process reads and writes) or the platform's.
    */
-  restApi(options?: { store?: ObjectStore }): express.Express;
+  restApi(options?: { store?: ObjectStore }): RequestListener;
   /** Every controller the platform runs, for a `ControllerRunner`. */
   controllers: ControllerDefinition[];
   /** The authenticator of the REST API, which the embedded Kubernetes API also accepts. */

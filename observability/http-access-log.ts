@@ -1,5 +1,4 @@
-import { IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from './logger.js';
 import { requestIdFor } from './request-id.js';
 
@@ -21,7 +20,12 @@ export interface AccessLogOptions {
   routeOf(req: IncomingMessage): string;
   /** Machine traffic (probes, scrapes) whose lines are logged at debug. */
   isQuiet?(req: IncomingMessage): boolean;
+  /** Told of every answered request and how long it took, after its line. */
+  onAnswered?(req: IncomingMessage, res: ServerResponse, seconds: number): void;
 }
+
+/** Sees a request arrive and writes its line once it is answered or abandoned. */
+export type RequestObserver = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** What a request is in every line logged about it: never headers, never the query string (credentials). */
 function requestFields(req: IncomingMessage) {
@@ -51,11 +55,12 @@ Object.defineProperty(IncomingMessage.prototype, 'log', {
 
 /**
  * One line per request (id, method, path, route, status, duration) and `req.log`, a child logger
- * carrying the request id for everything logged while serving it.
+ * carrying the request id for everything logged while serving it. One listener per outcome: a
+ * listener costs an allocation and a list update per request.
  */
-export function httpAccessLog(logger: Logger, options: AccessLogOptions): RequestHandler {
-  const { routeOf, isQuiet = () => false } = options;
-  return (req, res, next) => {
+export function httpAccessLog(logger: Logger, options: AccessLogOptions): RequestObserver {
+  const { routeOf, isQuiet = () => false, onAnswered } = options;
+  return (req, res) => {
     const started = performance.now();
     const id = requestIdFor(req);
     req.id = id;
@@ -64,6 +69,8 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
     const finish = (aborted: boolean) => {
       res.removeListener('close', onClose);
       res.removeListener('finish', onFinish);
+      const elapsedMs = performance.now() - started;
+      if (!aborted) onAnswered?.(req, res, elapsedMs / 1000);
       const failed = aborted || res.err !== undefined || res.statusCode >= 500;
       const level = failed ? 'error' : isQuiet(req) ? 'debug' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -72,7 +79,7 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
         req: requestFields(req),
         res: { statusCode: res.statusCode },
         ...(res.err ? { err: res.err } : {}),
-        responseTime: Math.round(performance.now() - started),
+        responseTime: Math.round(elapsedMs),
         route,
       };
       const message = aborted
@@ -84,6 +91,5 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
     const onClose = () => finish(true);
     res.once('finish', onFinish);
     res.once('close', onClose);
-    next();
   };
 }

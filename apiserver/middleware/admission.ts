@@ -1,11 +1,14 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tooManyRequests } from '../errors.js';
 import { requestState } from '../routing/request-state.js';
 import type { Authenticator } from '../../accounts/principal.js';
 import { rateLimitHeaders, type RateLimitStatus, type RequestRateLimiter } from './rate-limit.js';
 
 /** Admits a request or throws its refusal; answers synchronously when nothing had to be awaited. */
-export type Admission = (req: Request, res: Response) => void | Promise<void>;
+export type Admission = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/** The client's address as the forwarding headers this deployment trusts give it. */
+export type ClientAddress = (req: IncomingMessage) => string;
 
 /**
  * Establishes who is calling, then counts the request against that caller's budget: per
@@ -14,12 +17,16 @@ export type Admission = (req: Request, res: Response) => void | Promise<void>;
  * Machine endpoints (`/metrics`, `/health`) ignore credentials, which lets a scraper send its
  * own bearer token there.
  */
-export function admission(authenticator: Authenticator | undefined, limiter: RequestRateLimiter): Admission {
-  const count = (req: Request, res: Response, refusal: unknown): void | Promise<void> => {
+export function admission(
+  authenticator: Authenticator | undefined,
+  limiter: RequestRateLimiter,
+  clientAddress: ClientAddress,
+): Admission {
+  const count = (req: IncomingMessage, res: ServerResponse, refusal: unknown): void | Promise<void> => {
     const state = requestState(req);
     const key = state.principal
       ? `principal:${state.principal.rateLimitKey}`
-      : `address:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+      : `address:${clientAddress(req)}`;
     const settle = (status: RateLimitStatus) => {
       for (const [name, value] of Object.entries(rateLimitHeaders(status))) res.setHeader(name, value);
       if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
@@ -38,13 +45,5 @@ export function admission(authenticator: Authenticator | undefined, limiter: Req
       },
       (refusal: unknown) => count(req, res, refusal),
     );
-  };
-}
-
-/** The admission as a middleware, for the handlers that answer no declared route (405, 404). */
-export function admissionMiddleware(admit: Admission): RequestHandler {
-  return async (req, res, next) => {
-    await admit(req, res);
-    next();
   };
 }

@@ -1,7 +1,10 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import { ApiError, internalError, renderError, toApiError } from '../errors.js';
 import { API_AREAS, errorStyleOfPath } from '../routing/areas.js';
 import { requestIdOf, requestState } from '../routing/request-state.js';
+import { pathOf } from '../routing/route-paths.js';
+import { setHeaders, writeJson } from '../routing/responses.js';
 
 const CODES_BY_STATUS: Record<number, string> = {
   400: 'invalid_request',
@@ -10,7 +13,7 @@ const CODES_BY_STATUS: Record<number, string> = {
   415: 'unsupported_media_type',
 };
 
-/** Client errors raised by express itself (an undecodable path parameter, for one). */
+/** Client errors raised by express itself or its body parser (an undecodable path parameter, for one). */
 function expressClientError(error: unknown): ApiError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   // The router's decodeURIComponent of a path parameter: percent-encoding that is not UTF-8.
@@ -27,11 +30,11 @@ function expressClientError(error: unknown): ApiError | undefined {
 }
 
 /**
- * Answers every failure in the error style of the area that was asked. Anything not meant for
- * the client becomes a 500 `internal_error` carrying only the request id; the real error goes to
- * the access log line of the request, with the same id.
+ * Answers a failure in the error style of the area that was asked. Anything not meant for the
+ * client becomes a 500 `internal_error` carrying only the request id; the real error goes to the
+ * access log line of the request, with the same id.
  */
-export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+export function answerError(error: unknown, req: IncomingMessage, res: ServerResponse): void {
   if (res.headersSent) {
     req.log.error({ err: error }, 'request failed after its response started');
     res.destroy();
@@ -45,9 +48,10 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   const state = requestState(req);
   const style = state.route
     ? API_AREAS[state.route.area].errors
-    : errorStyleOfPath(state.template ?? req.path);
-  res
-    .status(answer.status)
-    .set(answer.headers)
-    .json(renderError(answer, style, requestIdOf(req)));
-};
+    : errorStyleOfPath(state.template ?? pathOf(req.url));
+  if (answer.headers) setHeaders(res, answer.headers);
+  writeJson(res, answer.status, renderError(answer, style, requestIdOf(req)));
+}
+
+/** `answerError` for the routers express serves (the Vault-compatible API and its peers). */
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => answerError(error, req, res);

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Metrics } from '../../observability/metrics.js';
 import { requestState } from '../routing/request-state.js';
 
@@ -8,11 +8,13 @@ type Series = {
 };
 
 /**
- * Counts and times every answered request. The route label is the route template, never the raw
+ * Counts and times an answered request. The route label is the route template, never the raw
  * path, so the number of series stays bounded; requests no route matched share `unmatched`. Each
  * series is looked up once: resolving labels to a series costs a sort and a join per call.
  */
-export function httpMetrics(metrics: Metrics): RequestHandler {
+export function httpMetrics(
+  metrics: Metrics,
+): (req: IncomingMessage, res: ServerResponse, seconds: number) => void {
   const series = new Map<string, Series>();
   const seriesOf = (method: string, route: string, status: string): Series => {
     const key = `${method} ${status} ${route}`;
@@ -27,17 +29,13 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
     }
     return found;
   };
-  return (req, res, next) => {
-    const started = performance.now();
-    res.once('finish', () => {
-      const { count, duration } = seriesOf(
-        req.method,
-        requestState(req).template ?? 'unmatched',
-        String(res.statusCode),
-      );
-      count.inc();
-      duration.observe((performance.now() - started) / 1000);
-    });
-    next();
+  return (req, res, seconds) => {
+    const { count, duration } = seriesOf(
+      req.method ?? 'GET',
+      requestState(req).template ?? 'unmatched',
+      String(res.statusCode),
+    );
+    count.inc();
+    duration.observe(seconds);
   };
 }

@@ -1,9 +1,17 @@
-import express, { type Request, type RequestHandler } from 'express';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
-function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+/** `application/json` or a `+json` suffix of any application type, parameters aside. */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[^/\s]+\+json$/.test(type);
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -107,34 +115,41 @@ export function refuseUnsafeParameters(params: Record<string, string>): void {
   if (found) throw refusal('params', found);
 }
 
-function declaredLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+function declaredLength(headers: IncomingHttpHeaders): number | undefined {
   const length = headers['content-length'];
   return typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : undefined;
 }
 
+/** Reads a request's body: the parsed JSON, or undefined when there was none. */
+export type BodyReader = (req: IncomingMessage, res: ServerResponse) => Promise<unknown>;
+
 /**
  * Reads a JSON body of at most `limitBytes`. A body of another media type is refused with 415
- * (`unsupported_media_type`) rather than parsed or ignored; an absent body is left undefined; a
+ * (`unsupported_media_type`) rather than parsed or ignored; an absent body is undefined; a
  * body nesting deeper than `MAX_JSON_DEPTH` is a 400 (`too_deep`).
  */
-export function jsonBody(limitBytes: number): RequestHandler {
+export function jsonBody(limitBytes: number): BodyReader {
   const parse = express.json({ limit: limitBytes, type: JSON_TYPES });
-  return (req, res, next) => {
-    if (hasBody(req.headers) && !req.is(JSON_TYPES)) {
-      next(unsupportedMediaType(req.headers['content-type'] ?? 'no content type'));
-      return;
+  return (req, res) => {
+    if (hasBody(req.headers) && !isJsonMediaType(req.headers['content-type'])) {
+      return Promise.reject(unsupportedMediaType(req.headers['content-type'] ?? 'no content type'));
     }
-    parse(req, res, (error?: unknown) => {
-      if (error !== undefined) {
-        next(translate(error as BodyParserError, limitBytes, req.headers['content-type'] ?? ''));
-      } else {
-        const problem = bodyProblem(req.body);
-        if (problem?.kind === 'too_deep') {
-          next(badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'too_deep' }));
-        } else {
-          next(problem ? refusal('body', problem) : undefined);
+    return new Promise((resolve, reject) => {
+      parse(req, res, (error?: unknown) => {
+        if (error !== undefined) {
+          reject(translate(error as BodyParserError, limitBytes, req.headers['content-type'] ?? ''));
+          return;
         }
-      }
+        const body = (req as { body?: unknown }).body;
+        const problem = bodyProblem(body);
+        if (problem?.kind === 'too_deep') {
+          reject(badRequest(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, { code: 'too_deep' }));
+        } else if (problem) {
+          reject(refusal('body', problem));
+        } else {
+          resolve(body);
+        }
+      });
     });
   };
 }
@@ -143,9 +158,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
  * For operations that take no body: one is refused before any work, 413 past the body limit and
  * 400 (`unexpected_body`) otherwise, so nothing a client sent is silently ignored.
  */
-export function refuseBody(req: Request, limitBytes: number): void {
+export function refuseBody(req: IncomingMessage, path: string, limitBytes: number): void {
   if (!hasBody(req.headers)) return;
   const length = declaredLength(req.headers);
   if (length !== undefined && length > limitBytes) throw payloadTooLarge(limitBytes);
-  throw badRequest(`${req.method} ${req.path} takes no request body`, { code: 'unexpected_body' });
+  throw badRequest(`${req.method} ${path} takes no request body`, { code: 'unexpected_body' });
 }

@@ -1,8 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
 
 /** API answers are per caller and often secret: never sniffed as another type, never cached. */
-export const securityHeaders: RequestHandler = (_req, res, next) => {
+export function setSecurityHeaders(res: ServerResponse): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
-  next();
-};
+}

@@ -1,24 +1,29 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { SuccessStyle } from './areas.js';
 import type { RouteResult } from './route.js';
 
 /** Writes a handler's result in the success style of its area. */
 export function writeResult(
-  res: Response,
+  res: ServerResponse,
   result: RouteResult,
   style: SuccessStyle,
   requestId: string,
 ): void {
-  if (result.headers) res.set(result.headers);
+  if (result.headers) setHeaders(res, result.headers);
   if (result.raw) {
-    res
-      .status(result.status ?? 200)
-      .type(result.raw.contentType)
-      .send(result.raw.content);
+    const { contentType, content } = result.raw;
+    const text = typeof content === 'string';
+    writeBody(
+      res,
+      result.status ?? 200,
+      text && !/;\s*charset=/i.test(contentType) ? `${contentType}; charset=utf-8` : contentType,
+      content,
+    );
     return;
   }
   if (result.data === undefined) {
-    res.status(result.status ?? 204).end();
+    res.statusCode = result.status ?? 204;
+    res.end();
     return;
   }
   if (style === 'bare') {
@@ -36,16 +41,19 @@ export function writeResult(
   writeJson(res, result.status ?? 200, { data: result.data, meta });
 }
 
-/**
- * A JSON answer written straight to the socket: what `res.json` does for these bodies (type,
- * length, no body for HEAD) without its content negotiation and freshness checks, which every
- * answer of this API (`no-store`, no ETag) would pay for nothing.
- */
-function writeJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+export function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
+}
+
+/** A JSON answer: type and length, and no body for HEAD. */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  writeBody(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+function writeBody(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   if (res.req.method === 'HEAD') res.end();
-  else res.end(text);
+  else res.end(body);
 }

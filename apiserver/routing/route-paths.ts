@@ -66,3 +66,10 @@ export function compareSpecificity(a: string, b: string): number {
   }
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** A request target's path: what comes before its query string. */
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

@@ -1,6 +1,7 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from '../errors.js';
-import { admissionMiddleware, type Admission } from '../middleware/admission.js';
+import type { Admission, ClientAddress } from '../middleware/admission.js';
 import { jsonBody, refuseBody, refuseUnsafeParameters } from '../middleware/json-body.js';
 import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
@@ -16,6 +17,7 @@ export interface RouterOptions<A extends AreaServices> {
   services: CoreServices & A;
   /** Authentication and rate limiting; runs once for every request, matched or not. */
   admission: Admission;
+  clientAddress: ClientAddress;
   bodyLimitBytes: number;
 }
 
@@ -48,27 +50,38 @@ const REQUEST = Symbol('the request');
 /**
  * What every handler context of an app shares, as their prototype: the services (not copied per
  * request) and the parts read from the request only if a handler asks (its logger, its client
- * address, which express works out from the forwarding headers).
+ * address, worked out from the forwarding headers).
  */
-function contextPrototype(services: object): object {
+function contextPrototype(services: object, clientAddress: ClientAddress): object {
   return Object.create(services, {
     logger: {
       enumerable: true,
-      get(this: { [REQUEST]: Request }) {
+      get(this: { [REQUEST]: IncomingMessage }) {
         return this[REQUEST].log;
       },
     },
     clientIp: {
       enumerable: true,
-      get(this: { [REQUEST]: Request }) {
-        return this[REQUEST].ip ?? '';
+      get(this: { [REQUEST]: IncomingMessage }) {
+        return clientAddress(this[REQUEST]);
       },
     },
   }) as object;
 }
 
+/** A request as the route table found it: its path, and its query string when it has one. */
+export interface RequestTarget {
+  path: string;
+  query: string | undefined;
+}
+
 /** What answers a matched route: its steps, given the path parameters the table found. */
-type RouteAnswer = (req: Request, res: Response, params: Record<string, string>) => Promise<void>;
+type RouteAnswer = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+  params: Record<string, string>,
+) => Promise<void>;
 
 /**
  * A route's steps in order: admission, authorization, the path parameters' characters, the body
@@ -85,19 +98,20 @@ function routeAnswer<A extends AreaServices>(
   const style = API_AREAS[route.area].success;
   const takesBody = route.request?.body !== undefined;
   const readBody = takesBody ? jsonBody(options.bodyLimitBytes) : undefined;
-  return async (req, res, params) => {
+  return async (req, res, target, params) => {
     const state = requestState(req);
     state.template = route.path;
     state.route = route;
     await options.admission(req, res);
     authorize(route, state.principal);
     refuseUnsafeParameters(params);
-    if (readBody) await run(readBody, req, res);
-    else refuseBody(req, options.bodyLimitBytes);
+    let body: unknown;
+    if (readBody) body = (await readBody(req, res)) ?? {};
+    else refuseBody(req, target.path, options.bodyLimitBytes);
     const input = validate({
       params,
-      query: req.query as Record<string, unknown>,
-      body: takesBody ? ((req.body as unknown) ?? {}) : undefined,
+      query: target.query === undefined ? {} : parseQuery(target.query),
+      body,
     });
     const requestId = requestIdOf(req);
     const context = Object.create(prototype) as Record<string | symbol, unknown>;
@@ -113,29 +127,28 @@ function routeAnswer<A extends AreaServices>(
   };
 }
 
-/** Runs an express middleware as a step: settles when it calls `next`. */
-function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    void middleware(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error)));
-  });
-}
-
 function allowedMethods(methods: ReadonlySet<string>): string[] {
   const allowed = [...methods].map((method) => method.toUpperCase());
   if (methods.has('get')) allowed.push('HEAD');
   return allowed;
 }
 
+/** Answers a request from the declared routes; a failure is thrown for the caller to answer. */
+export type DeclaredRoutes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+) => Promise<void>;
+
 /**
  * Serves the routes (already in matching order) from one route table: a matched route runs its
- * steps; a known path asked with another method answers 405 and `Allow` (204 to OPTIONS); the
- * rest falls through to the 404.
+ * steps; a known path asked with another method answers 405 and `Allow` (204 to OPTIONS); any
+ * other path 404, after admission.
  */
-export function mountRoutes<A extends AreaServices>(
-  app: Express,
+export function declaredRoutes<A extends AreaServices>(
   routes: readonly RouteDefinition<A>[],
   options: RouterOptions<A>,
-): void {
+): DeclaredRoutes {
   const validation = new RequestValidation();
   const methodsByShape = new Map<string, { template: string; methods: Set<string> }>();
   for (const route of routes) {
@@ -144,7 +157,7 @@ export function mountRoutes<A extends AreaServices>(
     known.methods.add(route.method);
     methodsByShape.set(shape, known);
   }
-  const prototype = contextPrototype(options.services);
+  const prototype = contextPrototype(options.services, options.clientAddress);
   const table = new RouteTable(
     routes.map((route) => ({
       template: route.path,
@@ -153,24 +166,24 @@ export function mountRoutes<A extends AreaServices>(
     })),
   );
 
-  app.use(async (req, res, next) => {
-    const found = table.lookup(req.method, req.path);
+  return async (req, res, target) => {
+    const method = req.method ?? 'GET';
+    const found = table.lookup(method, target.path);
     if (found.kind === 'route') {
-      const params = joinedParams(found.params);
-      req.params = params;
-      await found.entry.value(req, res, params);
+      await found.entry.value(req, res, target, joinedParams(found.params));
       return;
     }
-    if (found.kind === 'none') return next();
+    if (found.kind === 'none') {
+      await options.admission(req, res);
+      throw notFound(`no route for ${method} ${target.path}`);
+    }
     const { template, methods } = methodsByShape.get(templateShape(found.template))!;
     requestState(req).template = template;
     await options.admission(req, res);
     const allowed = allowedMethods(methods);
-    if (req.method !== 'OPTIONS') throw methodNotAllowed(req.method, allowed);
-    res.set('Allow', allowed.join(', ')).status(204).end();
-  });
-
-  app.use(admissionMiddleware(options.admission), (req) => {
-    throw notFound(`no route for ${req.method} ${req.path}`);
-  });
+    if (method !== 'OPTIONS') throw methodNotAllowed(method, allowed);
+    res.statusCode = 204;
+    res.setHeader('Allow', allowed.join(', '));
+    res.end();
+  };
 }

@@ -10,9 +10,10 @@ export function kubernetesApiApp(deps: KubernetesApiDependencies): express.Expre
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(
-    httpAccessLog(deps.logger, { routeOf: (req) => (req.url ?? '').split('?', 1)[0]! }),
-    kubernetesApi(deps),
-  );
+  const observe = httpAccessLog(deps.logger, { routeOf: (req) => (req.url ?? '').split('?', 1)[0]! });
+  app.use((req, res, next) => {
+    observe(req, res);
+    next();
+  }, kubernetesApi(deps));
   return app;
 }
