@@ -85,7 +85,11 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
   // Answers are `no-store`: an ETag would only cost a hash of every body.
   mounted.set('etag', false);
   const trust = mounted.get('trust proxy fn') as (address: string, hop: number) => boolean;
-  const clientAddress = (req: IncomingMessage) => proxyAddress(req, trust);
+  // Trusting no proxy, the peer is the client: no forwarding header needs parsing.
+  const clientAddress =
+    http.trustProxy === false
+      ? (req: IncomingMessage) => req.socket.remoteAddress ?? ''
+      : (req: IncomingMessage) => proxyAddress(req, trust);
 
   const declared = declaredRoutes(routes, {
     services: { ...(deps.services as A), operations, metrics, store, database, now },

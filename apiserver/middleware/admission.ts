@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tooManyRequests } from '../errors.js';
 import { requestState } from '../routing/request-state.js';
 import type { Authenticator } from '../../accounts/principal.js';
-import { rateLimitHeaders, type RateLimitStatus, type RequestRateLimiter } from './rate-limit.js';
+import { setRateLimitHeaders, type RateLimitStatus, type RequestRateLimiter } from './rate-limit.js';
 
 /** Admits a request or throws its refusal; answers synchronously when nothing had to be awaited. */
 export type Admission = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -28,7 +28,7 @@ export function admission(
       ? `principal:${state.principal.rateLimitKey}`
       : `address:${clientAddress(req)}`;
     const settle = (status: RateLimitStatus) => {
-      for (const [name, value] of Object.entries(rateLimitHeaders(status))) res.setHeader(name, value);
+      setRateLimitHeaders(res, status);
       if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
       if (refusal !== undefined) throw refusal;
     };

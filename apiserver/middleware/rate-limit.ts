@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type pg from 'pg';
 import {
   RateLimiterMemory,
@@ -192,10 +193,8 @@ export class RequestRateLimiter {
 }
 
 /** The `X-RateLimit-*` headers every response carries. */
-export function rateLimitHeaders(status: RateLimitStatus): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(status.limit),
-    'X-RateLimit-Remaining': String(status.remaining),
-    'X-RateLimit-Reset': String(status.resetAt),
-  };
+export function setRateLimitHeaders(res: ServerResponse, status: RateLimitStatus): void {
+  res.setHeader('X-RateLimit-Limit', String(status.limit));
+  res.setHeader('X-RateLimit-Remaining', String(status.remaining));
+  res.setHeader('X-RateLimit-Reset', String(status.resetAt));
 }

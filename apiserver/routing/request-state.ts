@@ -11,15 +11,16 @@ export interface RequestState {
   principal?: Principal;
 }
 
-const states = new WeakMap<IncomingMessage, RequestState>();
+const STATE = Symbol('what the framework learnt about the request');
 
+interface RequestWithState extends IncomingMessage {
+  [STATE]?: RequestState;
+}
+
+// A property of the request rather than a WeakMap entry: read several times per request, and a
+// WeakMap costs an ephemeron table entry per request for the collector.
 export function requestState(req: IncomingMessage): RequestState {
-  let state = states.get(req);
-  if (!state) {
-    state = {};
-    states.set(req, state);
-  }
-  return state;
+  return ((req as RequestWithState)[STATE] ??= {});
 }
 
 /** The id the access log assigned the request. */

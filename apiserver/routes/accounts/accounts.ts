@@ -140,7 +140,7 @@ const LOCKED = { description: 'Too many failed logins: `retry_after` seconds to 
 
 /** `/v1/auth`: registration, sign-in, tokens, two-factor, sessions and the caller's profile. */
 export function accountsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteModule {
-  const depsOf = (ctx: Pick<RouteContext, 'logger'>) => withLogger(accounts, ctx.logger);
+  const depsOf = (ctx: Pick<RouteContext, 'logger'>) => withLogger(accounts, () => ctx.logger);
   return {
     area: 'accounts',
     routes: [

@@ -82,14 +82,17 @@ export function apiKeysRoutes(accounts: AccountsDeps): RouteModule {
             organization_id: _organization,
             last_used_at: _used,
             ...key
-          } = await createApiKey(withLogger(accounts, ctx.logger), {
-            userId: session.userId,
-            organizationId: membership.id,
-            role: membership.role,
-            name: ctx.body.name.trim(),
-            scopes: ctx.body.scopes,
-            expiresAt: ctx.body.expires_at,
-          });
+          } = await createApiKey(
+            withLogger(accounts, () => ctx.logger),
+            {
+              userId: session.userId,
+              organizationId: membership.id,
+              role: membership.role,
+              name: ctx.body.name.trim(),
+              scopes: ctx.body.scopes,
+              expiresAt: ctx.body.expires_at,
+            },
+          );
           return { status: 201, data: key };
         },
       }),
@@ -134,7 +137,7 @@ export function apiKeysRoutes(accounts: AccountsDeps): RouteModule {
         responses: { 204: { description: 'Deleted' }, 404: { description: 'No such key of the caller' } },
         async handler(ctx) {
           await deleteApiKey(
-            withLogger(accounts, ctx.logger),
+            withLogger(accounts, () => ctx.logger),
             requireUserSession(ctx.principal).userId,
             ctx.params.id,
           );

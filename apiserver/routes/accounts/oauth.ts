@@ -44,7 +44,7 @@ function loginDeps(
   oauth: { providers: OAuthProviders; redirectUris: readonly string[] },
   ctx: Pick<RouteContext, 'logger'>,
 ): OAuthLoginDeps {
-  return { accounts: withLogger(accounts, ctx.logger), ...oauth };
+  return { accounts: withLogger(accounts, () => ctx.logger), ...oauth };
 }
 
 /**
