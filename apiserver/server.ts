@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
-import { rewriteListMethod } from './list-method.js';
+import { serveListMethod } from './list-method.js';
 
 /** In-flight requests get this long to finish once closing starts; then their connections are cut. */
 const DEFAULT_GRACE_MS = 10_000;
@@ -38,9 +38,7 @@ export async function startServer(app: RequestListener, options: ServerOptions):
     ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, app)
     : http.createServer(app);
   let closing: Promise<void> | undefined;
-  // Before the HTTP server's own listener, which hands the socket to the parser.
-  if (options.listMethod)
-    server.prependListener(options.tls ? 'secureConnection' : 'connection', rewriteListMethod);
+  if (options.listMethod) serveListMethod(server);
 
   // While closing, a response still in flight is the last on its connection.
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
