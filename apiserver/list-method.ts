@@ -254,7 +254,9 @@ function takeOver(server: Server, socket: ServerSocket, pending: Buffer): void {
     socket.on = Socket.prototype.on;
     socket.addListener = Socket.prototype.addListener;
     socket.prependListener = Socket.prototype.prependListener;
-    server.emit('connection', rewritingConnection(socket, pending));
+    // An HTTPS server's HTTP machinery listens for connections past the TLS handshake.
+    const event = (socket as { encrypted?: boolean }).encrypted ? 'secureConnection' : 'connection';
+    server.emit(event, rewritingConnection(socket, pending));
     socket.resume();
   });
 }
