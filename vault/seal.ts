@@ -34,6 +34,8 @@ interface ClusterSealState {
   progress: Buffer[];
   /** An auto-unseal cluster sealed by an operator stays sealed in this process until restart. */
   sealedByOperator: boolean;
+  /** The audit salt opened from its stored form: every request's audit entry needs it. */
+  auditSalt?: { sealed: VaultKeyringsTable['sealed_audit_salt']; salt: Buffer };
 }
 
 /**
@@ -103,7 +105,12 @@ export class SealKeeper {
 
   /** The cluster's audit HMAC key, available sealed or not: refusals are audited too. */
   auditSalt(keyring: VaultKeyringsTable): Buffer {
-    return open(this.auditSaltKey, keyring.sealed_audit_salt, `vault-audit:${keyring.cluster_id}`);
+    const state = this.state(keyring.cluster_id);
+    if (state.auditSalt?.sealed !== keyring.sealed_audit_salt) {
+      const salt = open(this.auditSaltKey, keyring.sealed_audit_salt, `vault-audit:${keyring.cluster_id}`);
+      state.auditSalt = { sealed: keyring.sealed_audit_salt, salt };
+    }
+    return state.auditSalt.salt;
   }
 
   /** The barrier of an unsealed cluster, or undefined while it is sealed. */

@@ -31,26 +31,29 @@ function decodeParameter(value: string): string {
   }
 }
 
-/** The first two segments of a path, lower-cased: the bucket its routes are in. */
-function bucketOf(path: string): string {
-  const [, first = '', second = ''] = path.split('/', 3);
-  return `${first}/${second}`.toLowerCase();
-}
-
 const isLiteral = (segment: string) => !segment.includes(':') && !segment.includes('*');
 
 /**
- * The declared routes by the first two segments of their template, each matched as express
- * matches a route (case-insensitive, an optional trailing slash, parameters percent-decoded), in
- * the order declared. One lookup per request rather than express's walk through a layer per
- * route and per path; templates with a parameter in their first two segments are tried with
- * every bucket, in their place in the order.
+ * A node of the literal prefixes of the templates: the candidates are every template whose leading
+ * literal segments are a prefix of the node's path (its own and its ancestors'), in declared order.
+ */
+interface PrefixNode<T> {
+  children: Map<string, PrefixNode<T>>;
+  candidates: Candidate<T>[];
+}
+
+/**
+ * The declared routes, each matched as express matches a route (case-insensitive, an optional
+ * trailing slash, parameters percent-decoded), in the order declared. A request walks the
+ * templates' literal prefixes by its path's segments and tries only the templates of the deepest
+ * node it reaches: those that can match it, still in declared order, rather than every route
+ * under `/api/v1`.
  */
 export class RouteTable<T> {
-  private readonly buckets = new Map<string, Candidate<T>[]>();
-  private readonly everywhere: Candidate<T>[] = [];
+  private readonly root: PrefixNode<T> = { children: new Map(), candidates: [] };
 
   constructor(entries: readonly TableEntry<T>[]) {
+    const nodes: PrefixNode<T>[] = [this.root];
     entries.forEach((entry, order) => {
       const candidate: Candidate<T> = {
         order,
@@ -62,27 +65,28 @@ export class RouteTable<T> {
           decode: decodeParameter,
         }),
       };
-      const [, first = '', second = ''] = entry.template.split('/', 3);
-      if (!isLiteral(first) || !isLiteral(second)) {
-        this.everywhere.push(candidate);
-        for (const bucket of this.buckets.values()) bucket.push(candidate);
-        return;
+      let node = this.root;
+      for (const segment of entry.template.split('/').slice(1)) {
+        if (!isLiteral(segment) || segment === '') break;
+        const key = segment.toLowerCase();
+        let child = node.children.get(key);
+        if (!child) {
+          child = { children: new Map(), candidates: [...node.candidates] };
+          node.children.set(key, child);
+          nodes.push(child);
+        }
+        node = child;
       }
-      const key = `${first}/${second}`.toLowerCase();
-      let bucket = this.buckets.get(key);
-      if (!bucket) {
-        bucket = [...this.everywhere];
-        this.buckets.set(key, bucket);
-      }
-      bucket.push(candidate);
+      // The node and every node below it (made before or after) can be asked a path this matches.
+      addBelow(node, candidate);
     });
-    for (const bucket of this.buckets.values()) bucket.sort((a, b) => a.order - b.order);
+    for (const node of nodes) node.candidates.sort((a, b) => a.order - b.order);
   }
 
   lookup(method: string, path: string): Lookup<T> {
     const wanted = method === 'HEAD' ? 'get' : method.toLowerCase();
     let otherMethod: string | undefined;
-    for (const candidate of this.buckets.get(bucketOf(path)) ?? this.everywhere) {
+    for (const candidate of this.candidatesFor(path)) {
       const found = candidate.matches(path);
       if (!found) continue;
       if (candidate.entry.method === wanted)
@@ -91,4 +95,24 @@ export class RouteTable<T> {
     }
     return otherMethod === undefined ? { kind: 'none' } : { kind: 'other-method', template: otherMethod };
   }
+
+  private candidatesFor(path: string): readonly Candidate<T>[] {
+    let node = this.root;
+    let start = 1;
+    while (start <= path.length) {
+      const end = path.indexOf('/', start);
+      const segment = path.slice(start, end === -1 ? path.length : end).toLowerCase();
+      const child = node.children.get(segment);
+      if (!child) break;
+      node = child;
+      if (end === -1) break;
+      start = end + 1;
+    }
+    return node.candidates;
+  }
+}
+
+function addBelow<T>(node: PrefixNode<T>, candidate: Candidate<T>): void {
+  node.candidates.push(candidate);
+  for (const child of node.children.values()) addBelow(child, candidate);
 }
