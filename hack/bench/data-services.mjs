@@ -14,10 +14,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { registerBenchUser } from './harness.mjs';
+import { registerBenchUser, serveArgs } from './harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const count = Number(process.env.BENCH_DATABASES ?? 5);
 const engines = (process.env.BENCH_ENGINES ?? 'postgresql,redis').split(',');
 
@@ -36,7 +34,7 @@ function percentile(sorted, fraction) {
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-data-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, [path.join(root, 'dist/cli/cloudplane.js'), 'serve'], {
+const server = spawn(process.execPath, serveArgs(), {
   env: {
     ...process.env,
     CLOUDPLANE_DATA_DIR: dataDir,

@@ -1,11 +1,26 @@
 // What the benchmarks share: servers in child processes (so the load generator never shares an
 // event loop with the server it measures), a registered user, and autocannon runs.
+import fs from 'node:fs';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = 50;
 const CHILD_START_TIMEOUT_MS = 30_000;
 const CHILD_STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * The arguments of `cloudplane serve` as `npm start` runs it (package.json's start script: node's
+ * flags, the entry point, the command), so a benchmark measures the process a person starts.
+ */
+export function serveArgs() {
+  const packageUrl = new URL('../../package.json', import.meta.url);
+  const [node, ...args] = JSON.parse(fs.readFileSync(packageUrl, 'utf8')).scripts.start.split(/\s+/);
+  if (node !== 'node') throw new Error(`package.json's start script does not run node: ${node}`);
+  return args.map((arg) =>
+    arg.endsWith('.js') ? fileURLToPath(new URL(`../../${arg}`, import.meta.url)) : arg,
+  );
+}
 
 /** The compiled module at `relative` under dist/, for `import()`. */
 export const dist = (relative) => new URL(`../../dist/${relative}`, import.meta.url).href;

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { CONNECTIONS, load, unexpectedStatuses } from './harness.mjs';
+import { CONNECTIONS, load, serveArgs, unexpectedStatuses } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -74,7 +74,7 @@ export async function startServe() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-serve-'));
   const [port, kubePort] = [await freePort(), await freePort()];
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(root, 'dist/cli/cloudplane.js'), 'serve'], {
+  const child = spawn(process.execPath, serveArgs(), {
     env: {
       ...process.env,
       CLOUDPLANE_DATA_DIR: dataDir,

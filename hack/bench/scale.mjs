@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { serveArgs } from './harness.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const kubectl = path.join(root, '.tools/bin/kubectl');
@@ -53,9 +54,7 @@ function fileMb(...files) {
 }
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-scale-'));
-const serverArgs = reconcile
-  ? [path.join(root, 'dist/cli/cloudplane.js'), 'serve']
-  : [path.join(root, 'hack/bench/kube-api-only.mjs')];
+const serverArgs = reconcile ? serveArgs() : [path.join(root, 'hack/bench/kube-api-only.mjs')];
 if (profileDir) serverArgs.unshift('--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`);
 const server = spawn(process.execPath, serverArgs, {
   env: {
