@@ -36,6 +36,19 @@ describe('GET /health', () => {
     });
   });
 
+  it('answers probes within a second of a round of checks with that round, then checks again', async () => {
+    app = await startTestApp();
+    expect((await app.request('/health')).status).toBe(200);
+    await app.database.close();
+    expect((await app.request('/health')).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const response = await app.request('/health');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      checks: { database: 'the data-plane database is closed' },
+    });
+  });
+
   it('answers 503 naming the store when it is closed', async () => {
     app = await startTestApp();
     await app.store.close();

@@ -63,21 +63,33 @@ export interface OperationsServices {
 
 type OperationsContext = RouteContext<Empty, Principal | undefined, OperationsServices>;
 
+/** How long a finished round of checks answers later probes. */
+const CHECKS_REUSED_FOR_MS = 1000;
+
 /**
- * The checks running now, per app: probes that arrive while one is under way share its answer
- * rather than queue pings of their own, so a probe storm costs the dependencies one ping at a time.
+ * The latest round of checks, per app: probes that arrive while it runs, or within a second of its
+ * end, share its answer rather than ping again, so a probe storm (every node's load balancer, a
+ * benchmark) costs the dependencies one round per second. A probe answer is at most that old.
  */
-const checksUnderWay = new WeakMap<OperationsServices['operations'], Promise<[string, string]>>();
+const latestChecks = new WeakMap<
+  OperationsServices['operations'],
+  { checks: Promise<[string, string]>; settledAt?: number }
+>();
 
 function runChecks({ store, database, operations }: OperationsContext): Promise<[string, string]> {
-  let checks = checksUnderWay.get(operations);
-  if (!checks) {
-    checks = Promise.all([check(() => store.ping()), check(() => database.ping())]).finally(() =>
-      checksUnderWay.delete(operations),
-    );
-    checksUnderWay.set(operations, checks);
-  }
-  return checks;
+  const latest = latestChecks.get(operations);
+  if (
+    latest &&
+    (latest.settledAt === undefined || performance.now() - latest.settledAt < CHECKS_REUSED_FOR_MS)
+  )
+    return latest.checks;
+  const round: { checks: Promise<[string, string]>; settledAt?: number } = {
+    checks: Promise.all([check(() => store.ping()), check(() => database.ping())]).finally(() => {
+      round.settledAt = performance.now();
+    }),
+  };
+  latestChecks.set(operations, round);
+  return round.checks;
 }
 
 async function health(context: OperationsContext): Promise<RouteResult> {
