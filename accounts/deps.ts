@@ -80,8 +80,7 @@ export async function createAccountsDeps(options: AccountsDepsOptions): Promise<
 
 /** The same dependencies logging through `logger` (a request's, carrying its id). */
 export function withLogger(deps: AccountsDeps, logger: () => Logger): AccountsDeps {
-  const scoped = { ...deps };
-  // Made on first use: a request's logger costs a child logger, and most requests log nothing.
-  Object.defineProperty(scoped, 'logger', { enumerable: true, get: logger });
-  return scoped;
+  // The rest is read through the prototype rather than copied per request; the logger is made on
+  // first use: a request's logger costs a child logger, and most requests log nothing.
+  return Object.create(deps, { logger: { enumerable: true, get: logger } }) as AccountsDeps;
 }
