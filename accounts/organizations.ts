@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema, OrganizationRole } from '../data-plane/schema.js';
 import { newId } from './ids.js';
 
@@ -44,16 +45,19 @@ export function personalOrganizationName(userName: string): string {
 
 /** The organizations a user belongs to, oldest first. */
 export async function listMemberships(db: Kysely<DataPlaneSchema>, userId: string): Promise<Membership[]> {
-  const rows = await db
+  return (await membershipsOf(db, userId)).map(withStatus);
+}
+
+// Read by every `GET /v1/auth/me`: compiled once rather than built per call.
+const membershipsOf = preparedQuery((db, userId: string) =>
+  db
     .selectFrom('organization_members as m')
     .innerJoin('organizations as o', 'o.id', 'm.organization_id')
     .select(['o.id', 'o.name', 'm.role', 'o.deleting_at', 'o.created_at'])
     .where('m.user_id', '=', userId)
     .orderBy('o.created_at')
-    .orderBy('o.id')
-    .execute();
-  return rows.map(withStatus);
-}
+    .orderBy('o.id'),
+);
 
 export async function membershipOf(
   db: Kysely<DataPlaneSchema>,

@@ -4,6 +4,7 @@ import type { DataPlane } from '../data-plane/data-plane.js';
 import type { DataPlaneSchema, UsersTable } from '../data-plane/schema.js';
 import { newId } from './ids.js';
 import { createOrganization, personalOrganizationName } from './organizations.js';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import { isUniqueViolation } from '../data-plane/unique-violation.js';
 
 /** An account as the domain reads it; secrets (password hash, TOTP secret) are not part of it. */
@@ -50,11 +51,16 @@ export async function findUserRow(
   db: Kysely<DataPlaneSchema>,
   where: { id: string } | { email: string },
 ): Promise<Selectable<UsersTable> | undefined> {
-  const query = db.selectFrom('users').selectAll();
-  return 'id' in where
-    ? query.where('id', '=', where.id).executeTakeFirst()
-    : query.where('email', '=', normalizeEmail(where.email)).executeTakeFirst();
+  const [row] =
+    'id' in where ? await userById(db, where.id) : await userByEmail(db, normalizeEmail(where.email));
+  return row;
 }
+
+// Every authenticated request reads its user: compiled once rather than built per call.
+const userById = preparedQuery((db, id: string) => db.selectFrom('users').selectAll().where('id', '=', id));
+const userByEmail = preparedQuery((db, email: string) =>
+  db.selectFrom('users').selectAll().where('email', '=', email),
+);
 
 export async function findUserByEmail(db: DataPlane, email: string): Promise<UserRecord | undefined> {
   const row = await findUserRow(db.kysely, { email });

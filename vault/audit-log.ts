@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
 
 /** One audited request, as `GET /vault/:id/audit` answers it. */
@@ -38,6 +39,11 @@ function entryId(timestamp: string): string {
   return `${timestamp}-${process.hrtime.bigint().toString().padStart(20, '0')}-${randomBytes(4).toString('hex')}`;
 }
 
+// Every vault request writes one: compiled once rather than built per call.
+const insertEntry = preparedQuery((db, id: string, clusterId: string, timestamp: string, entry: string) =>
+  db.insertInto('vault_audit_entries').values({ id, cluster_id: clusterId, timestamp, entry }),
+);
+
 /** The cluster's audit log. Entries are written with their token fields already HMAC'd. */
 export class AuditLog {
   constructor(
@@ -57,15 +63,13 @@ export class AuditLog {
         accessor: hmacField(this.salt, entry.auth.accessor),
       },
     };
-    await this.db
-      .insertInto('vault_audit_entries')
-      .values({
-        id: entryId(entry.timestamp),
-        cluster_id: this.clusterId,
-        timestamp: entry.timestamp,
-        entry: JSON.stringify(stored),
-      })
-      .execute();
+    await insertEntry(
+      this.db,
+      entryId(entry.timestamp),
+      this.clusterId,
+      entry.timestamp,
+      JSON.stringify(stored),
+    );
   }
 
   /** Entries in the order they were recorded. */

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import { isUniqueViolation } from '../data-plane/unique-violation.js';
 import type { DataPlaneSchema, VaultSecretVersionsTable } from '../data-plane/schema.js';
 import type { Barrier } from './barrier.js';
@@ -75,6 +76,23 @@ function metadataOf(
     version: row.version,
   };
 }
+
+// Every secret read runs these two: compiled once rather than built per call.
+const metadataRowOf = preparedQuery((db, clusterId: string, path: string) =>
+  db
+    .selectFrom('vault_secret_metadata')
+    .selectAll()
+    .where('cluster_id', '=', clusterId)
+    .where('path', '=', path),
+);
+const versionOf = preparedQuery((db, clusterId: string, path: string, version: number) =>
+  db
+    .selectFrom('vault_secret_versions')
+    .selectAll()
+    .where('cluster_id', '=', clusterId)
+    .where('path', '=', path)
+    .where('version', '=', version),
+);
 
 /** Versioned secrets with Vault's KV v2 semantics, every value sealed by the barrier. */
 export class KvStore {
@@ -167,16 +185,8 @@ export class KvStore {
     checkSecretPath(path);
     const metadata = await this.metadataRow(path);
     const wanted = version ?? metadata?.current_version;
-    const row =
-      metadata && wanted !== undefined
-        ? await this.db
-            .selectFrom('vault_secret_versions')
-            .selectAll()
-            .where('cluster_id', '=', this.clusterId)
-            .where('path', '=', path)
-            .where('version', '=', wanted)
-            .executeTakeFirst()
-        : undefined;
+    const [row] =
+      metadata && wanted !== undefined ? await versionOf(this.db, this.clusterId, path, wanted) : [];
     if (!metadata || !row) {
       throw new VaultError(
         'not_found',
@@ -301,12 +311,8 @@ export class KvStore {
   }
 
   private async metadataRow(path: string) {
-    return this.db
-      .selectFrom('vault_secret_metadata')
-      .selectAll()
-      .where('cluster_id', '=', this.clusterId)
-      .where('path', '=', path)
-      .executeTakeFirst();
+    const [row] = await metadataRowOf(this.db, this.clusterId, path);
+    return row;
   }
 
   private customMetadata(path: string, sealed: string | null): Record<string, string> | null {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema, VaultKeyringsTable } from '../data-plane/schema.js';
 import { deriveKey } from '../security/key-derivation.js';
 import { open, seal, SealedBoxError } from '../security/sealed-box.js';
@@ -26,6 +27,11 @@ export interface KeyringOptions {
   threshold: number;
   autoUnseal: boolean;
 }
+
+// Every vault request reads its cluster's keyring: compiled once rather than built per call.
+const keyringOf = preparedQuery((db, clusterId: string) =>
+  db.selectFrom('vault_keyrings').selectAll().where('cluster_id', '=', clusterId),
+);
 
 interface ClusterSealState {
   barrier?: Barrier;
@@ -100,7 +106,8 @@ export class SealKeeper {
   }
 
   async readKeyring(db: Kysely<DataPlaneSchema>, clusterId: string): Promise<VaultKeyringsTable | undefined> {
-    return db.selectFrom('vault_keyrings').selectAll().where('cluster_id', '=', clusterId).executeTakeFirst();
+    const [keyring] = await keyringOf(db, clusterId);
+    return keyring;
   }
 
   /** The cluster's audit HMAC key, available sealed or not: refusals are audited too. */
