@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema, VaultTokensTable } from '../data-plane/schema.js';
 import type { TokenMethodConfig } from './auth-methods.js';
 import { VaultError } from './vault-error.js';
@@ -48,6 +49,15 @@ function normalisePolicies(policies: readonly string[] | undefined): string[] {
   return [...requested].sort();
 }
 
+// Every request with a vault token looks it up: compiled once rather than built per call.
+const tokenByHash = preparedQuery((db, clusterId: string, tokenHash: string) =>
+  db
+    .selectFrom('vault_tokens')
+    .selectAll()
+    .where('cluster_id', '=', clusterId)
+    .where('token_hash', '=', tokenHash),
+);
+
 /** Service tokens, stored only as their SHA-256; an expired or revoked token is refused everywhere. */
 export class TokenStore {
   constructor(
@@ -85,12 +95,7 @@ export class TokenStore {
 
   /** The live token with this value; 401 when unknown, expired or revoked. */
   async lookup(clientToken: string): Promise<TokenInfo> {
-    const row = await this.db
-      .selectFrom('vault_tokens')
-      .selectAll()
-      .where('cluster_id', '=', this.clusterId)
-      .where('token_hash', '=', hashToken(clientToken))
-      .executeTakeFirst();
+    const [row] = await tokenByHash(this.db, this.clusterId, hashToken(clientToken));
     if (!row || !this.isLive(row))
       throw new VaultError('unauthorized', 'invalid, expired or revoked vault token');
     return this.info(row);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
 import { open, seal, SealedBoxError } from '../security/sealed-box.js';
 import type { Barrier } from './barrier.js';
@@ -31,6 +32,15 @@ export function decodeBase64(value: string, field: string): Buffer {
   if (!BASE64.test(value)) throw new VaultError('invalid', `${field} must be base64`);
   return Buffer.from(value, 'base64');
 }
+
+// Every encrypt and decrypt reads its key: compiled once rather than built per call.
+const keyVersionsOf = preparedQuery((db, clusterId: string, name: string) =>
+  db
+    .selectFrom('vault_transit_keys')
+    .select(['latest_version', 'sealed_versions'])
+    .where('cluster_id', '=', clusterId)
+    .where('name', '=', name),
+);
 
 /**
  * Encryption as a service with named AES-256-GCM keys (Vault's transit engine). A key is made on
@@ -128,12 +138,7 @@ export class TransitEngine {
   }
 
   private async load(name: string): Promise<{ latest: number; versions: Map<number, Buffer> } | undefined> {
-    const row = await this.db
-      .selectFrom('vault_transit_keys')
-      .select(['latest_version', 'sealed_versions'])
-      .where('cluster_id', '=', this.clusterId)
-      .where('name', '=', name)
-      .executeTakeFirst();
+    const [row] = await keyVersionsOf(this.db, this.clusterId, name);
     if (!row) return undefined;
     const stored = this.barrier.decryptJson<Record<string, string>>(`transit:${name}`, row.sealed_versions);
     const versions = new Map(
