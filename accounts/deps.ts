@@ -78,9 +78,30 @@ export async function createAccountsDeps(options: AccountsDepsOptions): Promise<
   };
 }
 
+const LOGGER = Symbol("the request's logger");
+
+/**
+ * Per request the dependencies are an object whose prototype reads the shared ones (nothing copied)
+ * and makes the request's logger on first use: a child logger costs, and most requests log nothing.
+ * One prototype per set of dependencies, so every request's object has the same shape.
+ */
+const scopedPrototypes = new WeakMap<AccountsDeps, object>();
+
 /** The same dependencies logging through `logger` (a request's, carrying its id). */
 export function withLogger(deps: AccountsDeps, logger: () => Logger): AccountsDeps {
-  // The rest is read through the prototype rather than copied per request; the logger is made on
-  // first use: a request's logger costs a child logger, and most requests log nothing.
-  return Object.create(deps, { logger: { enumerable: true, get: logger } }) as AccountsDeps;
+  let prototype = scopedPrototypes.get(deps);
+  if (!prototype) {
+    prototype = Object.create(deps, {
+      logger: {
+        enumerable: true,
+        get(this: { [LOGGER]: () => Logger }) {
+          return this[LOGGER]();
+        },
+      },
+    }) as object;
+    scopedPrototypes.set(deps, prototype);
+  }
+  const scoped = Object.create(prototype) as AccountsDeps & { [LOGGER]: () => Logger };
+  scoped[LOGGER] = logger;
+  return scoped;
 }
