@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
@@ -36,7 +36,9 @@ export function hmacField(salt: Buffer, value: string): string {
  * same millisecond), then randomness so replicas never collide.
  */
 function entryId(timestamp: string): string {
-  return `${timestamp}-${process.hrtime.bigint().toString().padStart(20, '0')}-${randomBytes(4).toString('hex')}`;
+  // A uuid's first eight hex digits are random, and node draws uuids from a pool it fills in
+  // batches; randomBytes(4) costs a call into OpenSSL and a buffer on every request.
+  return `${timestamp}-${process.hrtime.bigint().toString().padStart(20, '0')}-${randomUUID().slice(0, 8)}`;
 }
 
 // Every vault request writes one: compiled once rather than built per call.
@@ -54,12 +56,17 @@ export class AuditLog {
 
   /** `entry` carries raw token values; they are HMAC'd before anything is written. */
   async record(entry: AuditEntry): Promise<void> {
+    const requestToken = hmacField(this.salt, entry.request.client_token);
     const stored: AuditEntry = {
       ...entry,
-      request: { ...entry.request, client_token: hmacField(this.salt, entry.request.client_token) },
+      request: { ...entry.request, client_token: requestToken },
       auth: {
         ...entry.auth,
-        client_token: hmacField(this.salt, entry.auth.client_token),
+        // The same token both places, as a rule: its HMAC once.
+        client_token:
+          entry.auth.client_token === entry.request.client_token
+            ? requestToken
+            : hmacField(this.salt, entry.auth.client_token),
         accessor: hmacField(this.salt, entry.auth.accessor),
       },
     };
