@@ -225,6 +225,14 @@ function rewritingConnection(socket: ServerSocket, pending: Buffer): Duplex {
   socket.on('end', () => connection.push(null));
   socket.on('close', () => connection.destroy());
   socket.on('error', (error) => connection.destroy(error));
+  // The server's keep-alive and idle timeouts set a connection's timeout and close it on 'timeout'.
+  Object.assign(connection, {
+    setTimeout(ms: number, callback?: () => void) {
+      socket.setTimeout(ms, callback);
+      return connection;
+    },
+  });
+  socket.on('timeout', () => connection.emit('timeout'));
   return connection;
 }
 

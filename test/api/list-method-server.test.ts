@@ -86,6 +86,16 @@ describe("a server taking Vault's LIST method", () => {
     expect(await exchange(socket, [REQUESTS[0]! + REQUESTS[1]!, REQUESTS[2]!])).toEqual(ANSWERS.slice(0, 3));
   });
 
+  it('closes a taken-over connection left idle past the keep-alive timeout', async () => {
+    server = await startServer(echo, { host: '127.0.0.1', port: 0, listMethod: true });
+    server.server.keepAliveTimeout = 200;
+    const socket = net.connect(server.port, '127.0.0.1');
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.on('data', () => {});
+    socket.write(REQUESTS[1]!);
+    await closed;
+  });
+
   it('closes a taken-over connection when the server closes', async () => {
     server = await startServer(echo, { host: '127.0.0.1', port: 0, listMethod: true });
     const socket = net.connect(server.port, '127.0.0.1');
