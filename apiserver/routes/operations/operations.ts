@@ -1,3 +1,4 @@
+import { SharedRound } from '../../../observability/shared-round.js';
 import { metricsScrapeAllowed } from '../../../security/metrics-token.js';
 import { humanDuration } from '../../duration.js';
 import { unauthorized } from '../../errors.js';
@@ -63,33 +64,22 @@ export interface OperationsServices {
 
 type OperationsContext = RouteContext<Empty, Principal | undefined, OperationsServices>;
 
-/** How long a finished round of checks answers later probes. */
-const CHECKS_REUSED_FOR_MS = 1000;
-
 /**
- * The latest round of checks, per app: probes that arrive while it runs, or within a second of its
- * end, share its answer rather than ping again, so a probe storm (every node's load balancer, a
- * benchmark) costs the dependencies one round per second. A probe answer is at most that old.
+ * The checks of each app, shared by the probes of a second: a probe storm (every node's load
+ * balancer, a benchmark) costs the store and the database one ping each per second.
  */
-const latestChecks = new WeakMap<
-  OperationsServices['operations'],
-  { checks: Promise<[string, string]>; settledAt?: number }
->();
+const checksOfApp = new WeakMap<OperationsServices['operations'], SharedRound<[string, string]>>();
 
 function runChecks({ store, database, operations }: OperationsContext): Promise<[string, string]> {
-  const latest = latestChecks.get(operations);
-  if (
-    latest &&
-    (latest.settledAt === undefined || performance.now() - latest.settledAt < CHECKS_REUSED_FOR_MS)
-  )
-    return latest.checks;
-  const round: { checks: Promise<[string, string]>; settledAt?: number } = {
-    checks: Promise.all([check(() => store.ping()), check(() => database.ping())]).finally(() => {
-      round.settledAt = performance.now();
-    }),
-  };
-  latestChecks.set(operations, round);
-  return round.checks;
+  let checks = checksOfApp.get(operations);
+  if (!checks) {
+    checks = new SharedRound(
+      () => Promise.all([check(() => store.ping()), check(() => database.ping())]),
+      1000,
+    );
+    checksOfApp.set(operations, checks);
+  }
+  return checks.result();
 }
 
 async function health(context: OperationsContext): Promise<RouteResult> {

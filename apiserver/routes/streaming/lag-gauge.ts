@@ -1,16 +1,24 @@
 /**
  * `streaming_consumer_group_lag{cluster, group, topic, partition}`: how far each consumer group is
- * behind, per partition. The brokers are asked when Prometheus scrapes, so the gauge is never
- * staler than the scrape and nothing polls between scrapes.
+ * behind, per partition. The brokers are asked when Prometheus scrapes, so nothing polls between
+ * scrapes; scrapes within five seconds of a reading share it, so a scrape storm (`/metrics` is not
+ * rate-limited) costs the brokers one round of queries per five seconds.
  */
 import { Gauge, type Registry } from 'prom-client';
 import { clusterRestIdOf, clusterWorkload } from '../../../controllers/streaming/index.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../../../crds/streaming.js';
 import type { Logger } from '../../../observability/logger.js';
+import { SharedRound } from '../../../observability/shared-round.js';
 import type { StreamingRuntime } from '../../../workloads/runtime.js';
 
 const LAG_METRIC = 'streaming_consumer_group_lag';
+const READINGS_REUSED_FOR_MS = 5000;
+
+interface LagReading {
+  labels: { cluster: string; group: string; topic: string; partition: string };
+  lag: number;
+}
 
 /** Registers the gauge on `registry`; once per registry. */
 export function registerConsumerGroupLagGauge(
@@ -19,6 +27,36 @@ export function registerConsumerGroupLagGauge(
 ): void {
   if (registry.getSingleMetric(LAG_METRIC)) return;
   const { store, runtime, logger } = source;
+  const readings = new SharedRound(async (): Promise<LagReading[]> => {
+    if (!runtime) return [];
+    const found: LagReading[] = [];
+    const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER);
+    const running = items.filter(
+      (cluster) => cluster.spec && cluster.status?.phase === 'running' && !cluster.metadata.deletionTimestamp,
+    );
+    for (const cluster of running) {
+      const workload = clusterWorkload(cluster);
+      const clusterId = clusterRestIdOf(cluster.metadata.name);
+      try {
+        for (const group of await runtime.listGroups(workload)) {
+          const lag = await runtime.groupLag(workload, group.groupId);
+          for (const partition of lag?.partitions ?? []) {
+            const labels = {
+              cluster: clusterId,
+              group: group.groupId,
+              topic: partition.topic,
+              partition: String(partition.partition),
+            };
+            found.push({ labels, lag: partition.lag });
+          }
+        }
+      } catch (error) {
+        // One cluster's brokers not answering must not fail the whole scrape.
+        logger.warn({ err: error, cluster: clusterId }, 'consumer group lag not read');
+      }
+    }
+    return found;
+  }, READINGS_REUSED_FOR_MS);
   new Gauge({
     name: LAG_METRIC,
     help: 'Records a consumer group has yet to read, per topic partition of a running streaming cluster',
@@ -26,35 +64,7 @@ export function registerConsumerGroupLagGauge(
     registers: [registry],
     async collect() {
       this.reset();
-      if (!runtime) return;
-      const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER);
-      const running = items.filter(
-        (cluster) =>
-          cluster.spec && cluster.status?.phase === 'running' && !cluster.metadata.deletionTimestamp,
-      );
-      for (const cluster of running) {
-        const workload = clusterWorkload(cluster);
-        const clusterId = clusterRestIdOf(cluster.metadata.name);
-        try {
-          for (const group of await runtime.listGroups(workload)) {
-            const lag = await runtime.groupLag(workload, group.groupId);
-            for (const partition of lag?.partitions ?? []) {
-              this.set(
-                {
-                  cluster: clusterId,
-                  group: group.groupId,
-                  topic: partition.topic,
-                  partition: String(partition.partition),
-                },
-                partition.lag,
-              );
-            }
-          }
-        } catch (error) {
-          // One cluster's brokers not answering must not fail the whole scrape.
-          logger.warn({ err: error, cluster: clusterId }, 'consumer group lag not read');
-        }
-      }
+      for (const { labels, lag } of await readings.result()) this.set(labels, lag);
     },
   });
 }
