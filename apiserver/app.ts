@@ -41,8 +41,13 @@ export interface AppDependencies<A extends AreaServices = AreaServices> {
   startedAt?: Date;
 }
 
+/** The path and query of a request target; the absolute form (`http://host/path`) is taken too. */
 function targetOf(url: string | undefined): RequestTarget {
-  const target = url ?? '/';
+  let target = url ?? '/';
+  if (!target.startsWith('/') && URL.canParse(target)) {
+    const absolute = new URL(target);
+    target = `${absolute.pathname}${absolute.search}`;
+  }
   const query = target.indexOf('?');
   return query === -1
     ? { path: target, query: undefined }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../fixtures/app-dependencies.js';
 import { ECHO_ROUTES } from '../fixtures/echo-routes.js';
@@ -47,6 +48,20 @@ describe('GET /health', () => {
     expect(await response.json()).toMatchObject({
       checks: { database: 'the data-plane database is closed' },
     });
+  });
+
+  it('answers a request whose target is in absolute form, as a proxy would send it', async () => {
+    app = await startTestApp();
+    const { port } = new URL(app.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.write(
+      `GET http://127.0.0.1:${port}/health?verbose=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received).toContain('"status":"healthy"');
   });
 
   it('answers 503 naming the store when it is closed', async () => {
