@@ -25,11 +25,28 @@ const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * pino's ISO timestamp, formatted once per millisecond: a busy server logs several lines in one,
+ * and formatting a date costs more than the rest of an access line's fields.
+ */
+function isoTimeOncePerMillisecond(): () => string {
+  let formattedAt = -1;
+  let formatted = '';
+  return () => {
+    const now = Date.now();
+    if (now !== formattedAt) {
+      formattedAt = now;
+      formatted = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return formatted;
+  };
+}
+
 export function createLogger(level: LevelWithSilent = 'info'): Logger {
   return pino({
     level,
     base: { service: 'cloudplane' },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTimeOncePerMillisecond(),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   });
 }
