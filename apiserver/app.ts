@@ -17,7 +17,8 @@ import { buildOpenApiDocument } from './openapi.js';
 import { operationsRoutes, type OperationsServices } from './routes/operations/operations.js';
 import { collectRoutes } from './routing/route-declarations.js';
 import type { AreaServices, RouteDefinition, RouteModule } from './routing/route.js';
-import { declaredRoutes, type RequestTarget } from './routing/router.js';
+import { declaredRoutes } from './routing/router.js';
+import { targetOf } from './routing/route-paths.js';
 
 export interface AppDependencies<A extends AreaServices = AreaServices> {
   http: HttpConfig;
@@ -39,19 +40,6 @@ export interface AppDependencies<A extends AreaServices = AreaServices> {
   now?: () => Date;
   /** The moment `/health` counts uptime from; defaults to the app's creation. */
   startedAt?: Date;
-}
-
-/** The path and query of a request target; the absolute form (`http://host/path`) is taken too. */
-function targetOf(url: string | undefined): RequestTarget {
-  let target = url ?? '/';
-  if (!target.startsWith('/') && URL.canParse(target)) {
-    const absolute = new URL(target);
-    target = `${absolute.pathname}${absolute.search}`;
-  }
-  const query = target.indexOf('?');
-  return query === -1
-    ? { path: target, query: undefined }
-    : { path: target.slice(0, query), query: target.slice(query + 1) };
 }
 
 /**

@@ -15,7 +15,7 @@ const marker = (index: number) => `\u0000prepared-query-argument-${index}\u0000`
  * A query built and compiled once per SQL dialect and then run with each call's arguments:
  * building and compiling a Kysely query costs more than SQLite takes to answer a small one, and
  * the hottest queries (a request's user and memberships, a vault read's rows and audit entry) run
- * on every request. `build` is called once, with placeholders for the arguments; it must put each
+ * on every request. `build` is called once, with marker values for the arguments; it must put each
  * where a value goes (a comparison, an inserted value), never where it decides the query's shape
  * (an optional clause, a list whose length varies), and must not read them.
  */

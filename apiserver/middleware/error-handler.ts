@@ -3,7 +3,7 @@ import type { ErrorRequestHandler } from 'express';
 import { ApiError, internalError, renderError, toApiError } from '../errors.js';
 import { API_AREAS, errorStyleOfPath } from '../routing/areas.js';
 import { requestIdOf, requestState } from '../routing/request-state.js';
-import { pathOf } from '../routing/route-paths.js';
+import { targetOf } from '../routing/route-paths.js';
 import { setHeaders, writeJson } from '../routing/responses.js';
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -48,7 +48,7 @@ export function answerError(error: unknown, req: IncomingMessage, res: ServerRes
   const state = requestState(req);
   const style = state.route
     ? API_AREAS[state.route.area].errors
-    : errorStyleOfPath(state.template ?? pathOf(req.url));
+    : errorStyleOfPath(state.template ?? targetOf(req.url).path);
   if (answer.headers) setHeaders(res, answer.headers);
   writeJson(res, answer.status, renderError(answer, style, requestIdOf(req)));
 }

@@ -67,9 +67,21 @@ export function compareSpecificity(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A request target's path: what comes before its query string. */
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+/** A request as the route table reads it: its path, and its query string when it has one. */
+export interface RequestTarget {
+  path: string;
+  query: string | undefined;
+}
+
+/** The path and query of a request target; the absolute form (`http://host/path`) is taken too. */
+export function targetOf(url: string | undefined): RequestTarget {
+  let target = url ?? '/';
+  if (!target.startsWith('/') && URL.canParse(target)) {
+    const absolute = new URL(target);
+    target = `${absolute.pathname}${absolute.search}`;
+  }
+  const query = target.indexOf('?');
+  return query === -1
+    ? { path: target, query: undefined }
+    : { path: target.slice(0, query), query: target.slice(query + 1) };
 }

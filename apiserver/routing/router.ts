@@ -9,7 +9,7 @@ import { RequestValidation } from './request-validation.js';
 import { writeResult } from './responses.js';
 import type { AnyRouteDefinition, AreaServices, CoreServices, RouteDefinition } from './route.js';
 import type { Principal } from '../../accounts/principal.js';
-import { templateShape } from './route-paths.js';
+import { templateShape, type RequestTarget } from './route-paths.js';
 import { RouteTable } from './route-table.js';
 
 export interface RouterOptions<A extends AreaServices> {
@@ -67,12 +67,6 @@ function contextPrototype(services: object, clientAddress: ClientAddress): objec
       },
     },
   }) as object;
-}
-
-/** A request as the route table found it: its path, and its query string when it has one. */
-export interface RequestTarget {
-  path: string;
-  query: string | undefined;
 }
 
 /** What answers a matched route: its steps, given the path parameters the table found. */
