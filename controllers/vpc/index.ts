@@ -10,6 +10,7 @@ import {
 import { securityGroupController } from './security-group-controller.js';
 import { subnetController } from './subnet-controller.js';
 import { vpcController } from './vpc-controller.js';
+export { VPC_FINALIZER } from './vpc-controller.js';
 export {
   claimCidr,
   claimedBlocks,

@@ -201,14 +201,15 @@ export function vpcReconciler(config: VpcConfig, database: DataPlane): Reconcile
     if (vpc.metadata.deletionTimestamp) return finalize(vpc, database, context);
 
     validate(vpc, config);
-    await claimBlock(vpc, config, database, context);
-    if (!vpc.status?.phase) vpc = await markProvisioning(vpc, context);
+    // Before the claim: a VPC deleted meanwhile must go through `finalize`, which releases it.
     if (!vpc.metadata.finalizers?.includes(VPC_FINALIZER)) {
       vpc = await context.store.update(VPC, {
         ...vpc,
         metadata: { ...vpc.metadata, finalizers: [...(vpc.metadata.finalizers ?? []), VPC_FINALIZER] },
       });
     }
+    await claimBlock(vpc, config, database, context);
+    if (!vpc.status?.phase) vpc = await markProvisioning(vpc, context);
     await createIfMissing(context, mainRouteTable(vpc), ROUTE_TABLE);
     await createIfMissing(context, defaultNetworkAcl(vpc), NETWORK_ACL);
     await createIfMissing(context, defaultSecurityGroup(vpc), SECURITY_GROUP);

@@ -23,7 +23,7 @@ import {
   MAX_BLOCK_PREFIX,
   MIN_BLOCK_PREFIX,
 } from '../../../controllers/vpc/index.js';
-import { vpcLimitMessage, vpcOverlapMessage } from '../../../controllers/vpc/index.js';
+import { VPC_FINALIZER, vpcLimitMessage, vpcOverlapMessage } from '../../../controllers/vpc/index.js';
 import { ApiError, badRequest, conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
@@ -343,6 +343,8 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
               name: id,
               namespace,
               annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+              // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
+              finalizers: [VPC_FINALIZER],
             },
             spec: {
               name,
