@@ -8,6 +8,7 @@ import { databaseController, type DataServicesControllerOptions } from './databa
 import { nfsShareController } from './nfs-share-controller.js';
 import { restoreController } from './restore-controller.js';
 
+export { WORKLOAD_FINALIZER } from '../runtime/finalizers.js';
 export type { DataServicesControllerOptions } from './database-controller.js';
 export { SCHEDULED_BY_LABEL } from './database-controller.js';
 export {

@@ -15,6 +15,7 @@ import {
   releaseQuota,
   type Problem,
   type QuotaAmounts,
+  WORKLOAD_FINALIZER,
 } from '../../../controllers/data-services/index.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { DataPlane } from '../../../data-plane/data-plane.js';
@@ -112,6 +113,8 @@ export async function createWithinQuota<T extends KubeObject>(
       metadata: {
         name: objectNameOf(id),
         namespace: object.namespace,
+        // The quota is claimed already: however soon the object is deleted, its finalizer releases it.
+        finalizers: [WORKLOAD_FINALIZER],
       },
       spec: object.spec,
     } as T);
