@@ -1,8 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { RowCache } from './row-cache.js';
 
 /**
- * The embedded store's tables and the statements over them. The data plane shares the SQLite
- * file, so every table is prefixed `store_`; creation is idempotent and runs at every open.
+ * The embedded store's tables and the statements over them, prefixed `store_` so the file may be
+ * shared with other owners' tables; creation is idempotent and runs at every open. Reads outside
+ * transactions go through a `RowCache`, which every row written here drops.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS store_meta (
@@ -45,6 +47,9 @@ export interface ObjectRow {
   body: string;
 }
 
+/** Which object a row is, for writes by uid that must also say what they changed. */
+export type ObjectKey = Pick<ObjectRow, 'resource' | 'namespace' | 'name' | 'uid'>;
+
 export interface EventRow {
   resource_version: number;
   resource: string;
@@ -62,6 +67,7 @@ export interface OwnerLink {
 /** Typed access to the store's tables; every method is one statement, run inside the caller's transaction. */
 export class StoreTables {
   private readonly statements;
+  private readonly cache: RowCache<ObjectRow>;
 
   constructor(private readonly db: BetterSqlite3.Database) {
     db.exec(SCHEMA);
@@ -112,7 +118,9 @@ export class StoreTables {
          AND resource_version <= ? ORDER BY resource_version LIMIT ?`,
       ),
       ping: db.prepare<[], { one: number }>('SELECT 1 AS one'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
+    this.cache = new RowCache(() => this.statements.dataVersion.get()!);
   }
 
   revision(): number {
@@ -138,7 +146,24 @@ export class StoreTables {
   }
 
   find(resource: string, namespace: string, name: string): ObjectRow | undefined {
-    return this.statements.find.get(resource, namespace, name);
+    // Inside a transaction the rows it wrote are not the file's yet: read them, never hold them.
+    if (this.db.inTransaction) return this.statements.find.get(resource, namespace, name);
+    const cached = this.cache.object(resource, namespace, name);
+    if (cached) return cached;
+    const row = this.statements.find.get(resource, namespace, name);
+    if (row) this.cache.rememberObject(row);
+    return row;
+  }
+
+  /** Every object of a resource in a namespace, in name order; read outside transactions only. */
+  namespaceRows(resource: string, namespace: string): readonly ObjectRow[] {
+    if (this.db.inTransaction)
+      throw new Error('namespaceRows reads committed rows: call it outside a transaction');
+    const cached = this.cache.namespace(resource, namespace);
+    if (cached) return cached;
+    const rows = this.statements.listNamespace.all(resource, namespace, '');
+    this.cache.rememberNamespace(resource, namespace, rows);
+    return rows;
   }
 
   findByUid(uid: string): ObjectRow | undefined {
@@ -147,15 +172,18 @@ export class StoreTables {
 
   insert(row: ObjectRow): void {
     const { resource, namespace, name, uid, resource_version: revision, body } = row;
+    this.cache.changed(resource, namespace, name);
     this.statements.insert.run(resource, namespace, name, uid, revision, body);
   }
 
-  update(uid: string, revision: number, body: string): void {
-    this.statements.update.run(revision, body, uid);
+  update(key: ObjectKey, revision: number, body: string): void {
+    this.cache.changed(key.resource, key.namespace, key.name);
+    this.statements.update.run(revision, body, key.uid);
   }
 
-  remove(uid: string): void {
-    this.statements.remove.run(uid);
+  remove(key: ObjectKey): void {
+    this.cache.changed(key.resource, key.namespace, key.name);
+    this.statements.remove.run(key.uid);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { cloneJson, isJsonObject, jsonEqual, type JsonObject } from '../json-value.js';
-import type { OwnerLink, StoreTables } from './store-tables.js';
+import type { ObjectKey, OwnerLink, StoreTables } from './store-tables.js';
 import type { ChangeRecord } from './watch-stream.js';
 import { finalizersOf, markDeleted, metaOf, type ServedKind } from './write-rules.js';
 import type { DeleteOptions } from '../types.js';
@@ -118,7 +118,7 @@ export class WriteTransaction {
     const revision = this.stamp(next);
     const uid = String(metaOf(next).uid);
     const body = JSON.stringify(next);
-    this.tables.update(uid, revision, body);
+    this.tables.update(this.keyOf(kind, next), revision, body);
     const owners = ownerReferences(next);
     const formerOwners = ownerReferences(previous);
     if (!jsonEqual(owners, formerOwners)) this.tables.setOwners(uid, this.ownerLinks(next));
@@ -133,7 +133,7 @@ export class WriteTransaction {
   private remove(kind: ServedKind, finalState: JsonObject): JsonObject {
     const revision = this.stamp(finalState);
     const uid = String(metaOf(finalState).uid);
-    this.tables.remove(uid);
+    this.tables.remove(this.keyOf(kind, finalState));
     this.record(kind, revision, 'DELETED', finalState, JSON.stringify(finalState));
     this.collectDependents(uid, false);
     for (const owner of ownerReferences(finalState)) this.settleForegroundOwner(owner.uid);
@@ -214,6 +214,16 @@ export class WriteTransaction {
     const revision = this.tables.nextRevision();
     metaOf(object).resourceVersion = String(revision);
     return revision;
+  }
+
+  private keyOf(kind: ServedKind, object: JsonObject): ObjectKey {
+    const metadata = metaOf(object);
+    return {
+      resource: kind.resource,
+      namespace: String(metadata.namespace ?? ''),
+      name: String(metadata.name),
+      uid: String(metadata.uid),
+    };
   }
 
   private record(

@@ -215,6 +215,73 @@ describe('embedded object store', () => {
     });
   });
 
+  describe('reads between writes', () => {
+    const sizes = async (store: EmbeddedStore) =>
+      (await store.list<Widget>(widgetKind, { namespace: NAMESPACE })).items.map(
+        (item) => `${item.metadata.name}:${String(item.spec?.size)}`,
+      );
+
+    it('answers reads of an object and of its namespace with every write of this store in them', async () => {
+      const store = open();
+      const first = await store.create(widgetKind, widget('first', { spec: { size: 1 } }));
+      expect(await sizes(store)).toEqual(['first:1']);
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'first')).spec).toEqual({ size: 1 });
+
+      await store.update(widgetKind, { ...first, spec: { size: 2 } });
+      await store.create(widgetKind, widget('second', { spec: { size: 3 } }));
+      expect(await sizes(store)).toEqual(['first:2', 'second:3']);
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'first')).spec).toEqual({ size: 2 });
+
+      await store.delete(widgetKind, NAMESPACE, 'first');
+      expect(await sizes(store)).toEqual(['second:3']);
+      await expect(store.get(widgetKind, NAMESPACE, 'first')).rejects.toMatchObject({ reason: 'NotFound' });
+    });
+
+    it('never answers what a dry run or a refused write would have stored', async () => {
+      const store = open();
+      const kept = await store.create(widgetKind, widget('kept', { spec: { size: 1 } }));
+      expect(await sizes(store)).toEqual(['kept:1']);
+      await store.update(widgetKind, { ...kept, spec: { size: 9 } }, { dryRun: true });
+      await store.create(widgetKind, widget('rehearsed'), { dryRun: true });
+      await expect(
+        store.update(widgetKind, {
+          ...kept,
+          metadata: { ...kept.metadata, resourceVersion: '999999' },
+          spec: { size: 8 },
+        }),
+      ).rejects.toMatchObject({ reason: 'Conflict' });
+      expect(await sizes(store)).toEqual(['kept:1']);
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'kept')).spec).toEqual({ size: 1 });
+    });
+
+    it('answers its own copy: changing what a read answered changes nothing stored', async () => {
+      const store = open();
+      await store.create(widgetKind, widget('own', { spec: { size: 1 } }));
+      (await store.get<Widget>(widgetKind, NAMESPACE, 'own')).spec = { size: 5 };
+      (await store.list<Widget>(widgetKind, { namespace: NAMESPACE })).items[0]!.spec = { size: 6 };
+      expect(await sizes(store)).toEqual(['own:1']);
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'own')).spec).toEqual({ size: 1 });
+    });
+
+    it('sees what another connection to the file committed', async () => {
+      const dir = temporaryDirectory();
+      directories.push(dir);
+      const file = path.join(dir, 'store.db');
+      const store = open({ path: file });
+      const other = open({ path: file });
+      await store.create(widgetKind, widget('shared', { spec: { size: 1 } }));
+      expect(await sizes(store)).toEqual(['shared:1']);
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'shared')).spec).toEqual({ size: 1 });
+
+      const seen = await other.get<Widget>(widgetKind, NAMESPACE, 'shared');
+      await other.update(widgetKind, { ...seen, spec: { size: 4 } });
+      await other.create(widgetKind, widget('elsewhere', { spec: { size: 7 } }));
+
+      expect((await store.get<Widget>(widgetKind, NAMESPACE, 'shared')).spec).toEqual({ size: 4 });
+      expect(await sizes(store)).toEqual(['elsewhere:7', 'shared:4']);
+    });
+  });
+
   describe('requests outside the contract', () => {
     it('answers 404 "the server could not find the requested resource" for a kind it does not serve', async () => {
       const store = open({ kinds: [widgetKind] });
