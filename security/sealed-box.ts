@@ -13,6 +13,25 @@ export class SealedBoxError extends Error {
   }
 }
 
+/** Nonces drawn per refill of the pool: one call into OpenSSL per batch rather than per seal. */
+const NONCE_BATCH = 256;
+let noncePool = Buffer.alloc(0);
+let nonceOffset = 0;
+
+/**
+ * A fresh random nonce. The pool is replaced, never refilled in place, so no bytes are handed out
+ * twice and a nonce given out stays as it was (node pools `randomUUID` the same way).
+ */
+function freshNonce(): Buffer {
+  if (nonceOffset + NONCE_BYTES > noncePool.length) {
+    noncePool = randomBytes(NONCE_BYTES * NONCE_BATCH);
+    nonceOffset = 0;
+  }
+  const nonce = noncePool.subarray(nonceOffset, nonceOffset + NONCE_BYTES);
+  nonceOffset += NONCE_BYTES;
+  return nonce;
+}
+
 function checkKey(key: Buffer): void {
   if (key.length !== KEY_BYTES)
     throw new RangeError(`a sealed-box key has ${KEY_BYTES} bytes, got ${key.length}`);
@@ -25,7 +44,7 @@ function checkKey(key: Buffer): void {
  */
 export function seal(key: Buffer, plaintext: Buffer | string, associatedData: string): string {
   checkKey(key);
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(associatedData, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
