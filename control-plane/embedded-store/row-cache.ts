@@ -19,9 +19,9 @@ const scopeKey = (resource: string, namespace: string) => `${resource}\u0000${na
 
 /**
  * Rows as last read from the file, per resource and namespace: an object by name, and a whole
- * namespace in name order. Reads of the API and the controllers ask for the same few objects again
- * and again, and SQLite's lookup (two B-trees, the body copied out) cost more than the rest of
- * such a read. The store's own writes drop what they change; a commit by any other connection to
+ * namespace in name order; and the store's revision. Reads of the API and the controllers ask for
+ * the same few objects again and again, and a statement outside a transaction (a read lock taken
+ * and let go, two B-trees walked, the body copied out) cost more than the rest of such a read. The store's own writes drop what they change; a commit by any other connection to
  * the file (its `data_version` moves) drops everything. Callers fill it only outside transactions,
  * so a row a transaction wrote and then rolled back is never held.
  */
@@ -30,6 +30,7 @@ export class RowCache<Row extends KeyedRow> {
   private rows = 0;
   private dataVersion: number | undefined;
   private checkedThisTurn = false;
+  private currentRevision: number | undefined;
 
   /** `readDataVersion` reads `PRAGMA data_version`, which moves when another connection commits. */
   constructor(private readonly readDataVersion: () => number) {}
@@ -52,6 +53,20 @@ export class RowCache<Row extends KeyedRow> {
   rememberNamespace(resource: string, namespace: string, rows: readonly Row[]): void {
     this.scope(resource, namespace).all = rows;
     this.count(rows.length);
+  }
+
+  /** The store's current revision, as last read; every write moves it. */
+  revision(): number | undefined {
+    this.dropIfChangedElsewhere();
+    return this.currentRevision;
+  }
+
+  rememberRevision(revision: number): void {
+    this.currentRevision = revision;
+  }
+
+  revisionMoved(): void {
+    this.currentRevision = undefined;
   }
 
   /** An object was written: its row and its namespace's list are no longer what the file holds. */
@@ -95,5 +110,6 @@ export class RowCache<Row extends KeyedRow> {
   private clear(): void {
     this.scopes.clear();
     this.rows = 0;
+    this.currentRevision = undefined;
   }
 }

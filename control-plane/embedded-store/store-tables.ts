@@ -4,7 +4,7 @@ import { RowCache } from './row-cache.js';
 /**
  * The embedded store's tables and the statements over them, prefixed `store_` so the file may be
  * shared with other owners' tables; creation is idempotent and runs at every open. Reads outside
- * transactions go through a `RowCache`, which every row written here drops.
+ * transactions (rows, the revision) go through a `RowCache`, which every write here updates.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS store_meta (
@@ -124,6 +124,15 @@ export class StoreTables {
   }
 
   revision(): number {
+    if (this.db.inTransaction) return this.readRevision();
+    const cached = this.cache.revision();
+    if (cached !== undefined) return cached;
+    const revision = this.readRevision();
+    this.cache.rememberRevision(revision);
+    return revision;
+  }
+
+  private readRevision(): number {
     return this.statements.meta.get('revision')?.value ?? 0;
   }
 
@@ -133,6 +142,7 @@ export class StoreTables {
   }
 
   nextRevision(): number {
+    this.cache.revisionMoved();
     const row = this.statements.bumpRevision.get();
     if (!row) throw new Error('store_meta has no revision row');
     return row.value;

@@ -227,9 +227,14 @@ describe('embedded object store', () => {
       expect(await sizes(store)).toEqual(['first:1']);
       expect((await store.get<Widget>(widgetKind, NAMESPACE, 'first')).spec).toEqual({ size: 1 });
 
+      const listedAt = async () =>
+        Number((await store.list(widgetKind, { namespace: NAMESPACE })).resourceVersion);
+      const before = await listedAt();
       await store.update(widgetKind, { ...first, spec: { size: 2 } });
-      await store.create(widgetKind, widget('second', { spec: { size: 3 } }));
+      const second = await store.create(widgetKind, widget('second', { spec: { size: 3 } }));
       expect(await sizes(store)).toEqual(['first:2', 'second:3']);
+      expect(await listedAt()).toBe(Number(second.metadata.resourceVersion));
+      expect(await listedAt()).toBeGreaterThan(before);
       expect((await store.get<Widget>(widgetKind, NAMESPACE, 'first')).spec).toEqual({ size: 2 });
 
       await store.delete(widgetKind, NAMESPACE, 'first');
