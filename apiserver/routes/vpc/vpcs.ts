@@ -4,7 +4,7 @@
  */
 import type { VpcConfig } from '../../../config/vpc.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import { VPC, type Vpc } from '../../../crds/vpc.js';
+import { VPC, type Vpc, type VpcPart } from '../../../crds/vpc.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import {
   claimCidr,
@@ -107,20 +107,50 @@ function restStatus(vpc: Vpc): VpcRestStatus {
   return phase === 'available' || phase === 'deleting' ? phase : 'provisioning';
 }
 
-function counts(parts: PartsOfNamespace, id: string) {
-  return {
-    subnet_count: partsOf(parts.subnets, id).length,
-    route_table_count: partsOf(parts.routeTables, id).length,
-    nat_gateway_count: partsOf(parts.natGateways, id).length,
-    internet_gateway_count: partsOf(parts.internetGateways, id).length,
-    security_group_count: partsOf(parts.securityGroups, id).length,
-    network_acl_count: partsOf(parts.networkAcls, id).length,
-  };
+interface PartCounts {
+  subnet_count: number;
+  route_table_count: number;
+  nat_gateway_count: number;
+  internet_gateway_count: number;
+  security_group_count: number;
+  network_acl_count: number;
 }
 
-function summary(vpc: Vpc, parts: PartsOfNamespace, now: Date) {
+const NO_PARTS: Readonly<PartCounts> = {
+  subnet_count: 0,
+  route_table_count: 0,
+  nat_gateway_count: 0,
+  internet_gateway_count: 0,
+  security_group_count: 0,
+  network_acl_count: 0,
+};
+
+/** Every VPC's parts, counted in one pass over the namespace's (not one pass per VPC). */
+function countsByVpc(parts: PartsOfNamespace): Map<string, PartCounts> {
+  const counts = new Map<string, PartCounts>();
+  const count = (kind: readonly VpcPart[], field: keyof PartCounts) => {
+    for (const part of kind) {
+      const vpcId = part.spec?.vpcRef;
+      if (vpcId === undefined) continue;
+      let entry = counts.get(vpcId);
+      if (!entry) {
+        entry = { ...NO_PARTS };
+        counts.set(vpcId, entry);
+      }
+      entry[field] += 1;
+    }
+  };
+  count(parts.subnets, 'subnet_count');
+  count(parts.routeTables, 'route_table_count');
+  count(parts.natGateways, 'nat_gateway_count');
+  count(parts.internetGateways, 'internet_gateway_count');
+  count(parts.securityGroups, 'security_group_count');
+  count(parts.networkAcls, 'network_acl_count');
+  return counts;
+}
+
+function summary(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
   const spec = vpc.spec!;
-  const all = counts(parts, vpc.metadata.name);
   return {
     id: vpc.metadata.name,
     name: spec.name ?? vpc.metadata.name,
@@ -128,20 +158,25 @@ function summary(vpc: Vpc, parts: PartsOfNamespace, now: Date) {
     region: spec.region,
     status: restStatus(vpc),
     is_default: spec.isDefault ?? false,
-    subnet_count: all.subnet_count,
-    route_table_count: all.route_table_count,
-    nat_gateway_count: all.nat_gateway_count,
+    subnet_count: counts.subnet_count,
+    route_table_count: counts.route_table_count,
+    nat_gateway_count: counts.nat_gateway_count,
     flow_logs_enabled: spec.enableFlowLogs ?? false,
     created_at: createdAt(vpc, now),
   };
 }
 
-function detail(vpc: Vpc, parts: PartsOfNamespace, now: Date) {
+function detail(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
   const spec = vpc.spec!;
-  const { flow_logs_enabled: _listOnly, ...rest } = summary(vpc, parts, now);
   return {
-    ...rest,
-    ...counts(parts, vpc.metadata.name),
+    id: vpc.metadata.name,
+    name: spec.name ?? vpc.metadata.name,
+    cidr_block: spec.cidrBlock,
+    region: spec.region,
+    status: restStatus(vpc),
+    is_default: spec.isDefault ?? false,
+    ...counts,
+    created_at: createdAt(vpc, now),
     enable_dns_hostnames: spec.enableDnsHostnames ?? false,
     enable_dns_support: spec.enableDnsSupport ?? true,
     enable_flow_logs: spec.enableFlowLogs ?? false,
@@ -234,10 +269,10 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
         if (query.status === 'deleted') {
           rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
         } else {
-          const parts = await readParts(store, namespace);
+          const counts = countsByVpc(await readParts(store, namespace));
           const { items } = await store.list<Vpc>(VPC, { namespace });
           rows = items
-            .map((vpc) => summary(vpc, parts, now()))
+            .map((vpc) => summary(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()))
             .filter((row) => query.status === undefined || row.status === query.status);
         }
         const selected = rows
@@ -387,7 +422,8 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
         const namespace = tenantNamespace(principal);
         try {
           const vpc = await readVpc(store, namespace, params.id);
-          return { data: detail(vpc, await readParts(store, namespace), now()) };
+          const counts = countsByVpc(await readParts(store, namespace));
+          return { data: detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()) };
         } catch (error) {
           const tombstone = await findTombstone(database, namespace, params.id);
           if (tombstone) return { data: tombstoneDetail(tombstone) };
