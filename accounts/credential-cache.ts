@@ -16,22 +16,21 @@ const READ_EPOCH = CompiledQuery.raw('select epoch from credential_epoch where i
 /**
  * Credentials this replica resolved, kept until they expire or the data plane's credential epoch
  * moves (see migration 0022): every request reads the epoch, one indexed single-row read instead
- * of verifying a signature and joining sessions, users and memberships. The epoch moves in the
+ * of verifying a signature and joining sessions, users and memberships, unless the data plane's
+ * commit mark says nothing was committed since the last read (SQLite). The epoch moves in the
  * transaction that revokes, so no TTL lets a dead credential live: the first request after the
  * commit, on any replica, sees the new epoch and resolves afresh.
  */
 export class CredentialCache<T> {
   private readonly entries = new Map<string, ResolvedCredential<T>>();
   private epoch: string | undefined;
+  /** The data plane's commit mark when `epoch` was read; while it stays, so does the epoch. */
+  private epochMark: number | undefined;
 
   constructor(private readonly database: DataPlane) {}
 
   async resolve(credential: string, now: Date, lookup: () => Promise<ResolvedCredential<T>>): Promise<T> {
-    const epoch = await this.readEpoch();
-    if (epoch !== this.epoch) {
-      this.entries.clear();
-      this.epoch = epoch;
-    }
+    const epoch = await this.currentEpoch();
     const kept = this.entries.get(credential);
     if (kept && kept.validUntil > now.getTime()) return kept.value;
     if (kept) this.entries.delete(credential);
@@ -43,6 +42,21 @@ export class CredentialCache<T> {
       this.entries.set(credential, resolved);
     }
     return resolved.value;
+  }
+
+  private async currentEpoch(): Promise<string> {
+    // Taken before the read: a commit during the read moves it, and the next request reads again.
+    const mark = this.database.commitMark();
+    if (mark !== undefined && mark === this.epochMark && this.epoch !== undefined) return this.epoch;
+    const epoch = await this.readEpoch();
+    // The epoch and its mark change together, in the same turn: a request must never pair the
+    // new mark with the old epoch. SQLite answers reads in the order they were asked.
+    if (epoch !== this.epoch) {
+      this.entries.clear();
+      this.epoch = epoch;
+    }
+    this.epochMark = mark;
+    return epoch;
   }
 
   private async readEpoch(): Promise<string> {

@@ -18,6 +18,14 @@ export interface DataPlane {
   ping(): Promise<void>;
   /** Connections currently open: the pool's size on PostgreSQL, 1 for an open SQLite file, 0 once closed. */
   activeConnections(): number;
+  /**
+   * A number that moves whenever something may have been committed since it was last taken, or
+   * undefined where no such number is cheap (PostgreSQL: other replicas commit unseen). On SQLite
+   * it moves with this process's commits at once and with other processes' within a turn of the
+   * event loop. A cache of a data-plane read takes it before reading and keeps its answer while it
+   * stays.
+   */
+  commitMark(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -38,6 +46,7 @@ interface Backend {
   location: string;
   pgPool?: pg.Pool;
   openConnections(): number;
+  commitMark(): number | undefined;
 }
 
 function isPostgresUrl(url: string | undefined): url is string {
@@ -52,16 +61,19 @@ function postgresBackend(url: string, logger: Logger, onConnectionsChanged: () =
     location: describePostgresUrl(url),
     pgPool: pool,
     openConnections: () => pool.totalCount,
+    commitMark: () => undefined,
   };
 }
 
 function sqliteBackend(sqlitePath: string): Backend {
   try {
+    const { dialect, commitMark } = openSqliteDialect(sqlitePath);
     return {
-      dialect: openSqliteDialect(sqlitePath),
+      dialect,
       name: 'sqlite',
       location: sqlitePath,
       openConnections: () => 1,
+      commitMark: () => commitMark.current(),
     };
   } catch (error) {
     throw new DataPlaneOpenError(`cannot open the SQLite database at ${sqlitePath}: ${messageOf(error)}`, {
@@ -92,6 +104,7 @@ export async function connectDataPlane(options: OpenDataPlaneOptions): Promise<D
       await sql`select 1`.execute(kysely);
     },
     activeConnections,
+    commitMark: backend.commitMark,
     async close() {
       if (closed) return;
       closed = true;

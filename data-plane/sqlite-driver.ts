@@ -7,7 +7,7 @@ import {
   type QueryResult,
   type SqliteDialectConfig,
 } from 'kysely';
-import type { WalSync } from '../control-plane/embedded-store/index.js';
+import type { ForeignCommits, WalSync } from '../control-plane/embedded-store/index.js';
 
 /**
  * Hands the single connection out in arrival order. Kysely's own mutex wakes every waiter on
@@ -58,6 +58,26 @@ export class GroupedTransactionLostError extends Error {
   }
 }
 
+/**
+ * A number that moves whenever the file may have changed: with every commit of this connection,
+ * and when another connection's commit is noticed (`ForeignCommits`). A cache of data-plane reads
+ * that took the mark before reading may keep its answer while the mark stays where it was.
+ */
+export class CommitMark {
+  private commits = 0;
+
+  constructor(private readonly foreignCommits: ForeignCommits) {}
+
+  committed(): void {
+    this.commits++;
+  }
+
+  current(): number {
+    if (this.foreignCommits.happened()) this.commits++;
+    return this.commits;
+  }
+}
+
 const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 /** The name of the savepoint a member runs in; members run one at a time, so one name serves. */
@@ -93,6 +113,7 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
     private readonly connection: SQLite.Database,
     private readonly statement: (sql: string) => SQLite.Statement,
     private readonly walSync: WalSync,
+    private readonly mark: CommitMark,
   ) {
     super(config);
   }
@@ -108,6 +129,7 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
         const result = await inner.executeQuery<R>(query);
         if (!this.group && !this.connection.inTransaction && !this.statement(query.sql).readonly) {
           this.autocommitted = true;
+          this.mark.committed();
         }
         return result;
       },
@@ -179,7 +201,10 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
       if (this.group === group) {
         this.group = undefined;
         if (!this.connection.inTransaction) failure = new GroupedTransactionLostError();
-        else await connection.executeQuery(CompiledQuery.raw('commit'));
+        else {
+          await connection.executeQuery(CompiledQuery.raw('commit'));
+          this.mark.committed();
+        }
       }
     } catch (error) {
       failure = asError(error);

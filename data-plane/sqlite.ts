@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { WalSync } from '../control-plane/embedded-store/index.js';
+import { ForeignCommits, WalSync } from '../control-plane/embedded-store/index.js';
 import {
   SqliteAdapter,
   SqliteDialect,
@@ -10,7 +10,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
-import { GroupCommitSqliteDriver } from './sqlite-driver.js';
+import { CommitMark, GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -58,12 +58,13 @@ class DataPlaneSqliteDialect extends SqliteDialect {
     private readonly connection: SQLite.Database,
     private readonly statement: (sql: string) => SQLite.Statement,
     private readonly walSync: WalSync,
+    private readonly mark: CommitMark,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.config, this.connection, this.statement, this.walSync);
+    return new GroupCommitSqliteDriver(this.config, this.connection, this.statement, this.walSync, this.mark);
   }
 
   override createAdapter(): DialectAdapter {
@@ -73,10 +74,11 @@ class DataPlaneSqliteDialect extends SqliteDialect {
 
 /**
  * Opens the SQLite file (creating it and its directory when missing) with write-ahead logging, a
- * commit durable before it is answered (see `GroupCommitSqliteDriver`) and a busy timeout.
- * The file may hold other owners' tables; nothing here touches them.
+ * commit durable before it is answered (see `GroupCommitSqliteDriver`) and a busy timeout; and
+ * the mark that moves with every commit to it. The file may hold other owners' tables; nothing
+ * here touches them.
  */
-export function openSqliteDialect(sqlitePath: string): Dialect {
+export function openSqliteDialect(sqlitePath: string): { dialect: Dialect; commitMark: CommitMark } {
   fs.mkdirSync(path.dirname(sqlitePath), { recursive: true });
   const connection = new SQLite(sqlitePath);
   let walPath: string | undefined;
@@ -91,5 +93,15 @@ export function openSqliteDialect(sqlitePath: string): Dialect {
     throw error;
   }
   const database = withStatementCache(connection);
-  return new DataPlaneSqliteDialect({ database }, connection, database.prepare, new WalSync(walPath));
+  const commitMark = new CommitMark(new ForeignCommits(connection));
+  return {
+    dialect: new DataPlaneSqliteDialect(
+      { database },
+      connection,
+      database.prepare,
+      new WalSync(walPath),
+      commitMark,
+    ),
+    commitMark,
+  };
 }

@@ -6,4 +6,5 @@ export {
   type EmbeddedWriteOptions,
   type FieldValidation,
 } from './sqlite-store.js';
+export { ForeignCommits } from './foreign-commits.js';
 export { WalSync } from './wal-sync.js';

@@ -1,4 +1,4 @@
-import { setImmediate } from 'node:timers';
+import type { ForeignCommits } from './foreign-commits.js';
 /** What the cache needs of a row: which object it is. */
 interface KeyedRow {
   resource: string;
@@ -28,12 +28,9 @@ const scopeKey = (resource: string, namespace: string) => `${resource}\u0000${na
 export class RowCache<Row extends KeyedRow> {
   private readonly scopes = new Map<string, ScopeRows<Row>>();
   private rows = 0;
-  private dataVersion: number | undefined;
-  private checkedThisTurn = false;
   private currentRevision: number | undefined;
 
-  /** `readDataVersion` reads `PRAGMA data_version`, which moves when another connection commits. */
-  constructor(private readonly readDataVersion: () => number) {}
+  constructor(private readonly foreignCommits: ForeignCommits) {}
 
   object(resource: string, namespace: string, name: string): Row | undefined {
     this.dropIfChangedElsewhere();
@@ -92,19 +89,8 @@ export class RowCache<Row extends KeyedRow> {
     if (this.rows > MAX_ROWS) this.clear();
   }
 
-  /**
-   * Asking SQLite whether another connection committed costs as much as the lookup it would save,
-   * so it is asked once per turn of the event loop: a read sees every commit made elsewhere before
-   * its turn began.
-   */
   private dropIfChangedElsewhere(): void {
-    if (this.checkedThisTurn) return;
-    this.checkedThisTurn = true;
-    setImmediate(() => (this.checkedThisTurn = false));
-    const version = this.readDataVersion();
-    if (version === this.dataVersion) return;
-    this.dataVersion = version;
-    this.clear();
+    if (this.foreignCommits.happened()) this.clear();
   }
 
   private clear(): void {

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { ForeignCommits } from './foreign-commits.js';
 import { RowCache } from './row-cache.js';
 
 /**
@@ -118,9 +119,8 @@ export class StoreTables {
          AND resource_version <= ? ORDER BY resource_version LIMIT ?`,
       ),
       ping: db.prepare<[], { one: number }>('SELECT 1 AS one'),
-      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
-    this.cache = new RowCache(() => this.statements.dataVersion.get()!);
+    this.cache = new RowCache(new ForeignCommits(db));
   }
 
   revision(): number {

@@ -48,7 +48,7 @@ describeWithPostgres('DataPlane on PostgreSQL', () => {
       for (const replica of replicas) await expect(replica.ping()).resolves.toBeUndefined();
     });
 
-    it('offers its pg pool to components that speak PostgreSQL directly', async () => {
+    it('offers its pg pool to components that speak PostgreSQL directly, and no commit mark', async () => {
       created = await createTestPostgresDatabase();
       const database = await openDataPlane({ url: created!.url, sqlitePath: '/unused', logger });
       opened.push(database);
@@ -56,6 +56,8 @@ describeWithPostgres('DataPlane on PostgreSQL', () => {
       expect(database.dialect).toBe('postgres');
       const result = await database.pgPool!.query<{ answer: number }>('select 42 as answer');
       expect(result.rows).toEqual([{ answer: 42 }]);
+      // Other replicas commit unseen: no mark, so caches of its reads always read.
+      expect(database.commitMark()).toBeUndefined();
     });
   });
 });

@@ -132,6 +132,26 @@ describe('DataPlane on SQLite, dialect specifics', () => {
       await writing;
     });
 
+    it("moves its commit mark with every commit, its own at once and another connection's by the next turn", async () => {
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+      const start = database.commitMark();
+      expect(start).toBeTypeOf('number');
+      await notes.selectFrom('group_notes').selectAll().execute();
+      await nextTurn();
+      expect(database.commitMark()).toBe(start);
+
+      await write('marked');
+      const afterTransaction = database.commitMark()!;
+      expect(afterTransaction).toBeGreaterThan(start!);
+      await notes.deleteFrom('group_notes').where('id', '=', 'marked').execute();
+      const afterStatement = database.commitMark()!;
+      expect(afterStatement).toBeGreaterThan(afterTransaction);
+
+      outside.prepare("insert into group_notes (id, body) values ('outside', 'x')").run();
+      await nextTurn();
+      expect(database.commitMark()).toBeGreaterThan(afterStatement);
+    });
+
     it('commits what is open before the database closes', async () => {
       const writing = write('last');
       await database.close();

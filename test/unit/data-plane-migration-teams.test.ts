@@ -28,7 +28,7 @@ describe('migration 0010_organization_teams on a data plane with members', () =>
   it('keeps every membership while it rebuilds the table, and then takes the viewer role', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-migration-'));
     dirs.push(dir);
-    const db = new Kysely<unknown>({ dialect: openSqliteDialect(path.join(dir, 'data-plane.db')) });
+    const db = new Kysely<unknown>({ dialect: openSqliteDialect(path.join(dir, 'data-plane.db')).dialect });
     try {
       expect((await migrator(db).migrateTo('0009_integration_verification')).error).toBeUndefined();
       const at = '2026-01-01T00:00:00.000Z';

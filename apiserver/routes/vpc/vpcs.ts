@@ -149,7 +149,8 @@ function countsByVpc(parts: PartsOfNamespace): Map<string, PartCounts> {
   return counts;
 }
 
-function summary(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
+/** What both the list's rows and the detail begin with. */
+function identity(vpc: Vpc) {
   const spec = vpc.spec!;
   return {
     id: vpc.metadata.name,
@@ -158,10 +159,16 @@ function summary(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
     region: spec.region,
     status: restStatus(vpc),
     is_default: spec.isDefault ?? false,
+  };
+}
+
+function summary(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
+  return {
+    ...identity(vpc),
     subnet_count: counts.subnet_count,
     route_table_count: counts.route_table_count,
     nat_gateway_count: counts.nat_gateway_count,
-    flow_logs_enabled: spec.enableFlowLogs ?? false,
+    flow_logs_enabled: vpc.spec!.enableFlowLogs ?? false,
     created_at: createdAt(vpc, now),
   };
 }
@@ -169,12 +176,7 @@ function summary(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
 function detail(vpc: Vpc, counts: Readonly<PartCounts>, now: Date) {
   const spec = vpc.spec!;
   return {
-    id: vpc.metadata.name,
-    name: spec.name ?? vpc.metadata.name,
-    cidr_block: spec.cidrBlock,
-    region: spec.region,
-    status: restStatus(vpc),
-    is_default: spec.isDefault ?? false,
+    ...identity(vpc),
     ...counts,
     created_at: createdAt(vpc, now),
     enable_dns_hostnames: spec.enableDnsHostnames ?? false,
