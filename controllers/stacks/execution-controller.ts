@@ -30,7 +30,7 @@ import {
   OUTPUTS_STEP,
   phasesOf,
 } from './engine.js';
-import { stackRestIdOf } from './ids.js';
+import { stackRestIdOf } from '../../crds/stack-ids.js';
 import { executionOwner } from './execution-owner.js';
 import { applyJob, removeJob } from './job-steps.js';
 import { listEntries, type StackEntry, type StackKey } from './records.js';

@@ -1,6 +1,7 @@
 import { organizationOfNamespace } from '../../accounts/organizations.js';
 import { BACKUP, DATABASE, NFS_SHARE } from '../../crds/data-services.js';
 import { INTEGRATION } from '../../crds/integration.js';
+import { stackRestIdOf } from '../../crds/stack-ids.js';
 import { STACK, STACK_EXECUTION, type StackExecution } from '../../crds/stacks.js';
 import { STREAMING_CLUSTER } from '../../crds/streaming.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
@@ -102,15 +103,14 @@ function executionEvents(
         : undefined;
   const type = verb && `stack.${verb}`;
   if (!type || !isPlatformEventType(type)) return [];
-  const stackId = spec.stack.replace(/^stk-/, 'stk_');
   return [
     {
       type,
       subject: spec.stack,
       payload: {
-        id: stackId,
+        id: stackRestIdOf(spec.stack),
         kind: 'Stack',
-        execution_id: current.metadata.name.replace(/^exec-/, 'exec_'),
+        execution_id: stackRestIdOf(current.metadata.name),
         operation: spec.operation,
         version: spec.basedOnVersion,
         ...(current.status?.error ? { error: current.status.error } : {}),
