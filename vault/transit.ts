@@ -42,6 +42,21 @@ const keyVersionsOf = preparedQuery((db, clusterId: string, name: string) =>
     .where('name', '=', name),
 );
 
+/** The key versions of one transit key as last opened, with the sealed text they were opened from. */
+interface OpenedKey {
+  sealed: string;
+  versions: ReadonlyMap<number, Buffer>;
+}
+
+/**
+ * Key versions as last opened, per barrier and key name, kept while the stored sealed text stays
+ * the same: every encrypt and decrypt reads its key, and opening the sealed versions cost more than
+ * the rest of the operation. Keyed by the barrier, so a cluster that seals (its barrier dropped)
+ * takes them with it.
+ */
+const openedKeys = new WeakMap<Barrier, Map<string, OpenedKey>>();
+const MAX_OPENED_KEYS = 1_000;
+
 /**
  * Encryption as a service with named AES-256-GCM keys (Vault's transit engine). A key is made on
  * first encryption; rotation adds a version used for new ciphertexts while older versions still
@@ -91,12 +106,12 @@ export class TransitEngine {
     const key = await this.load(name);
     if (!key) throw new VaultError('not_found', `transit key ${name} not found`);
     const version = key.latest + 1;
-    key.versions.set(version, randomBytes(32));
+    const versions = new Map(key.versions).set(version, randomBytes(32));
     await this.db
       .updateTable('vault_transit_keys')
       .set({
         latest_version: version,
-        sealed_versions: this.sealVersions(name, key.versions),
+        sealed_versions: this.sealVersions(name, versions),
         rotated_at: this.now().toISOString(),
       })
       .where('cluster_id', '=', this.clusterId)
@@ -120,7 +135,7 @@ export class TransitEngine {
     return { name, latest_version: key.latest, min_decryption_version: 1 };
   }
 
-  private async createKey(name: string): Promise<{ latest: number; versions: Map<number, Buffer> }> {
+  private async createKey(name: string): Promise<{ latest: number; versions: ReadonlyMap<number, Buffer> }> {
     const versions = new Map([[1, randomBytes(32)]]);
     const now = this.now().toISOString();
     await this.db
@@ -137,17 +152,32 @@ export class TransitEngine {
     return { latest: 1, versions };
   }
 
-  private async load(name: string): Promise<{ latest: number; versions: Map<number, Buffer> } | undefined> {
+  private async load(
+    name: string,
+  ): Promise<{ latest: number; versions: ReadonlyMap<number, Buffer> } | undefined> {
     const [row] = await keyVersionsOf(this.db, this.clusterId, name);
     if (!row) return undefined;
-    const stored = this.barrier.decryptJson<Record<string, string>>(`transit:${name}`, row.sealed_versions);
+    return { latest: row.latest_version, versions: this.opened(name, row.sealed_versions) };
+  }
+
+  private opened(name: string, sealed: string): ReadonlyMap<number, Buffer> {
+    let keys = openedKeys.get(this.barrier);
+    if (!keys) {
+      keys = new Map();
+      openedKeys.set(this.barrier, keys);
+    }
+    const kept = keys.get(name);
+    if (kept?.sealed === sealed) return kept.versions;
+    const stored = this.barrier.decryptJson<Record<string, string>>(`transit:${name}`, sealed);
     const versions = new Map(
       Object.entries(stored).map(([version, key]) => [Number(version), Buffer.from(key, 'base64')]),
     );
-    return { latest: row.latest_version, versions };
+    if (keys.size >= MAX_OPENED_KEYS) keys.clear();
+    keys.set(name, { sealed, versions });
+    return versions;
   }
 
-  private sealVersions(name: string, versions: Map<number, Buffer>): string {
+  private sealVersions(name: string, versions: ReadonlyMap<number, Buffer>): string {
     const plain = Object.fromEntries(
       [...versions].map(([version, key]) => [String(version), key.toString('base64')]),
     );

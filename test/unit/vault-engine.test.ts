@@ -239,6 +239,22 @@ describe('vault engine', () => {
       expect(await run((ops) => ops.transit.decrypt('orders', v2))).toBe(plaintext);
     });
 
+    it('keeps no version of a rotation that was rolled back', async () => {
+      const plaintext = Buffer.from('card 4111').toString('base64');
+      const v1 = await run((ops) => ops.transit.encrypt('orders', plaintext));
+      await refusal(
+        run(async (ops) => {
+          await ops.transit.rotate('orders');
+          throw new VaultError('invalid', 'the request failed after rotating');
+        }),
+      );
+      expect(await run((ops) => ops.transit.encrypt('orders', plaintext))).toMatch(/^vault:v1:/);
+      expect(await run((ops) => ops.transit.read('orders'))).toMatchObject({ latest_version: 1 });
+      expect(await run((ops) => ops.transit.decrypt('orders', v1))).toBe(plaintext);
+      expect(await run((ops) => ops.transit.rotate('orders'))).toMatchObject({ latest_version: 2 });
+      expect(await run((ops) => ops.transit.encrypt('orders', plaintext))).toMatch(/^vault:v2:/);
+    });
+
     it.each([
       ['not base64 plaintext', (ops: Ops) => ops.transit.encrypt('k', 'no!base64')],
       ['a ciphertext without the vault prefix', (ops: Ops) => ops.transit.decrypt('k', 'abc')],
