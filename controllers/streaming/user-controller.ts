@@ -56,18 +56,6 @@ export function streamingUserController(options: StreamingControllerOptions): Co
     if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
 
     user = await addFinalizer(store, STREAMING_USER, user);
-    let credential = await readUserCredential(dataPlane, key);
-    if (!credential) {
-      try {
-        credential = await storeUserPassword(dataPlane, options.platformKey, key, generatePassword(), now);
-        logger.info({ user: spec.name }, 'password generated for a user applied without one');
-      } catch (error) {
-        // The API stored one between the read and the write: it is the one to use.
-        if (!(error instanceof DuplicateStreamingUserError)) throw error;
-        credential = (await readUserCredential(dataPlane, key))!;
-      }
-    }
-
     if (!cluster?.spec) {
       await writeStatusIfChanged(
         store,
@@ -81,7 +69,21 @@ export function streamingUserController(options: StreamingControllerOptions): Co
       );
       return;
     }
+    // A cluster going takes its users' credentials with it (and then the users): one stored now
+    // would outlive it. The cache may not have seen the deletion yet, so the store is asked.
+    if (cluster.metadata.deletionTimestamp || !(await liveCluster(store, namespace, spec.cluster))) return;
     user = await adoptedByCluster(store, STREAMING_USER, user, cluster);
+    let credential = await readUserCredential(dataPlane, key);
+    if (!credential) {
+      try {
+        credential = await storeUserPassword(dataPlane, options.platformKey, key, generatePassword(), now);
+        logger.info({ user: spec.name }, 'password generated for a user applied without one');
+      } catch (error) {
+        // The API stored one between the read and the write: it is the one to use.
+        if (!(error instanceof DuplicateStreamingUserError)) throw error;
+        credential = (await readUserCredential(dataPlane, key))!;
+      }
+    }
     if (!acceptsChildren(cluster)) {
       await writeStatusIfChanged(
         store,
