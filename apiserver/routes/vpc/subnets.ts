@@ -1,10 +1,10 @@
 /** `/api/v1/vpcs/:id/subnets`. */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import { SUBNET, type NatGateway, type Subnet, type Vpc } from '../../../crds/vpc.js';
+import { NAT_GATEWAY, SUBNET, type NatGateway, type Subnet, type Vpc } from '../../../crds/vpc.js';
 import { claimCidr, releaseCidrClaim, vpcScope } from '../../../controllers/vpc/index.js';
 import { newSubnetId } from '../../../controllers/vpc/index.js';
 import { availableIpCount, parseCidr } from '../../../controllers/vpc/index.js';
-import { withOwner } from '../../../controllers/vpc/index.js';
+import { listParts, withOwner } from '../../../controllers/vpc/index.js';
 import { subnetOverlapMessage, subnetProblems } from '../../../controllers/vpc/index.js';
 import { defaultNetworkAclId, mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
@@ -15,10 +15,8 @@ import {
   createdAt,
   ID_SCHEMA,
   invalid,
-  partsOf,
   readLiveVpc,
   readPart,
-  readParts,
   readVpc,
   type VpcParams,
 } from './vpc-resources.js';
@@ -93,10 +91,9 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
     async handler({ params, principal, now, store }) {
       const namespace = tenantNamespace(principal);
       const vpc = await readVpc(store, namespace, params.id);
-      const parts = await readParts(store, namespace);
-      const gateways = partsOf(parts.natGateways, params.id);
+      const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
       return {
-        data: partsOf(parts.subnets, params.id)
+        data: (await listParts<Subnet>(store, SUBNET, namespace, params.id))
           .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
           .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
       };
@@ -233,7 +230,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
       const namespace = tenantNamespace(principal);
       const vpc = await readVpc(store, namespace, params.id);
       const subnet = await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
-      const gateways = partsOf((await readParts(store, namespace)).natGateways, params.id);
+      const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
       const view = subnetView(subnet, vpc, gateways, now());
       return {
         data: { ...view.summary, assigned_ip_count: view.assigned, network_acl_id: view.networkAclId },
@@ -253,7 +250,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
       const namespace = tenantNamespace(principal);
       await readVpc(store, namespace, params.id);
       await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
-      const holders = partsOf((await readParts(store, namespace)).natGateways, params.id).filter(
+      const holders = (await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id)).filter(
         (gateway) => gateway.spec?.subnetId === params.subnet_id,
       );
       if (holders.length > 0) {

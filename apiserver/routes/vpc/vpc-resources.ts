@@ -115,10 +115,6 @@ export async function readParts(store: ObjectStore, namespace: string) {
 
 export type PartsOfNamespace = Awaited<ReturnType<typeof readParts>>;
 
-export function partsOf<T extends VpcPart>(parts: readonly T[], vpcId: string): T[] {
-  return parts.filter((part) => part.spec?.vpcRef === vpcId);
-}
-
 export function createdAt(object: { metadata: { creationTimestamp?: string } }, now: Date): string {
   return object.metadata.creationTimestamp ?? now.toISOString();
 }

@@ -4,7 +4,7 @@
  */
 import type { VpcConfig } from '../../../config/vpc.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import { VPC, type Vpc, type VpcPart } from '../../../crds/vpc.js';
+import { SUBNET, VPC, type Subnet, type Vpc, type VpcPart } from '../../../crds/vpc.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import {
   claimCidr,
@@ -13,7 +13,7 @@ import {
   releaseCidrClaim,
   vpcScope,
 } from '../../../controllers/vpc/index.js';
-import { newVpcId } from '../../../controllers/vpc/index.js';
+import { listParts, newVpcId } from '../../../controllers/vpc/index.js';
 import { formatCidr, nextFreeBlocks, parseCidr } from '../../../controllers/vpc/index.js';
 import { findTombstone, listTombstones, type VpcTombstone } from '../../../controllers/vpc/index.js';
 import {
@@ -33,7 +33,6 @@ import { GATEWAY_ROUTES } from './gateways.js';
 import {
   createdAt,
   invalid,
-  partsOf,
   readParts,
   readVpc,
   updatedAt,
@@ -549,7 +548,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
             },
           });
         }
-        const subnets = partsOf((await readParts(store, namespace)).subnets, params.id);
+        const subnets = await listParts<Subnet>(store, SUBNET, namespace, params.id);
         const taken = [
           ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
           ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
