@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Debian packages some tests drive the platform with (hvac for the Vault-compatible API, kcat for
-# the streaming brokers). A test whose package is missing skips with one loud line, so a machine
+# Debian packages some tests drive the platform with (hvac for the Vault-compatible API; kcat,
+# confluent-kafka and kafka-python for the streaming brokers; chromium for the console). A test whose package is missing skips with one loud line, so a machine
 # without apt still runs the rest.
 set -uo pipefail
 
 missing=()
 /usr/bin/python3 -c 'import hvac' 2>/dev/null || missing+=(python3-hvac)
 command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+/usr/bin/python3 -c 'import confluent_kafka' 2>/dev/null || missing+=(python3-confluent-kafka)
+/usr/bin/python3 -c 'import kafka' 2>/dev/null || missing+=(python3-kafka)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "test packages: present"
   exit 0
