@@ -154,13 +154,63 @@ export function jsonBody(limitBytes: number): BodyReader {
   };
 }
 
+/** The fields of a body that carries something, for the refusal to name. */
+function fieldsOf(body: unknown): string[] {
+  return isPlainObject(body) ? Object.keys(body) : [];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /**
- * For operations that take no body: one is refused before any work, 413 past the body limit and
- * 400 (`unexpected_body`) otherwise, so nothing a client sent is silently ignored.
+ * For operations that take no body. Clients send one anyway (axios, Python's `json={}`, SDKs
+ * and Vault clients send `{}` or `null` on every POST), so an empty body, `{}` and `null` are
+ * read and accepted as nothing. A body that carries something is refused before any work: 413
+ * past the body limit, 400 (`invalid_json`) when it is not JSON, 400 (`unexpected_body`)
+ * naming its fields otherwise, so nothing a client sent is silently ignored.
  */
-export function refuseBody(req: IncomingMessage, path: string, limitBytes: number): void {
-  if (!hasBody(req.headers)) return;
-  const length = declaredLength(req.headers);
-  if (length !== undefined && length > limitBytes) throw payloadTooLarge(limitBytes);
-  throw badRequest(`${req.method} ${path} takes no request body`, { code: 'unexpected_body' });
+export function noBody(
+  limitBytes: number,
+): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> {
+  const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: false });
+  return (req, res, path) => {
+    if (!hasBody(req.headers)) return Promise.resolve();
+    const length = declaredLength(req.headers);
+    if (length !== undefined && length > limitBytes) return Promise.reject(payloadTooLarge(limitBytes));
+    const where = `${req.method} ${path}`;
+    const unexpected = (body: unknown) => {
+      const fields = fieldsOf(body);
+      return badRequest(
+        fields.length > 0
+          ? `${where} takes no request body; not accepted: ${fields.join(', ')}`
+          : `${where} takes no request body`,
+        {
+          code: 'unexpected_body',
+          details: {
+            fields: fields.map((field) => ({
+              in: 'body',
+              field,
+              rule: 'additionalProperties',
+              message: `${field} is not an accepted field`,
+            })),
+          },
+        },
+      );
+    };
+    if (!isJsonMediaType(req.headers['content-type'])) return Promise.reject(unexpected(undefined));
+    return new Promise((resolve, reject) => {
+      parse(req, res, (error?: unknown) => {
+        if (error !== undefined) {
+          reject(translate(error as BodyParserError, limitBytes, req.headers['content-type'] ?? ''));
+          return;
+        }
+        const body = (req as { body?: unknown }).body;
+        const carriesNothing =
+          body === undefined || body === null || (isPlainObject(body) && Object.keys(body).length === 0);
+        if (carriesNothing) resolve();
+        else reject(unexpected(body));
+      });
+    });
+  };
 }

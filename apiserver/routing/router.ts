@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { forbidden, methodNotAllowed, notFound, unauthorized } from '../errors.js';
 import type { Admission, ClientAddress } from '../middleware/admission.js';
-import { jsonBody, refuseBody, refuseUnsafeParameters } from '../middleware/json-body.js';
+import { jsonBody, noBody, refuseUnsafeParameters } from '../middleware/json-body.js';
 import { API_AREAS } from './areas.js';
 import { requestIdOf, requestState } from './request-state.js';
 import { RequestValidation } from './request-validation.js';
@@ -92,6 +92,7 @@ function routeAnswer<A extends AreaServices>(
   const style = API_AREAS[route.area].success;
   const takesBody = route.request?.body !== undefined;
   const readBody = takesBody ? jsonBody(options.bodyLimitBytes) : undefined;
+  const readNoBody = takesBody ? undefined : noBody(options.bodyLimitBytes);
   return async (req, res, target, params) => {
     const state = requestState(req);
     state.template = route.path;
@@ -101,7 +102,7 @@ function routeAnswer<A extends AreaServices>(
     refuseUnsafeParameters(params);
     let body: unknown;
     if (readBody) body = (await readBody(req, res)) ?? {};
-    else refuseBody(req, target.path, options.bodyLimitBytes);
+    else await readNoBody!(req, res, target.path);
     const input = validate({
       params,
       query: target.query === undefined ? {} : parseQuery(target.query),

@@ -51,7 +51,7 @@ export function vaultApi(deps: VaultApiDependencies): Router {
     res.set('cache-control', 'no-store');
     next();
   });
-  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true }));
+  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
 
   sealRoutes(router, engine, engine.now);
   policyRoutes(router);

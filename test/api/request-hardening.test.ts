@@ -1,7 +1,8 @@
 /**
  * Bad requests every operation refuses the same way, walked from `/openapi.json` so a new route is
- * covered without a new test: a body sent to an operation that takes none (400, or 413 past the
- * limit), and a body nesting deeper than the limit (400), each before any work.
+ * covered without a new test: a body sent to an operation that takes none (accepted when it carries
+ * nothing — empty, `{}` or `null` —, else 400 naming its fields, or 413 past the limit), and a body
+ * nesting deeper than the limit (400), each before any work.
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,8 +49,21 @@ function codeOf(body: unknown): string | undefined {
   return typeof error === 'string' ? error : (error as { code?: string } | undefined)?.code;
 }
 
-/** node:http rather than fetch, which will not send a body with GET. */
-function send(operation: Operation, body: string): Promise<{ status: number; body: unknown }> {
+/** The message of an error body, in either error style. */
+function messageOf(body: unknown): string {
+  const { error, message } = body as { error?: { message?: string }; message?: string };
+  return (typeof error === 'object' ? error.message : message) ?? '';
+}
+
+/**
+ * node:http rather than fetch, which will not send a body with GET. `chunked` sends the body
+ * without a length, as streaming clients do, so an empty one is still a body to read.
+ */
+function send(
+  operation: Operation,
+  body: string,
+  { chunked = false, token = owner.token }: { chunked?: boolean; token?: string } = {},
+): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${app.url}${operation.path}`,
@@ -57,8 +71,8 @@ function send(operation: Operation, body: string): Promise<{ status: number; bod
         method: operation.method,
         headers: {
           'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          ...(operation.authenticated ? { authorization: `Bearer ${owner.token}` } : {}),
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': Buffer.byteLength(body) }),
+          ...(operation.authenticated ? { authorization: `Bearer ${token}` } : {}),
         },
       },
       (response) => {
@@ -93,19 +107,71 @@ describe('every operation of /openapi.json', () => {
     expect(operations.filter((operation) => !operation.takesBody).length).toBeGreaterThan(20);
   });
 
-  it('refuses a body where it takes none: 400 unexpected_body, 413 past the limit', async () => {
+  it('refuses a body that carries something where it takes none: 400 unexpected_body naming its fields, 400 invalid_json, 413 past the limit', async () => {
     const refusals: string[] = [];
     for (const operation of operations.filter((entry) => !entry.takesBody)) {
       const small = await send(operation, '{"unexpected":true}');
-      if (small.status !== 400 || codeOf(small.body) !== 'unexpected_body') {
+      if (
+        small.status !== 400 ||
+        codeOf(small.body) !== 'unexpected_body' ||
+        !messageOf(small.body).includes('unexpected')
+      ) {
         refusals.push(`${operation.method} ${operation.path}: ${small.status} ${JSON.stringify(small.body)}`);
       }
+      for (const other of ['[]', '"text"', '0']) {
+        const answer = await send(operation, other);
+        if (answer.status !== 400 || codeOf(answer.body) !== 'unexpected_body')
+          refusals.push(`${operation.method} ${operation.path} ${other}: ${answer.status}`);
+      }
+      const malformed = await send(operation, '{"unexpected":');
+      if (malformed.status !== 400 || codeOf(malformed.body) !== 'invalid_json')
+        refusals.push(`${operation.method} ${operation.path} (malformed): ${malformed.status}`);
       const large = await send(operation, JSON.stringify({ x: 'x'.repeat(app.config.http.bodyLimitBytes) }));
       if (large.status !== 413)
         refusals.push(`${operation.method} ${operation.path} (large): ${large.status}`);
     }
     expect(refusals).toEqual([]);
   });
+
+  it.each([
+    ['an empty body', '', false],
+    ['an empty body without a length', '', true],
+    ['{}', '{}', false],
+    ['{} without a length', '{}', true],
+    ['null', 'null', false],
+    ['{} with spaces', ' { } ', false],
+  ])(
+    'accepts %s on every POST, PUT and DELETE that takes no body, as it would no body at all',
+    async (_case, body, chunked) => {
+      const bodiless = operations.filter(
+        (operation) => !operation.takesBody && ['POST', 'PUT', 'DELETE'].includes(operation.method),
+      );
+      expect(bodiless.length).toBeGreaterThan(15);
+      const refusals: string[] = [];
+      let caller = await registerAndSignIn(app);
+      for (const operation of bodiless) {
+        let answer = await send(operation, body, { chunked, token: caller.token });
+        if (answer.status === 401 && operation.authenticated) {
+          // The operation before ended the caller's session (logging out does): sign in anew.
+          caller = await registerAndSignIn(app);
+          answer = await send(operation, body, { chunked, token: caller.token });
+        }
+        const code = codeOf(answer.body);
+        if (
+          answer.status === 401 ||
+          answer.status === 413 ||
+          answer.status === 415 ||
+          answer.status >= 500 ||
+          (answer.status === 400 && (code === 'unexpected_body' || code === 'invalid_json'))
+        ) {
+          refusals.push(
+            `${operation.method} ${operation.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
+        }
+      }
+      expect(refusals).toEqual([]);
+    },
+  );
 
   it(`refuses a body nesting deeper than ${MAX_JSON_DEPTH} levels with 400 too_deep, never a 5xx`, async () => {
     const refusals: string[] = [];

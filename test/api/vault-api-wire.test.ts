@@ -54,6 +54,34 @@ describe("the Vault API's wire format", () => {
     expect(await response.json()).toEqual({ errors });
   });
 
+  it.each([
+    ['POST', '/v1/auth/token/lookup-self', 200, undefined],
+    ['POST', '/v1/auth/token/renew-self', 200, undefined],
+    ['POST', '/v1/transit/keys/bodiless', 204, undefined],
+    ['POST', '/v1/transit/keys/bodiless/rotate', 200, undefined],
+    [
+      'DELETE',
+      '/v1/secret/metadata/bodiless',
+      204,
+      ['POST', '/v1/secret/data/bodiless', '{"data":{"a":"b"}}'],
+    ],
+    [
+      'DELETE',
+      '/v1/sys/policy/bodiless',
+      204,
+      ['PUT', '/v1/sys/policy/bodiless', '{"policy":"path \\"a\\" { capabilities = [\\"read\\"] }"}'],
+    ],
+  ] as const)(
+    'takes an empty body, {} and null on %s %s, as Vault clients send them',
+    async (method, path, status, setup) => {
+      for (const body of ['', '{}', 'null']) {
+        if (setup) expect((await send(...setup)).status).toBeLessThan(300);
+        const response = await send(method, path, body);
+        expect({ body, status: response.status }).toEqual({ body, status });
+      }
+    },
+  );
+
   it('answers 413 for a body over the limit', async () => {
     const value = 'x'.repeat(app.config.http.bodyLimitBytes + 1);
     const response = await send('POST', '/v1/secret/data/big', JSON.stringify({ data: { value } }));
