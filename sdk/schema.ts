@@ -17493,6 +17493,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
       };
       cookie?: never;
@@ -17604,6 +17605,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
       };
       cookie?: never;
@@ -17698,6 +17700,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
       };
       cookie?: never;
@@ -17853,6 +17856,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
       };
       cookie?: never;
@@ -19040,7 +19044,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
+        /** @description An invitation id (`inv_…`) */
         invitation_id: string;
       };
       cookie?: never;
@@ -19118,7 +19124,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
+        /** @description A user id (`usr_…`) */
         user_id: string;
       };
       cookie?: never;
@@ -19209,7 +19217,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
+        /** @description A user id (`usr_…`) */
         user_id: string;
       };
       cookie?: never;
@@ -20387,6 +20397,7 @@ export interface operations {
       };
       header?: never;
       path: {
+        /** @description An organization id (`org_…`); one the caller is not a member of is a 404 */
         id: string;
       };
       cookie?: never;

@@ -254,7 +254,42 @@ describe('the rules of a team', () => {
         })
       ).status,
     ).toBe(400);
-    expect((await call('GET', `/v1/organizations/not-an-org/members`, owner.token)).status).toBe(400);
+    expect((await call('GET', `/v1/organizations/not-an-org/members`, owner.token)).status).toBe(404);
+  });
+
+  it('answers every organization route alike, 404, for another organization and for made-up ids', async () => {
+    const owner = await verifiedUser('Owner Elsewhere');
+    const stranger = await verifiedUser('Prober');
+    const document = (await (await app.call('GET', '/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    /** A body each operation accepts, so that only the organization decides the answer. */
+    const bodies: Record<string, unknown> = {
+      'PATCH /v1/organizations/{id}/members/{user_id}': { role: 'member' },
+      'POST /v1/organizations/{id}/invitations': { email: 'someone@example.com', role: 'member' },
+      'DELETE /v1/organizations/{id}': { name: 'Owner Elsewhere' },
+    };
+    const operations = Object.entries(document.paths)
+      .filter(([template]) => template.startsWith('/v1/organizations/{id}'))
+      .flatMap(([template, methods]) =>
+        Object.keys(methods)
+          .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          .map((method) => `${method.toUpperCase()} ${template}`),
+      );
+    expect(operations.length).toBeGreaterThanOrEqual(8);
+    const answers: string[] = [];
+    for (const operation of operations) {
+      const [method, template] = operation.split(' ') as [string, string];
+      for (const id of [owner.organizationId, 'org_aaaaaaaaaaaaaaaa', 'org_0', 'not-an-org']) {
+        const path = template
+          .replace('{id}', id)
+          .replace('{user_id}', owner.id)
+          .replace('{invitation_id}', 'inv_aaaaaaaaaaaaaaaa');
+        const answer = await call(method, path, stranger.token, bodies[operation]);
+        answers.push(`${operation} ${id === owner.organizationId ? 'another' : id}: ${answer.status}`);
+      }
+    }
+    expect(answers.filter((answer) => !answer.endsWith(': 404'))).toEqual([]);
   });
 });
 

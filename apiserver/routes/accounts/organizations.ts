@@ -46,7 +46,19 @@ const ORGANIZATION = {
 
 const ROLE = { type: 'string', enum: ROLES } as const satisfies JsonSchema;
 const ORGANIZATION_ID = { type: 'string', pattern: '^org_[a-z2-7]{1,59}$' } as const satisfies JsonSchema;
-const USER_ID = { type: 'string', pattern: '^usr_[a-z2-7]{1,59}$' } as const satisfies JsonSchema;
+
+/**
+ * An id in a path, of any shape: one that names none of the caller's organizations (or members,
+ * or invitations) is a 404 whether it is malformed, made up or another organization's, so the
+ * answer never tells which ids exist.
+ */
+function pathId(description: string): JsonSchema {
+  return { type: 'string', minLength: 1, maxLength: 64, description };
+}
+const ORGANIZATION_ID_PARAM = pathId(
+  'An organization id (`org_…`); one the caller is not a member of is a 404',
+);
+const USER_ID_PARAM = pathId('A user id (`usr_…`)');
 
 const MEMBER = {
   type: 'object',
@@ -99,13 +111,13 @@ const AUDIT_ENTRY = {
 const ORGANIZATION_PARAMS = {
   type: 'object',
   required: ['id'],
-  properties: { id: ORGANIZATION_ID },
+  properties: { id: ORGANIZATION_ID_PARAM },
 } as const satisfies JsonSchema;
 
 const MEMBER_PARAMS = {
   type: 'object',
   required: ['id', 'user_id'],
-  properties: { id: ORGANIZATION_ID, user_id: USER_ID },
+  properties: { id: ORGANIZATION_ID_PARAM, user_id: USER_ID_PARAM },
 } as const satisfies JsonSchema;
 
 const base = { area: 'accounts', auth: 'authenticated', tags: ['organizations'] } as const;
@@ -343,8 +355,8 @@ export function organizationsRoutes(
             type: 'object',
             required: ['id', 'invitation_id'],
             properties: {
-              id: ORGANIZATION_ID,
-              invitation_id: { type: 'string', pattern: '^inv_[a-z2-7]{1,59}$' },
+              id: ORGANIZATION_ID_PARAM,
+              invitation_id: pathId('An invitation id (`inv_…`)'),
             },
           },
         },
