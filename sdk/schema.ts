@@ -2998,7 +2998,7 @@ export interface operations {
           };
         };
       };
-      /** @description An unknown period */
+      /** @description The request does not match its schema; `details.fields` names each field and rule */
       400: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -3026,6 +3026,19 @@ export interface operations {
       };
       /** @description The credentials lack a required scope */
       403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description An unknown period, or a month that does not exist */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
@@ -16155,7 +16168,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description vpc_id names no VPC of the organization */
+      /** @description size_gb past the limit, or vpc_id names no VPC of the organization */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

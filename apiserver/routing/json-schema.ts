@@ -37,6 +37,12 @@ export interface JsonSchema {
   anyOf?: readonly JsonSchema[];
   allOf?: readonly JsonSchema[];
   not?: JsonSchema;
+  /**
+   * What this value may be is a rule of the domain (a tier, an engine, a region, a limit), not
+   * the request's shape: breaking its `enum`, bounds or `pattern` is a 422, while a wrong type is
+   * still a 400. The OpenAPI document carries it as an extension.
+   */
+  'x-domain-rule'?: true;
 }
 
 /** Path parameters and query strings are always objects of named values. */

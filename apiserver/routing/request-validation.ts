@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
-import { badRequest } from '../errors.js';
+import { badRequest, unprocessable } from '../errors.js';
 import type { RequestSchemas } from './route.js';
 
 export type RequestPart = 'params' | 'query' | 'body';
@@ -13,6 +13,8 @@ export interface FieldProblem {
   /** The JSON Schema keyword: `required`, `type`, `enum`, `maximum`, `additionalProperties`, … */
   rule: string;
   message: string;
+  /** Set when the rule is one of the domain's (`x-domain-rule`): alone, such problems are a 422. */
+  domain?: true;
 }
 
 export interface RequestInput {
@@ -34,9 +36,20 @@ function newAjv(coerce: boolean): Ajv2020 {
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
     removeAdditional: coerce ? 'all' : false,
+    // Errors carry the schema that failed, whose `x-domain-rule` tells a 422 from a 400.
+    verbose: true,
   });
+  ajv.addKeyword(DOMAIN_RULE);
   ajvFormats.default(ajv);
   return ajv;
+}
+
+const DOMAIN_RULE = 'x-domain-rule';
+
+/** A value of the right type that a domain rule refuses (see `JsonSchema['x-domain-rule']`). */
+function breaksDomainRule(error: ErrorObject): boolean {
+  const schema = error.parentSchema as Record<string, unknown> | undefined;
+  return error.keyword !== 'type' && schema?.[DOMAIN_RULE] === true;
 }
 
 function fieldPath(instancePath: string, child?: string): string {
@@ -53,6 +66,11 @@ function fieldPath(instancePath: string, child?: string): string {
 }
 
 function describe(part: RequestPart, error: ErrorObject): FieldProblem {
+  const problem = describeRule(part, error);
+  return breaksDomainRule(error) ? { ...problem, domain: true } : problem;
+}
+
+function describeRule(part: RequestPart, error: ErrorObject): FieldProblem {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required': {
@@ -83,7 +101,9 @@ function summary(problems: readonly FieldProblem[]): string {
 
 /**
  * Compiles route schemas into validators. Path and query values are coerced from strings and get
- * their defaults, undeclared query parameters are dropped; bodies are checked as sent.
+ * their defaults, undeclared query parameters are dropped; bodies are checked as sent. A request
+ * that breaks its schema is a 400; one whose only problems break domain rules (`x-domain-rule`:
+ * an unknown tier or engine, a value past a limit) is a 422; both list every problem's field.
  */
 export class RequestValidation {
   private readonly stringInputs = newAjv(true);
@@ -114,7 +134,10 @@ export class RequestValidation {
           problems.push(...(validate.errors ?? []).map((error) => describe(part, error)));
         }
       }
-      if (problems.length > 0) throw badRequest(summary(problems), { details: { fields: problems } });
+      if (problems.length === 0) return validated;
+      if (problems.every((problem) => problem.domain))
+        throw unprocessable(summary(problems), { details: { fields: problems } });
+      throw badRequest(summary(problems), { details: { fields: problems } });
       return validated;
     };
   }

@@ -277,8 +277,9 @@ describe('bad input', () => {
     [{ name: 'x', engine: 'postgresql', version: '9' }, 422, /postgresql version must be one of 15/],
     [{ name: 'x', engine: 'postgresql', memory_mb: 64 }, 422, /memory_mb/],
     [{ name: 'x', engine: 'redis', storage_gb: 5 }, 422, /storage_gb/],
-    [{ name: 'x', engine: 'postgresql', storage_gb: 0 }, 400, /storage_gb/],
-    [{ name: 'x', engine: 'postgresql', storage_gb: 100_000 }, 400, /storage_gb/],
+    [{ name: 'x', engine: 'postgresql', storage_gb: 0 }, 422, /storage_gb/],
+    [{ name: 'x', engine: 'postgresql', storage_gb: 100_000 }, 422, /storage_gb/],
+    [{ name: 'x', engine: 'postgresql', storage_gb: '10' }, 400, /storage_gb/],
     [{ name: 'x', engine: 'postgresql', color: 'red' }, 400, /color/],
   ])('refuses %j with %i', async (body, status, message) => {
     const answer = await call('POST', '/v1/databases', body);

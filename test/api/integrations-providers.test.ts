@@ -279,7 +279,7 @@ describe('edgenet, monitor, pager and chat', () => {
       'a monitor site that does not exist',
       '/monitor',
       { api_key: MONITOR_KEY, site: 'example.com' },
-      400,
+      422,
       'site',
     ],
     [

@@ -109,7 +109,7 @@ describe('clusters', () => {
   });
 
   it.each([
-    [{ name: 'x', tier: 'platinum', region: 'us-east-1' }, 400, 'tier'],
+    [{ name: 'x', tier: 'platinum', region: 'us-east-1' }, 422, 'tier'],
     [{ name: 'x', region: 'mars-1' }, 422, "region must be one of the platform's regions"],
     [{ name: 'events', region: 'us-east-1' }, 409, 'a streaming cluster named events exists'],
   ])('refuses %j with %i naming the rule', async (body, status, message) => {

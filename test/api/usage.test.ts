@@ -355,11 +355,11 @@ describe.each(BACKENDS)('usage on %s', (backend) => {
     });
 
     it.each(['last-month', '2026-13', '2026-3'])(
-      'refuses the period %j with a 400 naming it',
+      'refuses the period %j with a 422 naming it',
       async (period) => {
         const answer = await get(`/api/v1/usage/costs?period=${period}`);
 
-        expect(answer.status).toBe(400);
+        expect(answer.status).toBe(422);
         const error = answer.body.error as { code: string; message: string; details: Json };
         expect(error.message).toContain(JSON.stringify(period));
         expect(error.details).toEqual({ field: 'period' });

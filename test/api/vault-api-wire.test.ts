@@ -75,7 +75,7 @@ describe("the Vault API's wire format", () => {
     'takes an empty body, {} and null on %s %s, as Vault clients send them',
     async (method, path, status, setup) => {
       for (const body of ['', '{}', 'null']) {
-        if (setup) expect((await send(...setup)).status).toBeLessThan(300);
+        if (setup) expect((await send(setup[0], setup[1], setup[2])).status).toBeLessThan(300);
         const response = await send(method, path, body);
         expect({ body, status: response.status }).toEqual({ body, status });
       }

@@ -190,7 +190,13 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           additionalProperties: false,
           properties: {
             resource_id: { type: 'string', minLength: 1, maxLength: 64 },
-            retention_days: { type: 'integer', minimum: 1, maximum: 3650, default: DEFAULT_RETENTION_DAYS },
+            retention_days: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 3650,
+              default: DEFAULT_RETENTION_DAYS,
+              'x-domain-rule': true,
+            },
           },
         },
       },

@@ -25,7 +25,7 @@ import {
   type DatabaseEngineName,
   type DatabasePhase,
 } from '../../../crds/data-services.js';
-import { badRequest, conflict, notFound, serviceUnavailable } from '../../errors.js';
+import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
@@ -144,12 +144,10 @@ function sizeLimits(
   limits: DataServiceRouteServices['workloadsConfig'],
 ) {
   if (body.storage_gb !== undefined && body.storage_gb > limits.maxStorageGb) {
-    throw badRequest(`storage_gb must be at most ${limits.maxStorageGb}`, {
-      details: { field: 'storage_gb' },
-    });
+    throw invalidField({ field: 'storage_gb', message: `must be at most ${limits.maxStorageGb}` });
   }
   if (body.memory_mb !== undefined && body.memory_mb > limits.maxMemoryMb) {
-    throw badRequest(`memory_mb must be at most ${limits.maxMemoryMb}`, { details: { field: 'memory_mb' } });
+    throw invalidField({ field: 'memory_mb', message: `must be at most ${limits.maxMemoryMb}` });
   }
 }
 
@@ -166,7 +164,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         query: {
           type: 'object',
           properties: {
-            engine: { type: 'string', enum: ENGINES },
+            engine: { type: 'string', enum: ENGINES, 'x-domain-rule': true },
             status: { type: 'string', enum: STATUSES },
             ...PAGE_QUERY_PROPERTIES,
           },
@@ -218,8 +216,15 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
               minimum: 1,
               maximum: 65_536,
               description: 'Relational and document engines',
+              'x-domain-rule': true,
             },
-            memory_mb: { type: 'integer', minimum: 16, maximum: 1_048_576, description: 'Redis, in MiB' },
+            memory_mb: {
+              type: 'integer',
+              minimum: 16,
+              maximum: 1_048_576,
+              description: 'Redis, in MiB',
+              'x-domain-rule': true,
+            },
           },
         },
       },
@@ -300,8 +305,8 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           additionalProperties: false,
           minProperties: 1,
           properties: {
-            storage_gb: { type: 'integer', minimum: 1, maximum: 65_536 },
-            memory_mb: { type: 'integer', minimum: 16, maximum: 1_048_576 },
+            storage_gb: { type: 'integer', minimum: 1, maximum: 65_536, 'x-domain-rule': true },
+            memory_mb: { type: 'integer', minimum: 16, maximum: 1_048_576, 'x-domain-rule': true },
           },
         },
       },
@@ -463,7 +468,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           additionalProperties: false,
           properties: {
             cron: { type: 'string', minLength: 1, maxLength: 100 },
-            retention_days: { type: 'integer', minimum: 1, maximum: 3650 },
+            retention_days: { type: 'integer', minimum: 1, maximum: 3650, 'x-domain-rule': true },
           },
         },
       },

@@ -3,7 +3,7 @@ import { newDataServiceId, restIdOf, shareQuotaAmounts } from '../../../controll
 import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
 import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
-import { badRequest, conflict } from '../../errors.js';
+import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
@@ -113,7 +113,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
           additionalProperties: false,
           properties: {
             name: NAME,
-            size_gb: { type: 'integer', minimum: 1, maximum: 65_536 },
+            size_gb: { type: 'integer', minimum: 1, maximum: 65_536, 'x-domain-rule': true },
             vpc_id: { type: 'string', minLength: 1, maxLength: 64 },
           },
         },
@@ -121,13 +121,14 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
       responses: {
         201: { description: 'The new share, provisioning', schema: SHARE_BODY },
         409: { description: 'A share of that name exists' },
-        422: { description: 'vpc_id names no VPC of the organization' },
+        422: { description: 'size_gb past the limit, or vpc_id names no VPC of the organization' },
         429: { description: 'A quota is reached' },
       },
       async handler({ body, principal, store, database, now, quotas, workloadsConfig }) {
         if (body.size_gb > workloadsConfig.maxStorageGb) {
-          throw badRequest(`size_gb must be at most ${workloadsConfig.maxStorageGb}`, {
-            details: { field: 'size_gb' },
+          throw invalidField({
+            field: 'size_gb',
+            message: `must be at most ${workloadsConfig.maxStorageGb}`,
           });
         }
         const namespace = await ensureTenantNamespace(store, principal);

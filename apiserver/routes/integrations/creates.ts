@@ -248,7 +248,7 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
       body: body(['api_key', 'site'], {
         api_key: SECRET,
         app_key: SECRET,
-        site: { type: 'string', enum: MONITOR_SITES },
+        site: { type: 'string', enum: MONITOR_SITES, 'x-domain-rule': true },
         tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 200 } },
       }),
     },

@@ -87,7 +87,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
         query: {
           type: 'object',
           properties: {
-            type: { type: 'string', enum: INTEGRATION_TYPES },
+            type: { type: 'string', enum: INTEGRATION_TYPES, 'x-domain-rule': true },
             status: { type: 'string', enum: PHASES },
             ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
           },

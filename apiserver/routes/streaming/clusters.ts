@@ -146,7 +146,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
           type: 'object',
           properties: {
             status: { type: 'string', enum: STATUSES },
-            tier: { type: 'string', enum: TIERS },
+            tier: { type: 'string', enum: TIERS, 'x-domain-rule': true },
             ...PAGE_QUERY_PROPERTIES,
           },
         },
@@ -191,7 +191,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
           additionalProperties: false,
           properties: {
             name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
-            tier: { type: 'string', enum: TIERS, default: DEFAULT_TIER },
+            tier: { type: 'string', enum: TIERS, default: DEFAULT_TIER, 'x-domain-rule': true },
             region: { type: 'string', minLength: 1, maxLength: 64 },
           },
         },

@@ -197,8 +197,8 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
           additionalProperties: false,
           properties: {
             name: { type: 'string', minLength: 1, maxLength: 300 },
-            partitions: { type: 'integer', minimum: 1, maximum: 100_000 },
-            replicas: { type: 'integer', minimum: 1, maximum: 100 },
+            partitions: { type: 'integer', minimum: 1, maximum: 100_000, 'x-domain-rule': true },
+            replicas: { type: 'integer', minimum: 1, maximum: 100, 'x-domain-rule': true },
             retention: RETENTION_SCHEMA,
             cleanup_policy: { type: 'string', enum: CLEANUP_POLICIES },
           },
@@ -279,7 +279,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
           additionalProperties: false,
           minProperties: 1,
           properties: {
-            partitions: { type: 'integer', minimum: 1, maximum: 100_000 },
+            partitions: { type: 'integer', minimum: 1, maximum: 100_000, 'x-domain-rule': true },
             retention: RETENTION_SCHEMA,
             cleanup_policy: { type: 'string', enum: CLEANUP_POLICIES },
           },

@@ -13,7 +13,7 @@ import {
   type Period,
 } from '../../../jobs/prices.js';
 import { usageOfPeriod, type ResourceUsage } from '../../../jobs/usage-records.js';
-import { badRequest } from '../../errors.js';
+import { unprocessable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
@@ -206,16 +206,14 @@ export const usageRoutes: RouteModule<UsageRouteServices> = {
       },
       responses: {
         200: { description: 'Costs of the period', schema: COSTS_BODY },
-        400: { description: 'An unknown period' },
+        422: { description: 'An unknown period, or a month that does not exist' },
       },
       async handler({ principal, database, now, query, usageConfig }) {
         const period = parsePeriod(query.period, now());
         if (!period) {
-          throw badRequest(
+          throw unprocessable(
             `period: unknown period ${JSON.stringify(query.period)}; use current, previous or YYYY-MM`,
-            {
-              details: { field: 'period' },
-            },
+            { details: { field: 'period' } },
           );
         }
         const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(period));
