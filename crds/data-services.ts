@@ -1,7 +1,8 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
 import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
 
-export type DatabaseEngineName = 'postgresql' | 'mysql' | 'redis' | 'mongodb';
+export type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
 
 /** Whether the thing really runs, or is only kept as a record of what was asked. */
 export type RealizationName = 'real' | 'recorded';
@@ -27,8 +28,11 @@ export interface DatabaseSpec {
   /** The display name, unique in the organization. */
   name: string;
   engine: DatabaseEngineName;
-  /** The major version asked for; absent: the engine's default. */
-  version?: string;
+  /**
+   * The major version asked for, one its engine offers (`GET /v1/databases/versions`); absent: the
+   * runtime's default for the engine.
+   */
+  version?: DatabaseVersion;
   /** A plan name, kept for billing. */
   plan?: string;
   /**

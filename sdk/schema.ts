@@ -507,6 +507,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/databases/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The engines and versions offered
+     * @description Each engine with the major versions a database may ask for; a version not listed is refused with a 422 naming the field. `mariadb` is another name for the mysql engine, which runs MariaDB.
+     */
+    get: operations['getV1DatabasesVersions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/events/tickets': {
     parameters: {
       query?: never;
@@ -6061,6 +6081,127 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['FlatErrorBody'];
+        };
+      };
+    };
+  };
+  getV1DatabasesVersions: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The engines, in the order of the engine list */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @enum {string} */
+              engine?: 'postgresql' | 'mysql' | 'redis' | 'mongodb';
+              /**
+               * @description What runs: the mysql engine is MariaDB
+               * @example MariaDB
+               */
+              product?: string;
+              /** @description Other names a request may give the engine */
+              aliases?: string[];
+              /**
+               * @example [
+               *       "14",
+               *       "15",
+               *       "16",
+               *       "17"
+               *     ]
+               */
+              versions?: string[];
+              /** @description What a database asked without a version runs (in cluster mode: the tag of the configured image) */
+              default_version?: string;
+              /** @enum {string} */
+              sized_by?: 'storage_gb' | 'memory_mb';
+            }[];
+            meta: components['schemas']['ListMeta'];
+          };
+        };
+      };
+      /** @description The request does not match its schema; `details.fields` names each field and rule */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The credentials lack a required scope */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limit exceeded */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Internal error */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['RequestId'];
+          'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
+          'X-RateLimit-Remaining': components['headers']['RateLimitRemaining'];
+          'X-RateLimit-Reset': components['headers']['RateLimitReset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
     };
@@ -15605,7 +15746,7 @@ export interface operations {
   getV1Databases: {
     parameters: {
       query?: {
-        engine?: 'postgresql' | 'mysql' | 'redis' | 'mongodb';
+        engine?: 'postgresql' | 'mysql' | 'redis' | 'mongodb' | 'mariadb';
         status?: 'provisioning' | 'available' | 'recorded' | 'degraded' | 'deleting' | 'error';
         /** @description Page number, from 1 */
         page?: number;
@@ -15742,8 +15883,9 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          /** @description One of postgresql, mysql, redis, mongodb */
+          /** @description One of postgresql, mysql, redis, mongodb; `mariadb` names mysql (GET /v1/databases/versions) */
           engine: string;
+          /** @description One of the engine's versions (GET /v1/databases/versions); absent: its default */
           version?: string;
           plan?: string;
           /** @description Relational and document engines */
@@ -16746,7 +16888,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description The template refers to something that does not exist, or has a dependency cycle */
+      /** @description The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -18665,7 +18807,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description The template stored with kubectl is invalid */
+      /** @description The template stored with kubectl is invalid, or asks for an engine, version or size the platform does not offer */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -20818,7 +20960,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description The template refers to something that does not exist, or has a dependency cycle */
+      /** @description The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

@@ -3,12 +3,12 @@
  * controller decides what should exist and asks; the runtime makes it so and reports what is
  * there. Two implementations: `local` (this machine) and `kubernetes` (a cluster).
  */
+import type { DatabaseEngineName } from '../crds/database-engines.js';
 
 /** Whether a workload really runs, or is only kept as a record of what was asked. */
 export type Realization = 'real' | 'recorded';
 
-export const DATABASE_ENGINES = ['postgresql', 'mysql', 'redis', 'mongodb'] as const;
-export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
+export type DatabaseEngine = DatabaseEngineName;
 
 /** A database as the runtime sees it: names derive from `id`, which is unique platform-wide. */
 export interface DatabaseWorkload {

@@ -30,8 +30,8 @@ export function databaseCommands(environment: ClientEnvironment): Command {
         .command('create')
         .description('create a database')
         .argument('<name>')
-        .requiredOption('--engine <engine>', 'postgresql, mysql, redis or mongodb')
-        .option('--version <version>', "the engine's version")
+        .requiredOption('--engine <engine>', 'postgresql, mysql (or mariadb), redis or mongodb')
+        .option('--version <version>', "one of the engine's versions (cloudplane databases versions)")
         .option('--plan <plan>', 'a plan of the catalogue')
         .option('--storage-gb <n>', 'storage in GB', (value) => Number(value))
         .option('--memory-mb <n>', 'memory in MB (redis)', (value) => Number(value)),
@@ -79,7 +79,30 @@ export function databaseCommands(environment: ClientEnvironment): Command {
         run.say(database, `Created database ${database.id} (${database.engine}, ${database.status})`);
       },
     ),
-    ['cloudplane databases create orders --engine postgresql --storage-gb 10 --wait'],
+    [
+      'cloudplane databases create orders --engine postgresql --version 16 --storage-gb 10 --wait',
+      'cloudplane databases create shop --engine mariadb',
+    ],
+  );
+
+  withExamples(
+    databases
+      .command('versions')
+      .description('the engines and versions a database may ask for')
+      .action(async (_flags: object, cmd: Command) => {
+        const run = Invocation.of(cmd, environment);
+        const rows = dataOf(await run.api().GET('/v1/databases/versions'));
+        run.print(rows, () =>
+          renderTable(rows, [
+            { header: 'engine', value: (row) => row.engine },
+            { header: 'runs', value: (row) => row.product },
+            { header: 'versions', value: (row) => row.versions?.join(', ') },
+            { header: 'default', value: (row) => row.default_version },
+            { header: 'also named', value: (row) => row.aliases?.join(', ') },
+          ]),
+        );
+      }),
+    ['cloudplane databases versions', 'cloudplane db versions -o json'],
   );
 
   withExamples(

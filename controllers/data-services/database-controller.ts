@@ -14,7 +14,6 @@ import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import type { VaultEngine } from '../../vault/vault-engine.js';
 import { WorkloadError, type DatabaseObservation, type WorkloadRuntime } from '../../workloads/runtime.js';
 import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
-import { TerminalError } from '../runtime/controller.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import {
   credentialsPath,
@@ -95,7 +94,12 @@ export function databaseController(options: DataServicesControllerOptions): Cont
       engineProblem(spec.engine) ??
       versionProblem(spec.engine, spec.version) ??
       (spec.backupSchedule ? cronProblem(spec.backupSchedule.cron) : undefined);
-    if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
+    if (problem) {
+      return refuse(context, object, {
+        reason: 'InvalidSpec',
+        message: `spec.${problem.field}: ${problem.message}`,
+      });
+    }
 
     object = await addFinalizer(store, DATABASE, object);
     if (object.status?.observedGeneration !== generation) {
@@ -109,8 +113,9 @@ export function databaseController(options: DataServicesControllerOptions): Cont
         },
         now,
       );
-      if (claim.outcome === 'exceeded')
-        throw new TerminalError('QuotaExceeded', quotaExceededMessage(claim), 'error');
+      if (claim.outcome === 'exceeded') {
+        return refuse(context, object, { reason: 'QuotaExceeded', message: quotaExceededMessage(claim) });
+      }
     }
 
     if (!(await managedVaultReady(store, vault, namespace))) {
@@ -214,6 +219,28 @@ export function databaseController(options: DataServicesControllerOptions): Cont
     ],
     reconcile,
   };
+}
+
+/**
+ * A database the platform will not make as asked: the reason goes into `status.message` and the
+ * Ready condition, and nothing is retried until the spec changes.
+ */
+async function refuse(
+  { store, clock, logger }: ReconcileContext,
+  database: Database,
+  failure: { reason: string; message: string },
+): Promise<undefined> {
+  logger.warn(failure, 'database refused');
+  await writeStatusIfChanged(
+    store,
+    DATABASE,
+    database,
+    databaseErrorStatus(database.status, failure, {
+      generation: database.metadata.generation,
+      now: clock.now(),
+    }),
+  );
+  return undefined;
 }
 
 /** Makes the backup the schedule owes, if any, and says when the next one is. */

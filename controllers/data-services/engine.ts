@@ -5,6 +5,12 @@
  */
 import { Cron } from 'croner';
 import type { Condition } from '../../control-plane/types.js';
+import {
+  DATABASE_ENGINE_NAMES,
+  DATABASE_ENGINES,
+  engineNamed,
+  offeredVersions,
+} from '../../crds/database-engines.js';
 import type {
   BackupPhase,
   BackupStatus,
@@ -18,23 +24,18 @@ import type {
 import type { DatabaseObservation, ShareObservation } from '../../workloads/runtime.js';
 import { setCondition } from '../runtime/conditions.js';
 
-export const ENGINES: readonly DatabaseEngineName[] = ['postgresql', 'mysql', 'redis', 'mongodb'];
-
-/** The major versions offered per engine; the first is the default. */
-export const ENGINE_VERSIONS: Record<DatabaseEngineName, readonly string[]> = {
-  postgresql: ['15'],
-  mysql: ['10.11'],
-  redis: ['7'],
-  mongodb: ['7.0'],
-};
+/** The engines, each under its own name; requests may also use an alias (`mariadb`). */
+export const ENGINES: readonly DatabaseEngineName[] = DATABASE_ENGINE_NAMES;
 
 /** Engines whose size is storage; Redis's is memory. */
 export function sizedByMemory(engine: DatabaseEngineName): boolean {
-  return engine === 'redis';
+  return DATABASE_ENGINES[engine].sizedBy === 'memory';
 }
 
 export const DEFAULT_STORAGE_GB = 10;
 export const DEFAULT_MEMORY_MB = 256;
+/** The least memory a Redis database may have, in MiB. */
+export const MIN_MEMORY_MB = 16;
 export const DEFAULT_RETENTION_DAYS = 7;
 
 export interface Problem {
@@ -42,15 +43,23 @@ export interface Problem {
   message: string;
 }
 
+/** `postgresql, mysql (or mariadb), redis, mongodb` */
+function engineList(): string {
+  return ENGINES.map((engine) => {
+    const { aliases } = DATABASE_ENGINES[engine];
+    return aliases.length > 0 ? `${engine} (or ${aliases.join(', ')})` : engine;
+  }).join(', ');
+}
+
 export function engineProblem(engine: string): Problem | undefined {
-  return ENGINES.includes(engine as DatabaseEngineName)
+  return engineNamed(engine)
     ? undefined
-    : { field: 'engine', message: `engine must be one of ${ENGINES.join(', ')}` };
+    : { field: 'engine', message: `engine must be one of ${engineList()}` };
 }
 
 export function versionProblem(engine: DatabaseEngineName, version: string | undefined): Problem | undefined {
   if (version === undefined) return undefined;
-  const offered = ENGINE_VERSIONS[engine];
+  const offered = offeredVersions(engine);
   return offered.includes(version)
     ? undefined
     : { field: 'version', message: `${engine} version must be one of ${offered.join(', ')}` };

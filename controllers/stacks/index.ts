@@ -22,7 +22,13 @@ export { STACK_LABEL } from './resource-steps.js';
 export { DESTROY_RESOURCES_ANNOTATION, deletionExecutionName } from './stack-controller.js';
 export { executionOwner } from './execution-owner.js';
 export { REQUESTED_AT_ANNOTATION } from './execution-controller.js';
-export { RESOURCE_TYPES, templateProblems, type StackTemplate, type TemplateProblem } from './template.js';
+export {
+  RESOURCE_TYPES,
+  templateProblems,
+  type DatabaseLimits,
+  type StackTemplate,
+  type TemplateProblem,
+} from './template.js';
 
 export function stackControllers(options: StackControllerOptions): ControllerDefinition[] {
   return [stackController(options), stackExecutionController(options)];

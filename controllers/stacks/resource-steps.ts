@@ -8,9 +8,10 @@ import { isStoreError } from '../../control-plane/types.js';
 import {
   DATABASE,
   type Database,
-  type DatabaseEngineName,
   type DatabaseSpec,
+  type DatabaseVersion,
 } from '../../crds/data-services.js';
+import { engineNamed } from '../../crds/database-engines.js';
 import { restIdOf } from '../data-services/index.js';
 import { removeEntry, saveEntry } from './records.js';
 import { digestOf, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
@@ -31,9 +32,10 @@ const POLL_MS = 1_000;
  */
 function desiredDatabase(context: StepContext, name: string, resource: TemplateResource): Database {
   const properties = (resource.properties ?? {}) as { engine?: string; version?: string };
-  const engine = (
-    resource.type === 'cache' ? (properties.engine ?? 'redis') : properties.engine
-  ) as DatabaseEngineName;
+  // Validation let only engines the platform offers through, under their own name or an alias.
+  const engine = engineNamed(
+    resource.type === 'cache' ? (properties.engine ?? 'redis') : properties.engine!,
+  )!;
   const { stack } = context;
   const previous = context.entries.get(`resources.${name}`);
   const previousEpoch = Number(previous?.attributes.epoch ?? 0);
@@ -45,7 +47,7 @@ function desiredDatabase(context: StepContext, name: string, resource: TemplateR
   const spec: DatabaseSpec = {
     name: `${stack.spec!.name}-${name}`,
     engine,
-    ...(properties.version === undefined ? {} : { version: String(properties.version) }),
+    ...(properties.version === undefined ? {} : { version: String(properties.version) as DatabaseVersion }),
     ...(storageGb === undefined ? {} : { storageGb }),
     ...(memoryMb === undefined ? {} : { memoryMb }),
   };
@@ -136,7 +138,9 @@ export async function applyResource(
   const current = status?.observedGeneration === database.metadata.generation;
   const phase = current ? status?.phase : undefined;
   if (phase === 'error') {
-    throw new StepFailure(`resources.${name}: ${status?.message ?? 'the database could not be made'}`);
+    const reason =
+      status?.message ?? status?.conditions?.find((condition) => condition.type === 'Ready')?.message;
+    throw new StepFailure(`resources.${name}: ${reason ?? 'the database could not be made'}`);
   }
   if (phase !== 'available' && phase !== 'recorded' && phase !== 'degraded') {
     return { state: 'waiting', afterMs: POLL_MS, message: `waiting for database ${restIdOf(objectName)}` };

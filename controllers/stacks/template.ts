@@ -4,6 +4,16 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { isJsonObject } from '../../control-plane/json-value.js';
+import { engineNamed } from '../../crds/database-engines.js';
+import {
+  DEFAULT_MEMORY_MB,
+  DEFAULT_STORAGE_GB,
+  ENGINES,
+  engineProblem,
+  MIN_MEMORY_MB,
+  sizedByMemory,
+  versionProblem,
+} from '../data-services/index.js';
 import {
   STACK_SECTIONS,
   childPath,
@@ -80,13 +90,11 @@ const DURATION_REGEX = new RegExp(DURATION_PATTERN);
 const STORAGE_SIZE_PATTERN = '^0*[1-9][0-9]*(?:Gi|GB|G)?$';
 const MEMORY_PATTERN = '^0*[1-9][0-9]*(?:Mi|MB|M|Gi|GB|G)?$';
 
-export const DEFAULT_STORAGE_GB = 10;
-export const DEFAULT_MEMORY_MB = 256;
 export const DEFAULT_SECRET_LENGTH = 32;
 /** The longest a bootstrap job or a helm release may take. */
 export const MAX_TIMEOUT_MS = 60 * 60 * 1000;
 
-export const DATABASE_ENGINES = ['postgresql', 'mysql', 'redis', 'mongodb'] as const;
+const MEMORY_ENGINES = ENGINES.filter(sizedByMemory);
 
 export interface ResourceProperty {
   description: string;
@@ -105,14 +113,15 @@ export const RESOURCE_TYPES: Record<
     description: 'A managed database.',
     properties: {
       engine: {
-        description: `The database engine: ${DATABASE_ENGINES.join(', ')}.`,
+        description: `The database engine: ${ENGINES.join(', ')}; \`mariadb\` names mysql.`,
         required: true,
-        schema: { type: 'string', enum: DATABASE_ENGINES },
+        schema: { type: 'string', minLength: 1 },
       },
       version: {
-        description: "The engine's version; the engine's default when absent.",
+        description:
+          "One of the engine's major versions (GET /v1/databases/versions); the engine's default when absent.",
         required: false,
-        schema: { type: 'string', minLength: 1 },
+        schema: { type: ['string', 'number'], minLength: 1 },
       },
       storage_size: {
         description: 'Storage in GB: `10Gi`, `10GB` or `10`.',
@@ -131,10 +140,15 @@ export const RESOURCE_TYPES: Record<
     description: 'A managed in-memory cache.',
     properties: {
       engine: {
-        description: 'The cache engine: redis.',
+        description: `The cache engine: ${MEMORY_ENGINES.join(', ')}.`,
         required: false,
         default: 'redis',
-        schema: { type: 'string', enum: ['redis'] },
+        schema: { type: 'string', minLength: 1 },
+      },
+      version: {
+        description: "One of the engine's major versions; the engine's default when absent.",
+        required: false,
+        schema: { type: ['string', 'number'], minLength: 1 },
       },
       memory: {
         description: 'Memory in MiB: `256Mi`, `256MB`, `1Gi` or `256`.',
@@ -302,7 +316,7 @@ export interface TemplateProblem {
   /** Where in the request body: e.g. `template.resources.db.properties.engine`, `template.services.api.depends_on[0]`. */
   path: string;
   message: string;
-  /** 400 for shape problems (wrong types, unknown keys, missing fields); 422 for meaning (unknown resource type, a reference to a name that does not exist, unknown attribute, a dependency cycle, a reference to a later phase). */
+  /** 400 for shape problems (wrong types, unknown keys, missing fields); 422 for meaning (unknown resource type, an engine, version or size the platform does not offer, a reference to a name that does not exist, unknown attribute, a dependency cycle, a reference to a later phase). */
   status: 400 | 422;
 }
 
@@ -548,6 +562,61 @@ function meaningProblems(template: unknown): TemplateProblem[] {
   return problems;
 }
 
+/** The most one database may have, as the platform's settings say. */
+export interface DatabaseLimits {
+  maxStorageGb: number;
+  maxMemoryMb: number;
+}
+
+/**
+ * What the data services would refuse in a `database` or `cache` resource, found before anything
+ * is applied: an engine or version the platform does not offer, a size past its limits.
+ */
+function resourcePropertyProblems(template: unknown, limits: DatabaseLimits | undefined): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  for (const [name, resource] of entriesOf(template, 'resources')) {
+    if (resource.type !== 'database' && resource.type !== 'cache') continue;
+    const properties = isJsonObject(resource.properties) ? resource.properties : {};
+    const at = (property: string, message: string) =>
+      problems.push({
+        path: childPath(childPath(childPath('template.resources', name), 'properties'), property),
+        message,
+        status: 422,
+      });
+    const cache = resource.type === 'cache';
+    const asked = cache ? (properties.engine ?? 'redis') : properties.engine;
+    if (typeof asked !== 'string' || asked === '') continue; // the shape reports it
+    const engine = engineNamed(asked);
+    if (!engine) {
+      at('engine', engineProblem(asked)!.message);
+      continue;
+    }
+    if (cache && !sizedByMemory(engine)) {
+      at('engine', `a cache's engine must be one of ${MEMORY_ENGINES.join(', ')}`);
+      continue;
+    }
+    const version = properties.version;
+    if (typeof version === 'string' || typeof version === 'number') {
+      const problem = versionProblem(engine, String(version));
+      if (problem) at('version', problem.message);
+    }
+    if (cache) {
+      const memoryMb = memoryMbOf(resource as unknown as TemplateResource);
+      if (memoryMb !== undefined && memoryMb < MIN_MEMORY_MB)
+        at('memory', `must be at least ${MIN_MEMORY_MB}Mi`);
+      if (memoryMb !== undefined && limits && memoryMb > limits.maxMemoryMb) {
+        at('memory', `must be at most ${limits.maxMemoryMb}Mi, the most a database may have here`);
+      }
+    } else {
+      const storageGb = storageGbOf(resource as unknown as TemplateResource);
+      if (storageGb !== undefined && limits && storageGb > limits.maxStorageGb) {
+        at('storage_size', `must be at most ${limits.maxStorageGb}Gi, the most a database may have here`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Timeouts past the longest allowed: a range, so a matter of shape (400). */
 function timeoutProblems(template: unknown): TemplateProblem[] {
   const timeouts = [
@@ -568,12 +637,20 @@ function timeoutProblems(template: unknown): TemplateProblem[] {
   });
 }
 
-/** Every problem, shape first (JSON Schema, all errors), then meaning. Empty = valid. */
-export function templateProblems(template: unknown): TemplateProblem[] {
+/**
+ * Every problem, shape first (JSON Schema, all errors), then meaning. Empty = valid. Without
+ * `limits`, database sizes are not held against the platform's maximums.
+ */
+export function templateProblems(template: unknown, limits?: DatabaseLimits): TemplateProblem[] {
   const shape = validateShape(template)
     ? []
     : (validateShape.errors ?? []).flatMap((error) => shapeProblem(error, template) ?? []);
-  const problems = [...shape, ...timeoutProblems(template), ...meaningProblems(template)];
+  const problems = [
+    ...shape,
+    ...timeoutProblems(template),
+    ...meaningProblems(template),
+    ...resourcePropertyProblems(template, limits),
+  ];
   return problems.filter(
     (problem, index) =>
       problems.findIndex((other) => other.path === problem.path && other.message === problem.message) ===

@@ -35,7 +35,7 @@ let shop: pg.Client;
 async function startLogicalPostgres(): Promise<pg.ClientConfig> {
   serverDir = await fs.mkdtemp(path.join(os.tmpdir(), 'cdc-postgres-'));
   await fs.chmod(serverDir, 0o755);
-  server = privatePostgres(serverDir, createLogger('silent'));
+  server = privatePostgres(serverDir, '15', createLogger('silent'));
   const first = await server.start();
   const admin = new pg.Client({ ...first, database: 'postgres' });
   await admin.connect();

@@ -107,7 +107,7 @@ if (!machineServerUrl) {
 /** A private server the test runs itself, for the cases that need an admin URL with a server that checks passwords. */
 async function startedPrivateServer(): Promise<{ server: PrivatePostgres; url: string; dir: string }> {
   const dir = await temporaryDir();
-  const server = privatePostgres(path.join(dir, 'admin-server'), capturedLogger().logger);
+  const server = privatePostgres(path.join(dir, 'admin-server'), '15', capturedLogger().logger);
   return { server, url: superuserUrl(await server.start()), dir };
 }
 
@@ -173,7 +173,7 @@ describe('the private PostgreSQL server', { timeout: 60_000 }, () => {
   let dir: string;
   let config: WorkloadsConfig;
   const runtimes: WorkloadRuntime[] = [];
-  const serverDir = () => path.join(config.dir, 'postgresql');
+  const serverDir = () => path.join(config.dir, 'postgresql-15');
   const postmasterPid = async () =>
     Number((await fs.readFile(path.join(serverDir(), 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
 
@@ -254,18 +254,31 @@ describe('PostgreSQL failures', { timeout: 60_000 }, () => {
     if (own) await fs.rm(own.dir, { recursive: true, force: true });
   });
 
-  it('refuses a version the server does not run, naming the one it does, and makes nothing', async () => {
-    const workload = database({ version: '14' });
+  it('refuses a version no server here runs, listing the offered ones, and makes nothing', async () => {
+    const workload = database({ version: '9.1' });
     const refused = await runtime.databases.ensure(workload, password()).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(WorkloadError);
     expect(refused).toMatchObject({
       reason: 'UnsupportedVersion',
-      message: 'postgresql 14 is not offered here; versions: 15',
+      message: 'postgresql 9.1 is not offered; versions: 14, 15, 16, 17',
     });
     expect(await roleExists(own.url, workload.id)).toBe(false);
-    const accepted = await runtime.databases.ensure({ ...workload, version: '15' }, password());
-    expect(accepted.state).toBe('ready');
-    await runtime.databases.remove(workload);
+    expect(existsSync(path.join(dir, 'workloads'))).toBe(false);
+  });
+
+  it("puts a database of the admin server's major there, and another major on a private server of its own", async () => {
+    const onAdmin = database({ version: '15' });
+    expect((await runtime.databases.ensure(onAdmin, password())).state).toBe('ready');
+    expect(await roleExists(own.url, onAdmin.id)).toBe(true);
+
+    const elsewhere = database({ version: '16' });
+    const made = await runtime.databases.ensure(elsewhere, password());
+    expect(made).toMatchObject({ state: 'ready', version: expect.stringMatching(/^16\./) });
+    expect(made.access!.port).not.toBe(Number(new URL(own.url).port));
+    expect(await roleExists(own.url, elsewhere.id)).toBe(false);
+    expect(existsSync(path.join(dir, 'workloads', 'postgresql-16'))).toBe(true);
+    await runtime.databases.remove(onAdmin);
+    await runtime.databases.remove(elsewhere);
   });
 
   it('leaves no role behind when the database cannot be made', async () => {
@@ -306,7 +319,7 @@ describe('PostgreSQL failures', { timeout: 60_000 }, () => {
       expect(observed).toMatchObject({ realization: 'real', state: 'degraded' });
       expect(observed.message).toMatch(/not reachable/);
       await expect(wrong.databases.remove(workload)).rejects.toMatchObject({ reason: 'ServerUnreachable' });
-      expect(existsSync(path.join(wrongDir, 'workloads', 'postgresql'))).toBe(false);
+      expect(existsSync(path.join(wrongDir, 'workloads'))).toBe(false);
     } finally {
       await wrong.close();
       await fs.rm(wrongDir, { recursive: true, force: true });

@@ -39,15 +39,22 @@ describe('validation', () => {
   it.each([
     ['postgresql', undefined],
     ['redis', undefined],
-    ['oracle', 'engine must be one of postgresql, mysql, redis, mongodb'],
+    ['mariadb', undefined],
+    ['oracle', 'engine must be one of postgresql, mysql (or mariadb), redis, mongodb'],
   ])('engine %s', (engine, message) => {
     expect(engineProblem(engine)?.message).toBe(message);
   });
 
   it.each([
     ['postgresql', undefined, undefined],
+    ['postgresql', '14', undefined],
     ['postgresql', '15', undefined],
-    ['postgresql', '9.6', 'postgresql version must be one of 15'],
+    ['postgresql', '16', undefined],
+    ['postgresql', '17', undefined],
+    ['postgresql', '9.6', 'postgresql version must be one of 14, 15, 16, 17'],
+    ['postgresql', '18', 'postgresql version must be one of 14, 15, 16, 17'],
+    ['mysql', '10.11', undefined],
+    ['mysql', '8.0', 'mysql version must be one of 10.11'],
     ['redis', '6', 'redis version must be one of 7'],
   ] as const)('%s version %s', (engine, version, message) => {
     expect(versionProblem(engine, version)?.message).toBe(message);

@@ -38,6 +38,7 @@ import {
   storageGbOf,
   tenantName,
   usernameOf,
+  mariadbImage,
   versionOfImage,
   WORKLOAD_LABEL,
 } from './render.js';
@@ -140,7 +141,8 @@ export function kubernetesDatabases(
       read(store, postgresql ? CNPG_CLUSTER : STATEFUL_SET, namespace, name),
       postgresql ? Promise.resolve(undefined) : read(store, SERVICE, namespace, name),
     ]);
-    const imageVersion = versionOfImage(imageOf(settings, workload));
+    const image = imageOf(settings, workload);
+    const imageVersion = mariadbImage(image) ? `${versionOfImage(image)}-MariaDB` : versionOfImage(image);
     return databaseObservation(
       {
         secret,

@@ -93,6 +93,11 @@ export function imageOf(settings: KubernetesSettings, workload: DatabaseWorkload
   return `${repository}:${workload.version}`;
 }
 
+/** Whether the mysql engine's image is MariaDB's (`mariadb:10.11`, `docker.io/library/mariadb:11.4`). */
+export function mariadbImage(image: string): boolean {
+  return /(^|\/)mariadb(:[^:/]*)?$/.test(image) && versionOfImage(image) !== undefined;
+}
+
 /** The version an image runs, from its tag: `ghcr.io/cloudnative-pg/postgresql:16.4` → `16.4`. */
 export function versionOfImage(image: string | undefined): string | undefined {
   return /:(\d+(?:\.\d+)*)[^:/]*$/.exec(image ?? '')?.[1];

@@ -43,6 +43,8 @@ interface AdminServer {
   advertisedHost: string;
   /** `10.11.19` */
   version: string;
+  /** What the server is, as it says: `10.11.19-MariaDB`, or `8.0.36` for MySQL. */
+  reportedVersion: string;
 }
 
 interface AdminLogin {
@@ -138,6 +140,12 @@ async function loginRefusal(
   }
 }
 
+/** `10.11.19-MariaDB-0+deb12u1` → `10.11.19-MariaDB`: the mysql engine says when it is MariaDB. */
+function productVersion(reported: string): string {
+  const numeric = numericVersion(reported);
+  return /mariadb/i.test(reported) ? `${numeric}-MariaDB` : numeric;
+}
+
 function offered(workload: DatabaseWorkload, running: string): void {
   if (workload.version !== undefined && !versionCovers(workload.version, running)) {
     throw new WorkloadError(
@@ -187,6 +195,7 @@ export function mysqlEngine({ config, logger }: LocalEngineOptions): LocalEngine
         port: login.port,
         advertisedHost: advertisedHostOf(config.advertisedHost, login.host),
         version: numericVersion(String(rows[0]!.version)),
+        reportedVersion: productVersion(String(rows[0]!.version)),
       };
     } catch (error) {
       await pool.end();
@@ -264,7 +273,12 @@ export function mysqlEngine({ config, logger }: LocalEngineOptions): LocalEngine
   }
 
   function degraded(message: string, admin?: AdminServer): DatabaseObservation {
-    return { realization: 'real', state: 'degraded', message, ...(admin ? { version: admin.version } : {}) };
+    return {
+      realization: 'real',
+      state: 'degraded',
+      message,
+      ...(admin ? { version: admin.reportedVersion } : {}),
+    };
   }
 
   async function observeOn(
@@ -286,7 +300,7 @@ export function mysqlEngine({ config, logger }: LocalEngineOptions): LocalEngine
     return {
       realization: 'real',
       state: 'ready',
-      version: admin.version,
+      version: admin.reportedVersion,
       storageUsedBytes: Number(rows[0]!.size),
       access: tenantAccess('mysql', admin, name, password),
     };

@@ -1,8 +1,8 @@
 /**
  * PostgreSQL databases on this machine: a role and a database per workload, on the server at
- * `postgresAdminUrl` or on the platform's private server. Only the workload's own role may
- * connect to its database; passwords reach the server as SCRAM verifiers, so the server's
- * statement logs never hold one.
+ * `postgresAdminUrl` or on the platform's private server of the major asked for (one per major,
+ * started on first use). Only the workload's own role may connect to its database; passwords
+ * reach the server as SCRAM verifiers, so the server's statement logs never hold one.
  */
 import { createHash, createHmac, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { WorkloadsConfig } from '../../config/workloads.js';
+import { DATABASE_ENGINES, offeredVersions } from '../../crds/database-engines.js';
 import type { Logger } from '../../observability/logger.js';
 import {
   WorkloadError,
@@ -63,15 +64,26 @@ function configuredServer(adminUrl: string): ServerSource {
   };
 }
 
-function privateServer(config: WorkloadsConfig, logger: Logger): ServerSource {
-  const server = privatePostgres(path.join(config.dir, 'postgresql'), logger);
+/**
+ * The folder of a major's private server: `postgresql-<major>`, but the one server of earlier
+ * versions of the platform, `postgresql` (a 15), keeps its folder and its databases.
+ */
+async function privateServerDir(config: WorkloadsConfig, major: string): Promise<string> {
+  const earlier = path.join(config.dir, 'postgresql');
+  const version = await fs.readFile(path.join(earlier, 'data', 'PG_VERSION'), 'utf8').catch(() => undefined);
+  return version?.trim() === major ? earlier : path.join(config.dir, `postgresql-${major}`);
+}
+
+function privateServer(config: WorkloadsConfig, major: string, logger: Logger): ServerSource {
+  let server: ReturnType<typeof privatePostgres> | undefined;
   return {
     async admin() {
+      server ??= privatePostgres(await privateServerDir(config, major), major, logger);
       const superuser = await server.start();
       // The private server is made with scram-sha-256 for every connection.
       return { pool: { ...superuser, database: 'postgres' }, ...superuser, passwordsChecked: true };
     },
-    stop: () => server.stop(),
+    stop: async () => server?.stop(),
   };
 }
 
@@ -157,15 +169,7 @@ async function loginRefusal(
   return undefined;
 }
 
-function offered(workload: DatabaseWorkload, running: string): void {
-  const major = running.split('.')[0]!;
-  if (workload.version !== undefined && workload.version !== major) {
-    throw new WorkloadError(
-      'UnsupportedVersion',
-      `postgresql ${workload.version} is not offered here; versions: ${major}`,
-    );
-  }
-}
+const majorOf = (version: string): string => version.split('.')[0]!;
 
 /** The client-program environment: the password travels there, never in the arguments. */
 function clientEnv(password: string): Record<string, string> {
@@ -179,13 +183,20 @@ function clientProgram(name: 'pg_dump' | 'pg_restore', version: string, reason: 
   return program;
 }
 
-export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalEngine {
-  const source = config.postgresAdminUrl
-    ? configuredServer(config.postgresAdminUrl)
-    : privateServer(config, logger);
-  let connecting: Promise<AdminServer> | undefined;
+/** One server's admin connection, made on first use; a failed attempt is forgotten so the next call tries again. */
+interface ServerConnection {
+  server(): Promise<AdminServer>;
+  close(): Promise<void>;
+}
 
-  async function connect(): Promise<AdminServer> {
+export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalEngine {
+  const configured = config.postgresAdminUrl
+    ? connection(configuredServer(config.postgresAdminUrl))
+    : undefined;
+  const privateServers = new Map<string, ServerConnection>();
+  const defaultMajor = DATABASE_ENGINES.postgresql.defaultVersion;
+
+  async function connect(source: ServerSource): Promise<AdminServer> {
     const admin = await source.admin();
     const pool = new pg.Pool({ ...admin.pool, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     pool.on('error', (error) => logger.warn({ err: error.message }, 'PostgreSQL admin connection lost'));
@@ -205,13 +216,53 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     }
   }
 
-  /** The admin connection, made on first use; a failed attempt is forgotten so the next call tries again. */
-  function server(): Promise<AdminServer> {
-    connecting ??= connect().catch((error: unknown) => {
-      connecting = undefined;
-      throw workloadErrorOf(error, 'let the platform in');
-    });
-    return connecting;
+  function connection(source: ServerSource): ServerConnection {
+    let connecting: Promise<AdminServer> | undefined;
+    return {
+      server() {
+        connecting ??= connect(source).catch((error: unknown) => {
+          connecting = undefined;
+          throw workloadErrorOf(error, 'let the platform in');
+        });
+        return connecting;
+      },
+      async close() {
+        const connected = connecting;
+        connecting = undefined;
+        const admin = await connected?.catch(() => undefined);
+        await admin?.pool.end();
+        await source.stop();
+      },
+    };
+  }
+
+  function privateConnection(major: string): ServerConnection {
+    let found = privateServers.get(major);
+    if (!found) {
+      found = connection(privateServer(config, major, logger));
+      privateServers.set(major, found);
+    }
+    return found;
+  }
+
+  /**
+   * The server a workload's database lives on. Without a version: the admin URL's server, else
+   * the private server of the default major. With one: the admin URL's server when it runs that
+   * major, else the private server of that major.
+   */
+  async function server(workload: DatabaseWorkload): Promise<AdminServer> {
+    const asked = workload.version;
+    if (asked !== undefined && !offeredVersions('postgresql').includes(asked)) {
+      throw new WorkloadError(
+        'UnsupportedVersion',
+        `postgresql ${asked} is not offered; versions: ${offeredVersions('postgresql').join(', ')}`,
+      );
+    }
+    if (configured) {
+      const admin = await configured.server();
+      if (asked === undefined || majorOf(admin.version) === asked) return admin;
+    }
+    return privateConnection(asked ?? defaultMajor).server();
   }
 
   async function endSessions(pool: pg.Pool, name: string): Promise<void> {
@@ -322,8 +373,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
 
   return {
     async ensure(workload, password) {
-      const admin = await server();
-      offered(workload, admin.version);
+      const admin = await server(workload);
       const name = tenantName(workload.id);
       const made = { role: false, database: false };
       try {
@@ -339,7 +389,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     async observe(workload, password) {
       let admin: AdminServer | undefined;
       try {
-        admin = await server();
+        admin = await server(workload);
         return await observeOn(admin, workload, password);
       } catch (error) {
         return degraded(workloadErrorOf(error, 'describe the database').message, admin);
@@ -347,7 +397,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     },
 
     async remove(workload) {
-      const admin = await server();
+      const admin = await server(workload);
       const name = tenantName(workload.id);
       const quoted = pg.escapeIdentifier(name);
       try {
@@ -364,7 +414,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     },
 
     async backup(workload, password, backupId): Promise<BackupArtifact> {
-      const admin = await server();
+      const admin = await server(workload);
       const name = tenantName(workload.id);
       const file = await backupFile(config, backupId, 'dump');
       const pgDump = clientProgram('pg_dump', admin.version, 'BackupFailed');
@@ -391,7 +441,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     },
 
     async restore(artifact, target, password) {
-      const admin = await server();
+      const admin = await server(target);
       const name = tenantName(target.id);
       if (
         !(await fs.stat(artifact.location).then(
@@ -425,11 +475,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     },
 
     async close() {
-      const connected = connecting;
-      connecting = undefined;
-      const admin = await connected?.catch(() => undefined);
-      await admin?.pool.end();
-      await source.stop();
+      await Promise.all([configured, ...privateServers.values()].map((opened) => opened?.close()));
     },
   };
 }

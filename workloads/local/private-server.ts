@@ -1,7 +1,9 @@
 /**
  * What the private servers (PostgreSQL, MariaDB) share: the system user a server runs as when the
- * platform runs as root, the directory it may reach, and the port it keeps across restarts.
+ * platform runs as root, the folder it keeps its files in (one its user can reach), and the port it
+ * keeps across restarts.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -51,29 +53,85 @@ export async function exists(file: string): Promise<boolean> {
 }
 
 /**
- * Makes `dir` the server's own. Its user must pass through the workloads dir and the data dir
- * above it, which are the platform's: they become traversable by others (o+x), never listable.
- * A directory above the data dir that still blocks it is named in the error.
+ * Where servers keep their files when their user cannot reach the platform's data dir (the
+ * platform runs as root with its data dir under a folder only root may enter: a home directory
+ * under /root, a `mktemp -d` folder). The platform makes it and owns it; each server's own folder
+ * in it belongs to the server's user.
+ */
+export const SERVER_HOMES_DIR = '/var/lib/cloudplane/private-servers';
+
+async function reachableBy(user: SystemUser, dir: string): Promise<boolean> {
+  return runCommand('test', ['-x', dir], SERVER_UNAVAILABLE, { uid: user.uid, gid: user.gid }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `<homes>/<digest of dir>-<name>`: one home per server dir, so two platforms on a machine never share one. */
+function outsideHome(dir: string, homesDir: string): string {
+  const digest = createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 16);
+  return path.join(homesDir, `${digest}-${path.basename(dir)}`);
+}
+
+/**
+ * Makes the folder a server keeps its files in and answers its path. Without a `user` (the platform
+ * does not run as root) that is `dir`. With one, it is `dir` when the user can pass through the
+ * folders above the data dir: the workloads dir and the data dir, which are the platform's, become
+ * traversable by others (o+x), never listable. Otherwise the files go to a folder of the user's own
+ * under SERVER_HOMES_DIR, and `dir` becomes a link to it, so the platform's data dir still shows where
+ * they are. A `dir` that already holds the server's files (`dataMarker`) and that the user cannot
+ * reach is named in the error, never moved.
  */
 export async function prepareServerDir(
   dir: string,
   user: SystemUser | undefined,
-  userName: string,
-): Promise<void> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (!user) return;
-  await fs.chown(dir, user.uid, user.gid);
-  const workloadsDir = path.dirname(dir);
-  for (const own of [workloadsDir, path.dirname(workloadsDir)]) {
-    const { mode } = await fs.stat(own);
-    if ((mode & 0o001) === 0) await fs.chmod(own, (mode & 0o7777) | 0o001);
+  server: { userName: string; dataMarker: string },
+): Promise<string> {
+  if (!user) {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
   }
-  await runCommand('test', ['-x', dir], SERVER_UNAVAILABLE, { uid: user.uid, gid: user.gid }).catch(() => {
+  const workloadsDir = path.dirname(dir);
+  const dataDir = path.dirname(workloadsDir);
+  await fs.mkdir(workloadsDir, { recursive: true, mode: 0o700 });
+  const linked = await fs.readlink(dir).catch(() => undefined);
+  if (linked !== undefined) return ownHome(linked, user, server.userName);
+  const holdsData = await exists(path.join(dir, server.dataMarker));
+  if (holdsData || (await reachableBy(user, path.dirname(dataDir)))) {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.chown(dir, user.uid, user.gid);
+    for (const own of [workloadsDir, dataDir]) {
+      const { mode } = await fs.stat(own);
+      if ((mode & 0o001) === 0) await fs.chmod(own, (mode & 0o7777) | 0o001);
+    }
+    if (await reachableBy(user, dir)) return dir;
     throw new WorkloadError(
       SERVER_UNAVAILABLE,
-      `the ${userName} system user cannot reach ${dir}: every directory above the data dir must let others through (chmod o+x)`,
+      `the ${server.userName} system user cannot reach ${dir}, which holds its server's files: every directory ` +
+        `above the data dir must let others through (chmod o+x), or move the data dir (CLOUDPLANE_DATA_DIR) there`,
     );
-  });
+  }
+  // What an earlier start left without data (a port file, an empty folder) goes with the move.
+  await fs.rm(dir, { recursive: true, force: true });
+  const home = outsideHome(dir, SERVER_HOMES_DIR);
+  await ownHome(home, user, server.userName);
+  await fs.symlink(home, dir);
+  return home;
+}
+
+/** The server's folder outside the data dir: the folders above it traversable, itself the user's. */
+async function ownHome(home: string, user: SystemUser, userName: string): Promise<string> {
+  const homesDir = path.dirname(home);
+  await fs.mkdir(homesDir, { recursive: true, mode: 0o711 });
+  const { mode } = await fs.stat(homesDir);
+  if ((mode & 0o001) === 0) await fs.chmod(homesDir, (mode & 0o7777) | 0o001);
+  await fs.mkdir(home, { recursive: true, mode: 0o700 });
+  await fs.chown(home, user.uid, user.gid);
+  if (await reachableBy(user, home)) return home;
+  throw new WorkloadError(
+    SERVER_UNAVAILABLE,
+    `the ${userName} system user cannot reach ${home}: every directory above it must let others through (chmod o+x)`,
+  );
 }
 
 async function freePort(): Promise<number> {

@@ -22,10 +22,11 @@ import {
 import {
   DATABASE,
   type Database,
-  type DatabaseEngineName,
   type DatabasePhase,
+  type DatabaseVersion,
 } from '../../../crds/data-services.js';
-import { conflict, notFound, serviceUnavailable } from '../../errors.js';
+import { ACCEPTED_ENGINE_NAMES, DATABASE_ENGINES, engineNamed } from '../../../crds/database-engines.js';
+import { badRequest, conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
@@ -77,6 +78,26 @@ const DATABASE_BODY = {
       properties: { vault_cluster_id: { type: 'string' }, vault_path: { type: 'string' } },
     },
     created_at: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies JsonSchema;
+
+const ENGINE_OFFER_BODY = {
+  type: 'object',
+  properties: {
+    engine: { type: 'string', enum: ENGINES },
+    product: { type: 'string', description: 'What runs: the mysql engine is MariaDB', examples: ['MariaDB'] },
+    aliases: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Other names a request may give the engine',
+    },
+    versions: { type: 'array', items: { type: 'string' }, examples: [['14', '15', '16', '17']] },
+    default_version: {
+      type: 'string',
+      description:
+        'What a database asked without a version runs (in cluster mode: the tag of the configured image)',
+    },
+    sized_by: { type: 'string', enum: ['storage_gb', 'memory_mb'] },
   },
 } as const satisfies JsonSchema;
 
@@ -154,7 +175,39 @@ function sizeLimits(
 export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
-    defineRoute<{ query: PageQuery & { engine?: DatabaseEngineName; status?: DatabasePhase } }>({
+    defineRoute<{ query: PageQuery }>({
+      ...base,
+      method: 'get',
+      path: '/v1/databases/versions',
+      scopes: READ,
+      summary: 'The engines and versions offered',
+      description:
+        'Each engine with the major versions a database may ask for; a version not listed is refused with a 422 ' +
+        'naming the field. `mariadb` is another name for the mysql engine, which runs MariaDB.',
+      request: { query: { type: 'object', properties: { ...PAGE_QUERY_PROPERTIES } } },
+      responses: {
+        200: {
+          description: 'The engines, in the order of the engine list',
+          paginated: true,
+          schema: { type: 'array', items: ENGINE_OFFER_BODY },
+        },
+      },
+      async handler({ query }) {
+        const rows = ENGINES.map((engine) => {
+          const offer = DATABASE_ENGINES[engine];
+          return {
+            engine,
+            product: offer.product,
+            aliases: [...offer.aliases],
+            versions: [...offer.versions],
+            default_version: offer.defaultVersion,
+            sized_by: offer.sizedBy === 'memory' ? 'memory_mb' : 'storage_gb',
+          };
+        });
+        return pageOf(rows, query);
+      },
+    }),
+    defineRoute<{ query: PageQuery & { engine?: string; status?: DatabasePhase } }>({
       ...base,
       method: 'get',
       path: '/v1/databases',
@@ -164,7 +217,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         query: {
           type: 'object',
           properties: {
-            engine: { type: 'string', enum: ENGINES, 'x-domain-rule': true },
+            engine: { type: 'string', enum: ACCEPTED_ENGINE_NAMES, 'x-domain-rule': true },
             status: { type: 'string', enum: STATUSES },
             ...PAGE_QUERY_PROPERTIES,
           },
@@ -179,13 +232,14 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
       },
       async handler({ query, principal, store }) {
         const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
+        const engine = query.engine === undefined ? undefined : engineNamed(query.engine);
         const rows = items
           .filter((database) => database.spec)
           .sort(byCreation)
           .map(describeDatabase)
           .filter(
             (row) =>
-              (query.engine === undefined || row.engine === query.engine) &&
+              (engine === undefined || row.engine === engine) &&
               (query.status === undefined || row.status === query.status),
           );
         return pageOf(rows, query);
@@ -208,8 +262,16 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           additionalProperties: false,
           properties: {
             name: NAME,
-            engine: { type: 'string', maxLength: 32, description: `One of ${ENGINES.join(', ')}` },
-            version: { type: 'string', maxLength: 16 },
+            engine: {
+              type: 'string',
+              maxLength: 32,
+              description: `One of ${ENGINES.join(', ')}; \`mariadb\` names mysql (GET /v1/databases/versions)`,
+            },
+            version: {
+              type: 'string',
+              maxLength: 16,
+              description: "One of the engine's versions (GET /v1/databases/versions); absent: its default",
+            },
             plan: { type: 'string', maxLength: 64 },
             storage_gb: {
               type: 'integer',
@@ -235,9 +297,8 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         429: { description: 'A quota is reached' },
       },
       async handler({ body, principal, store, database, now, quotas, workloadsConfig, logger }) {
-        const engineIssue = engineProblem(body.engine);
-        if (engineIssue) throw invalidField(engineIssue);
-        const engine = body.engine as DatabaseEngineName;
+        const engine = engineNamed(body.engine);
+        if (!engine) throw invalidField(engineProblem(body.engine)!);
         const problem = versionProblem(engine, body.version) ?? sizeFieldProblem(engine, body);
         if (problem) throw invalidField(problem);
         sizeLimits(body, workloadsConfig);
@@ -259,7 +320,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
             spec: {
               name,
               engine,
-              ...(body.version === undefined ? {} : { version: body.version }),
+              ...(body.version === undefined ? {} : { version: body.version as DatabaseVersion }),
               ...(body.plan === undefined ? {} : { plan: body.plan }),
               ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
             },

@@ -13,6 +13,7 @@ import {
   planStack,
   stackObjectNameOf,
   stackRestIdOf,
+  type DatabaseLimits,
   type StackTemplate,
 } from '../../../controllers/stacks/index.js';
 import {
@@ -38,6 +39,7 @@ import {
   templateError,
   WRITE,
   type StackParams,
+  type StackRouteServices,
 } from './stack-views.js';
 
 /** The last execution asked for: writing it is what makes two requests at once collide. */
@@ -72,7 +74,7 @@ const EXECUTION_REQUEST = {
  * requests at once, the second's write of the stack fails and it answers 409.
  */
 async function startExecution(
-  services: { store: ObjectStore; database: DataPlane; now: Date },
+  services: { store: ObjectStore; database: DataPlane; now: Date; limits: DatabaseLimits },
   stack: Stack,
   operation: StackOperation,
   request: ExecutionRequest,
@@ -83,7 +85,7 @@ async function startExecution(
   const force = request.force ?? false;
   let plan;
   if (operation === 'apply') {
-    const problem = templateError(stack.spec!.template);
+    const problem = templateError(stack.spec!.template, services.limits);
     if (problem) throw problem;
     const entries = await listEntries(database, {
       namespace: stack.metadata.namespace!,
@@ -159,8 +161,8 @@ const STARTED = {
   },
 } as const;
 
-function executionRoute(operation: StackOperation): RouteDefinition {
-  return defineRoute<{ params: StackParams; body: ExecutionRequest | null | undefined }>({
+function executionRoute(operation: StackOperation): RouteDefinition<StackRouteServices> {
+  return defineRoute<{ params: StackParams; body: ExecutionRequest | null | undefined }, StackRouteServices>({
     ...BASE,
     method: 'post',
     path: `/v1/stacks/:id/${operation}`,
@@ -178,14 +180,21 @@ function executionRoute(operation: StackOperation): RouteDefinition {
       409: { description: 'An execution runs already, or the plan is stale (force overrides both)' },
       422: { description: 'The template is invalid' },
     },
-    async handler({ params, body, principal, store, database, now }) {
+    async handler({ params, body, principal, store, database, now, workloadsConfig }) {
       const stack = await findStack(store, principal, params.id);
-      return { data: await startExecution({ store, database, now: now() }, stack, operation, body ?? {}) };
+      return {
+        data: await startExecution(
+          { store, database, now: now(), limits: workloadsConfig },
+          stack,
+          operation,
+          body ?? {},
+        ),
+      };
     },
   });
 }
 
-export const stackExecutionRoutes: RouteModule = {
+export const stackExecutionRoutes: RouteModule<StackRouteServices> = {
   area: 'stacks',
   routes: [
     executionRoute('apply'),

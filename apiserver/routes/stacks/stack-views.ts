@@ -6,12 +6,18 @@ import {
   stackObjectNameOf,
   stackRestIdOf,
   templateProblems,
+  type DatabaseLimits,
   type StackEntry,
 } from '../../../controllers/stacks/index.js';
 import { STACK, STACK_EXECUTION, type Stack, type StackExecution } from '../../../crds/stacks.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
+
+/** What the stack routes need beyond the core services: the sizes a database may have. */
+export interface StackRouteServices {
+  workloadsConfig: DatabaseLimits;
+}
 
 export const READ = ['stacks:read'];
 export const WRITE = ['stacks:write'];
@@ -59,8 +65,8 @@ export function runningExecution(executions: readonly StackExecution[]): StackEx
  * The template's problems as one error: 400 when its shape is wrong, 422 when it is well-formed
  * but means something impossible; `details.problems` lists each with its path.
  */
-export function templateError(template: unknown): ApiError | undefined {
-  const problems = templateProblems(template);
+export function templateError(template: unknown, limits: DatabaseLimits): ApiError | undefined {
+  const problems = templateProblems(template, limits);
   if (problems.length === 0) return undefined;
   const status = problems.some((problem) => problem.status === 400) ? 400 : 422;
   const first = problems[0]!;

@@ -31,6 +31,7 @@ import {
   UPDATED_AT_ANNOTATION,
   WRITE,
   type StackParams,
+  type StackRouteServices,
 } from './stack-views.js';
 
 const TEMPLATE = {
@@ -94,7 +95,7 @@ interface CreateBody {
   template: Record<string, unknown>;
 }
 
-export const stackRoutes: RouteModule = {
+export const stackRoutes: RouteModule<StackRouteServices> = {
   area: 'stacks',
   routes: [
     defineRoute<{ query: ListQuery }>({
@@ -131,7 +132,7 @@ export const stackRoutes: RouteModule = {
         return pageOf(rows, query);
       },
     }),
-    defineRoute<{ body: CreateBody }>({
+    defineRoute<{ body: CreateBody }, StackRouteServices>({
       ...BASE,
       method: 'post',
       path: '/v1/stacks',
@@ -165,11 +166,12 @@ export const stackRoutes: RouteModule = {
         },
         409: { description: 'A stack of that name exists' },
         422: {
-          description: 'The template refers to something that does not exist, or has a dependency cycle',
+          description:
+            'The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle',
         },
       },
-      async handler({ body, principal, store, now }) {
-        const problem = templateError(body.template);
+      async handler({ body, principal, store, now, workloadsConfig }) {
+        const problem = templateError(body.template, workloadsConfig);
         if (problem) throw problem;
         const namespace = await ensureTenantNamespace(store, principal);
         const { items } = await store.list<Stack>(STACK, { namespace });
@@ -213,7 +215,7 @@ export const stackRoutes: RouteModule = {
         return { data: describeStack(stack, entries) };
       },
     }),
-    defineRoute<{ params: StackParams; body: { template: Record<string, unknown> } }>({
+    defineRoute<{ params: StackParams; body: { template: Record<string, unknown> } }, StackRouteServices>({
       ...BASE,
       method: 'put',
       path: '/v1/stacks/:id',
@@ -247,11 +249,12 @@ export const stackRoutes: RouteModule = {
         404: { description: 'No such stack' },
         409: { description: 'The stack is being deleted, or changed meanwhile' },
         422: {
-          description: 'The template refers to something that does not exist, or has a dependency cycle',
+          description:
+            'The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle',
         },
       },
-      async handler({ params, body, principal, store, now }) {
-        const problem = templateError(body.template);
+      async handler({ params, body, principal, store, now, workloadsConfig }) {
+        const problem = templateError(body.template, workloadsConfig);
         if (problem) throw problem;
         const stack = await findStack(store, principal, params.id);
         if (stack.metadata.deletionTimestamp) throw conflict(`stack ${params.id} is being deleted`);
@@ -309,7 +312,7 @@ export const stackRoutes: RouteModule = {
         return {};
       },
     }),
-    defineRoute<{ params: StackParams }>({
+    defineRoute<{ params: StackParams }, StackRouteServices>({
       ...BASE,
       method: 'get',
       path: '/v1/stacks/:id/plan',
@@ -323,11 +326,14 @@ export const stackRoutes: RouteModule = {
       responses: {
         200: { description: 'The plan', schema: PLAN_BODY },
         404: { description: 'No such stack' },
-        422: { description: 'The template stored with kubectl is invalid' },
+        422: {
+          description:
+            'The template stored with kubectl is invalid, or asks for an engine, version or size the platform does not offer',
+        },
       },
-      async handler({ params, principal, store, database }) {
+      async handler({ params, principal, store, database, workloadsConfig }) {
         const stack = await findStack(store, principal, params.id);
-        const problem = templateError(stack.spec!.template);
+        const problem = templateError(stack.spec!.template, workloadsConfig);
         if (problem) throw problem;
         const entries = await listEntries(database, {
           namespace: stack.metadata.namespace!,
