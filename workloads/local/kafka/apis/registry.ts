@@ -24,7 +24,9 @@ import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
 
 function writeRanges(writer: Writer): void {
-  writer.array(MODULES, (w, module) => w.int16(module.key).int16(module.minVersion).int16(module.maxVersion));
+  writer.array(MODULES, (w, module) =>
+    w.int16(module.key).int16(module.minVersion).int16(module.maxVersion).tags(),
+  );
 }
 
 /** Every API the broker serves; ApiVersions advertises exactly these ranges. */
