@@ -56,6 +56,11 @@ const MODULES: readonly ApiModule[] = [
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
 
+/** Every API the broker serves, in key order. */
+export function apiModules(): readonly ApiModule[] {
+  return MODULES;
+}
+
 export function apiModule(key: number): ApiModule | undefined {
   return BY_KEY.get(key);
 }
