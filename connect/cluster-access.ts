@@ -12,6 +12,7 @@ import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../workloads/local/kafka/index.js';
 import type { StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
 import { listOf, pluginOf } from './connector-plugins.js';
+import { errorHandlingSettingsOf } from './error-handling.js';
 import type { StoredConnector } from './connector-store.js';
 
 /** What the worker needs of the streaming family, given by the composition root. */
@@ -79,6 +80,7 @@ export class ClusterAccess {
     const group = connectorGroupOf(connector.name);
     const topics = listOf(connector.config.topics);
     const isSource = pluginOf(connector.config['connector.class'])?.type === 'source';
+    const deadLetterTopic = isSource ? undefined : errorHandlingSettingsOf(connector.config).deadLetterTopic;
     await this.streaming.ensureUser(cluster.workload, {
       name: username,
       credential: scramCredential(password),
@@ -92,6 +94,18 @@ export class ClusterAccess {
           operations: ['read' as const, 'describe' as const],
           permission: 'allow' as const,
         })),
+        // A sink writes the records that failed to its dead-letter topic, made when it starts.
+        ...(deadLetterTopic
+          ? [
+              {
+                resourceType: 'topic' as const,
+                patternType: 'literal' as const,
+                name: deadLetterTopic,
+                operations: ['write' as const, 'describe' as const, 'create' as const],
+                permission: 'allow' as const,
+              },
+            ]
+          : []),
         // A source writes the topics under its prefix, made on first use.
         ...(isSource
           ? [

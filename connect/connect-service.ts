@@ -17,6 +17,7 @@ import {
   listOf,
   pluginOf,
   POSTGRES_SOURCE,
+  taskCountOf,
   validateConnectorConfig,
   type ConfigInfos,
   type ConnectorPlugin,
@@ -248,7 +249,13 @@ export class ConnectService {
 
   info(connector: StoredConnector) {
     const plugin = pluginOf(connector.config['connector.class']);
-    const tasks = connector.targetState === 'STOPPED' ? [] : [{ connector: connector.name, task: 0 }];
+    const tasks =
+      connector.targetState === 'STOPPED'
+        ? []
+        : Array.from({ length: taskCountOf(connector.config) }, (_, task) => ({
+            connector: connector.name,
+            task,
+          }));
     return {
       name: connector.name,
       config: this.maskedConfig(connector),

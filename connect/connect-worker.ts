@@ -6,19 +6,29 @@
  * the API wakes the worker after each change rather than waiting for the next pass.
  */
 import os from 'node:os';
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { EachBatchPayload, IHeaders, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
-import { ConnectorEntry } from './connector-entry.js';
+import { ConnectorEntry, type SinkTaskRun } from './connector-entry.js';
 import type { ProduceRecords, SourceRecord, SourceTask } from './change-envelope.js';
-import { listOf, pluginOf, JDBC_SINK, MYSQL_SOURCE, POSTGRES_SOURCE, S3_SINK } from './connector-plugins.js';
+import {
+  listOf,
+  pluginOf,
+  taskCountOf,
+  JDBC_SINK,
+  MYSQL_SOURCE,
+  POSTGRES_SOURCE,
+  S3_SINK,
+} from './connector-plugins.js';
+import { errorHandlingSettingsOf, stackTraceOf, type ConsumedRecord } from './error-handling.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import { JdbcSinkTask } from './jdbc-sink.js';
 import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsOf } from './mysql-source.js';
 import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './postgres-source.js';
 import { S3SinkTask } from './s3-sink.js';
-import { sinkRecordOf, type SinkTask } from './sink-record.js';
+import { SinkPipeline, type DeadLetterWriter } from './sink-pipeline.js';
+import type { SinkTask } from './sink-record.js';
 import type { SourceOffsetStore } from './source-offsets.js';
 import { isUnavailable, unavailableError } from './unavailable-connectors.js';
 import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
@@ -108,14 +118,7 @@ export class ConnectWorker {
     const tasks: TaskStatus[] =
       !entry || state === 'STOPPED' || state === 'UNASSIGNED'
         ? []
-        : [
-            {
-              id: 0,
-              state: entry.state,
-              worker_id: this.workerId,
-              ...(entry.state === 'FAILED' && entry.trace ? { trace: entry.trace } : {}),
-            },
-          ];
+        : Array.from({ length: taskCountOf(connector.config) }, (_, id) => this.taskStatus(entry, id));
     return {
       connector: {
         state,
@@ -123,6 +126,23 @@ export class ConnectWorker {
         ...(unavailable && entry?.trace !== undefined ? { trace: entry.trace } : {}),
       },
       tasks,
+    };
+  }
+
+  /**
+   * A task's state: the connector's tasks start and stop together, so a failed task's siblings,
+   * stopped with it until they all restart, are unassigned meanwhile.
+   */
+  private taskStatus(entry: ConnectorEntry, id: number): TaskStatus {
+    const failed = entry.state === 'FAILED';
+    if (failed && entry.failedTask !== undefined && entry.failedTask !== id) {
+      return { id, state: 'UNASSIGNED', worker_id: this.workerId };
+    }
+    return {
+      id,
+      state: entry.state,
+      worker_id: this.workerId,
+      ...(failed && entry.trace ? { trace: entry.trace } : {}),
     };
   }
 
@@ -246,44 +266,100 @@ export class ConnectWorker {
     const source = this.sources.get(id)?.task;
     if (connector.targetState === 'PAUSED' && entry.state === 'RUNNING') {
       if (source) source.pause();
-      else entry.consumer!.pause(topics);
+      else for (const run of entry.tasks) run.consumer.pause(topics);
       this.move(entry, 'paused');
     } else if (connector.targetState === 'RUNNING' && entry.state === 'PAUSED') {
       if (source) source.resume();
-      else entry.consumer!.resume(topics);
+      else for (const run of entry.tasks) run.consumer.resume(topics);
       this.move(entry, 'resumed');
     }
     entry.connectorState = connector.targetState;
   }
 
+  /** Starts a sink's `tasks.max` tasks, each a consumer in the connector's group, which shares the partitions among them. */
   private async startTask(
     entry: ConnectorEntry,
     cluster: Extract<ClusterLookup, { kind: 'ready' }>,
   ): Promise<void> {
     const { connector } = entry;
     try {
-      entry.kafka = await this.deps.access.clientFor(connector, cluster);
-      entry.sink = sinkTaskOf(connector, (error) => this.fail(entry, error));
-      await entry.sink.start();
-      const consumer = entry.kafka.consumer({
-        groupId: connectorGroupOf(connector.name),
-        retry: { retries: 2, restartOnFailure: async () => false },
-      });
-      entry.consumer = consumer;
-      consumer.on(consumer.events.CRASH, (event) => this.fail(entry, event.payload.error));
-      await consumer.connect();
-      await consumer.subscribe({ topics: listOf(connector.config.topics), fromBeginning: true });
+      const kafka = await this.deps.access.clientFor(connector, cluster);
+      entry.kafka = kafka;
+      const deadLetter = await this.deadLetterWriter(entry, kafka, cluster);
+      for (let id = 0; id < taskCountOf(connector.config); id += 1) {
+        const sink = sinkTaskOf(connector, (error) => this.fail(entry, error, id));
+        const pipeline = new SinkPipeline({
+          connector: connector.name,
+          taskId: id,
+          config: connector.config,
+          sink,
+          logger: this.deps.logger,
+          ...(deadLetter ? { deadLetter } : {}),
+          now: () => this.deps.now().getTime(),
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        });
+        const consumer = kafka.consumer({
+          groupId: connectorGroupOf(connector.name),
+          retry: { retries: 2, restartOnFailure: async () => false },
+        });
+        const run: SinkTaskRun = { id, consumer, sink, pipeline };
+        entry.tasks.push(run);
+        await sink.start();
+        consumer.on(consumer.events.CRASH, (event) => this.fail(entry, event.payload.error, id));
+        await consumer.connect();
+        await consumer.subscribe({ topics: listOf(connector.config.topics), fromBeginning: true });
+      }
       this.move(entry, 'started');
       entry.trace = undefined;
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        eachBatch: (payload) => this.deliver(entry, consumer, payload),
-      });
+      entry.failedTask = undefined;
+      for (const run of entry.tasks) {
+        await run.consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          eachBatch: (payload) => this.deliver(entry, run, payload),
+        });
+      }
     } catch (error) {
       this.fail(entry, error as Error);
       await this.teardown(entry);
     }
+  }
+
+  /**
+   * With `errors.deadletterqueue.topic.name`: the topic made when missing, and a producer as the
+   * connector's user that writes each failed record there as it was consumed, with its headers and
+   * the context headers added.
+   */
+  private async deadLetterWriter(
+    entry: ConnectorEntry,
+    kafka: Kafka,
+    cluster: Extract<ClusterLookup, { kind: 'ready' }>,
+  ): Promise<DeadLetterWriter | undefined> {
+    const topic = errorHandlingSettingsOf(entry.connector.config).deadLetterTopic;
+    if (!topic) return undefined;
+    await this.deps.access.ensureTopic(cluster, topic);
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    entry.deadLetter = producer;
+    await producer.connect();
+    return async (record: ConsumedRecord, context: Record<string, string>) => {
+      const headers: IHeaders = {};
+      for (const header of record.headers) {
+        const known = headers[header.key];
+        headers[header.key] = known === undefined ? header.value : [...[known].flat(), header.value];
+      }
+      await producer.send({
+        topic,
+        acks: -1,
+        messages: [
+          {
+            key: record.key,
+            value: record.value,
+            headers: { ...headers, ...context },
+            timestamp: String(record.timestamp ?? this.deps.now().getTime()),
+          },
+        ],
+      });
+    };
   }
 
   /** Starts a source: its producer as the connector's user, then its task, which resumes at its offset. */
@@ -383,36 +459,36 @@ export class ConnectWorker {
 
   private async deliver(
     entry: ConnectorEntry,
-    consumer: Consumer,
+    run: SinkTaskRun,
     { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
   ): Promise<void> {
-    if (entry.consumer !== consumer || entry.state === 'FAILED' || !isRunning() || isStale()) return;
+    if (!entry.tasks.includes(run) || entry.state === 'FAILED' || !isRunning() || isStale()) return;
     try {
-      const records = batch.messages.map((message) => sinkRecordOf(batch.topic, batch.partition, message));
-      const committable = await entry.sink!.put(records);
+      const committable = await run.pipeline.deliver(batch.topic, batch.partition, batch.messages);
       if (committable.length > 0) {
-        await consumer.commitOffsets(
+        await run.consumer.commitOffsets(
           committable.map(({ topic, partition, offset }) => ({ topic, partition, offset: String(offset) })),
         );
       }
       for (const message of batch.messages) resolveOffset(message.offset);
-      if (records.length > 0) entry.activeTopics.add(batch.topic);
+      if (batch.messages.length > 0) entry.activeTopics.add(batch.topic);
       entry.failures = 0;
       await heartbeat();
     } catch (error) {
-      this.fail(entry, error as Error);
+      this.fail(entry, error as Error, run.id);
     }
   }
 
   /** The task failed: it says why, and restarts by itself after its delay. */
-  private fail(entry: ConnectorEntry, error: Error): void {
+  private fail(entry: ConnectorEntry, error: Error, task = 0): void {
     if (entry.state === 'FAILED') return;
     entry.failures += 1;
     entry.retryAt = this.deps.now().getTime() + restartDelayMs(entry.failures);
-    entry.trace = error.stack ?? String(error);
+    entry.trace = stackTraceOf(error);
+    entry.failedTask = task;
     this.move(entry, 'failed');
     this.deps.logger.warn(
-      { connector: idOf(entry.connector), failures: entry.failures, err: error },
+      { connector: idOf(entry.connector), task, failures: entry.failures, err: error },
       'connector task failed',
     );
     setTimeout(() => this.wake(), restartDelayMs(entry.failures)).unref();
@@ -420,14 +496,19 @@ export class ConnectWorker {
   }
 
   private async teardown(entry: ConnectorEntry): Promise<void> {
-    const { consumer, sink } = entry;
+    const { tasks, deadLetter } = entry;
     const source = this.sources.get(idOf(entry.connector));
     this.sources.delete(idOf(entry.connector));
-    entry.consumer = undefined;
-    entry.sink = undefined;
+    entry.tasks = [];
+    entry.deadLetter = undefined;
     await source?.task.stop();
     await source?.producer.disconnect().catch(() => undefined);
-    await consumer?.disconnect().catch(() => undefined);
-    await sink?.stop().catch(() => undefined);
+    await Promise.all(
+      tasks.map(async ({ consumer, sink }) => {
+        await consumer.disconnect().catch(() => undefined);
+        await sink.stop().catch(() => undefined);
+      }),
+    );
+    await deadLetter?.disconnect().catch(() => undefined);
   }
 }

@@ -3,7 +3,10 @@
  * know (Confluent's JDBC, S3 and Elasticsearch sinks, Debezium's sources), and the validation Kafka Connect answers for
  * `PUT /connector-plugins/<class>/config/validate`.
  */
-export type ConfigType = 'STRING' | 'INT' | 'BOOLEAN' | 'LIST' | 'PASSWORD';
+import { converterProblems } from './converters/index.js';
+import { errorHandlingProblems } from './error-handling.js';
+
+export type ConfigType = 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'BOOLEAN' | 'LIST' | 'PASSWORD' | 'CLASS';
 
 export interface ConfigDefinition {
   name: string;
@@ -25,6 +28,79 @@ export interface ConnectorPlugin {
   crossCheck?(config: Record<string, string>): Record<string, string[]>;
 }
 
+const errorsKey = (
+  name: string,
+  type: ConfigDefinition['type'],
+  defaultValue: string,
+  documentation: string,
+  allowed?: readonly string[],
+): ConfigDefinition => ({
+  name,
+  type,
+  required: false,
+  defaultValue,
+  group: 'Error Handling',
+  documentation,
+  ...(allowed ? { allowed } : {}),
+});
+
+/** The `errors.*` keys of every connector. */
+export const ERROR_HANDLING_DEFINITIONS: readonly ConfigDefinition[] = [
+  errorsKey(
+    'errors.retry.timeout',
+    'LONG',
+    '0',
+    'How long a failed operation is retried, in milliseconds: 0 never, -1 without end.',
+  ),
+  errorsKey(
+    'errors.retry.delay.max.ms',
+    'LONG',
+    '60000',
+    'The longest delay between retries, in milliseconds.',
+  ),
+  errorsKey(
+    'errors.tolerance',
+    'STRING',
+    'none',
+    'none: an error fails the task; all: a record that fails is skipped.',
+    ['none', 'all'],
+  ),
+  errorsKey(
+    'errors.log.enable',
+    'BOOLEAN',
+    'false',
+    'Whether each failed operation and its record are logged.',
+  ),
+  errorsKey(
+    'errors.log.include.messages',
+    'BOOLEAN',
+    'false',
+    'Whether the log names the record\u2019s key, value and headers.',
+  ),
+];
+
+/** The dead-letter keys, which only sinks have. */
+export const DEAD_LETTER_DEFINITIONS: readonly ConfigDefinition[] = [
+  errorsKey(
+    'errors.deadletterqueue.topic.name',
+    'STRING',
+    '',
+    'The topic the records that failed are written to, as they were read; none when empty.',
+  ),
+  errorsKey(
+    'errors.deadletterqueue.topic.replication.factor',
+    'SHORT',
+    '3',
+    'The replication factor of the dead-letter topic when it is created; the cluster\u2019s replicas bound it.',
+  ),
+  errorsKey(
+    'errors.deadletterqueue.context.headers.enable',
+    'BOOLEAN',
+    'false',
+    'Whether dead-letter records carry the __connect.errors.* headers saying where and why they failed.',
+  ),
+];
+
 const CONNECTOR_COMMON: readonly ConfigDefinition[] = [
   { name: 'name', type: 'STRING', required: true, group: 'Common', documentation: 'Connector name.' },
   {
@@ -40,8 +116,26 @@ const CONNECTOR_COMMON: readonly ConfigDefinition[] = [
     required: false,
     defaultValue: '1',
     group: 'Common',
-    documentation: 'Maximum number of tasks; this runtime runs one task per connector.',
+    documentation:
+      'Maximum number of tasks: a sink runs this many, sharing its topics\u2019 partitions; a source runs one.',
   },
+  {
+    name: 'key.converter',
+    type: 'CLASS',
+    required: false,
+    group: 'Common',
+    documentation:
+      'The converter of record keys (configured by its key.converter.* keys); JsonConverter with schemas.enable=true when unset.',
+  },
+  {
+    name: 'value.converter',
+    type: 'CLASS',
+    required: false,
+    group: 'Common',
+    documentation:
+      'The converter of record values (configured by its value.converter.* keys); JsonConverter with schemas.enable=true when unset.',
+  },
+  ...ERROR_HANDLING_DEFINITIONS,
 ];
 
 const COMMON: readonly ConfigDefinition[] = [
@@ -53,6 +147,7 @@ const COMMON: readonly ConfigDefinition[] = [
     group: 'Common',
     documentation: 'The topics to consume, comma-separated.',
   },
+  ...DEAD_LETTER_DEFINITIONS,
 ];
 
 export const JDBC_SINK: ConnectorPlugin = {
@@ -517,6 +612,13 @@ export function pluginOf(className: string | undefined): ConnectorPlugin | undef
   });
 }
 
+/** How many tasks a connector runs: a sink its `tasks.max`, a source one. */
+export function taskCountOf(config: Record<string, string>): number {
+  if (pluginOf(config['connector.class'])?.type !== 'sink') return 1;
+  const max = Number(config['tasks.max'] ?? '1');
+  return Number.isSafeInteger(max) && max > 1 ? max : 1;
+}
+
 /** A comma-separated list as Kafka reads one: trimmed, empty entries dropped. */
 export function listOf(value: string | undefined): string[] {
   return (value ?? '')
@@ -539,8 +641,10 @@ function valueProblems(definition: ConfigDefinition, value: string | undefined):
       ? [`Missing required configuration "${definition.name}" which has no default value.`]
       : [];
   }
-  if (definition.type === 'INT' && !/^-?\d+$/.test(value.trim())) {
-    return [`Invalid value ${value} for configuration ${definition.name}: Not a number of type INT`];
+  if (['INT', 'SHORT', 'LONG'].includes(definition.type) && !/^-?\d+$/.test(value.trim())) {
+    return [
+      `Invalid value ${value} for configuration ${definition.name}: Not a number of type ${definition.type}`,
+    ];
   }
   if (definition.type === 'BOOLEAN' && !['true', 'false'].includes(value.trim().toLowerCase())) {
     return [
@@ -592,6 +696,22 @@ export function validateConnectorConfig(
   config: Record<string, string>,
 ): ConfigInfos {
   const cross = plugin.crossCheck?.(config) ?? {};
+  const shared = {
+    ...errorHandlingProblems(config, plugin.type === 'sink' ? listOf(config.topics) : []),
+    // A converter's own keys are answered under the converter's key, each named.
+    ...Object.fromEntries(
+      Object.entries(converterProblems(config)).map(([key, messages]) => {
+        const converterKey = key.startsWith('key.') ? 'key.converter' : 'value.converter';
+        return [key, key === converterKey ? messages : messages.map((message) => `${key}: ${message}`)];
+      }),
+    ),
+  };
+  for (const [key, messages] of Object.entries(shared)) {
+    const owner = plugin.definitions.some((definition) => definition.name === key)
+      ? key
+      : ['key.converter', 'value.converter'].find((converter) => key.startsWith(`${converter}.`));
+    if (owner) cross[owner] = [...(cross[owner] ?? []), ...messages];
+  }
   if (Number(config['tasks.max'] ?? '1') < 1) cross['tasks.max'] = ['tasks.max must be at least 1'];
   const configs = plugin.definitions.map((definition, index): ConfigValueInfo => {
     const value = config[definition.name];

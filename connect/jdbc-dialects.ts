@@ -6,7 +6,19 @@
 
 /** The kinds of values a column holds: Kafka Connect's schema types, and JSON for the rest. */
 export type ColumnKind =
-  'int8' | 'int16' | 'int32' | 'int64' | 'float32' | 'float64' | 'boolean' | 'string' | 'bytes' | 'json';
+  | 'int8'
+  | 'int16'
+  | 'int32'
+  | 'int64'
+  | 'float32'
+  | 'float64'
+  | 'boolean'
+  | 'string'
+  | 'bytes'
+  | 'json'
+  // Connect's Timestamp and Date logical types.
+  | 'timestamp'
+  | 'date';
 
 export interface SqlDialect {
   name: 'postgresql' | 'mysql';
@@ -36,6 +48,8 @@ export const POSTGRES_DIALECT: SqlDialect = {
     string: 'TEXT',
     bytes: 'BYTEA',
     json: 'JSONB',
+    timestamp: 'TIMESTAMP',
+    date: 'DATE',
   },
   keyType: (sqlType) => sqlType,
   upsertClause(keyColumns, otherColumns) {
@@ -65,6 +79,8 @@ export const MYSQL_DIALECT: SqlDialect = {
     string: 'TEXT',
     bytes: 'BLOB',
     json: 'JSON',
+    timestamp: 'DATETIME(3)',
+    date: 'DATE',
   },
   keyType: (sqlType) => MYSQL_KEY_TYPES[sqlType] ?? sqlType,
   upsertClause(keyColumns, otherColumns) {

@@ -74,6 +74,7 @@ async function mysqlSession(
 }
 
 export class JdbcSinkTask implements SinkTask {
+  readonly className = 'io.confluent.connect.jdbc.sink.JdbcSinkTask';
   private session: SinkSession | undefined;
   private readonly settings: JdbcSinkSettings;
   private readonly dialect: SqlDialect;

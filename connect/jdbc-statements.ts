@@ -5,6 +5,8 @@
  */
 import { listOf } from './connector-plugins.js';
 import { POSTGRES_DIALECT, type ColumnKind, type SqlDialect } from './jdbc-dialects.js';
+import type { ConnectSchema } from './connect-record.js';
+import { DataException } from './connect-exceptions.js';
 import type { SinkRecord } from './sink-record.js';
 
 export interface JdbcSinkSettings {
@@ -76,6 +78,11 @@ export interface Row {
   keyColumns: string[];
 }
 
+const LOGICAL_KINDS: Record<string, ColumnKind> = {
+  'org.apache.kafka.connect.data.Timestamp': 'timestamp',
+  'org.apache.kafka.connect.data.Date': 'date',
+};
+
 const SCHEMA_KINDS: Record<string, ColumnKind> = {
   int8: 'int8',
   int16: 'int16',
@@ -95,8 +102,20 @@ function inferredKind(value: unknown): ColumnKind {
   return 'string';
 }
 
+/** The column kind of a field's schema: its logical type's, its type's, or JSON for structs, arrays and maps. */
+function kindOf(schema: ConnectSchema): ColumnKind {
+  return (schema.name ? LOGICAL_KINDS[schema.name] : undefined) ?? SCHEMA_KINDS[schema.type] ?? 'json';
+}
+
+/** A UTC date and time as both databases read it: `YYYY-MM-DD HH:MM:SS.mmm`. */
+const utcText = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+
 function sqlValue(value: unknown, kind: ColumnKind): unknown {
   if (value === null || value === undefined) return null;
+  // Timestamp is milliseconds since the epoch, Date days since it; both written in UTC as the JDBC sink's db.timezone default.
+  if (kind === 'timestamp' && typeof value === 'number') return utcText(value);
+  if (kind === 'date' && typeof value === 'number') return utcText(value * 86_400_000).slice(0, 10);
+  if (typeof value === 'bigint') return value.toString();
   if (kind === 'json') return JSON.stringify(value);
   if (kind === 'bytes' && typeof value === 'string') return Buffer.from(value, 'base64');
   return value;
@@ -104,7 +123,7 @@ function sqlValue(value: unknown, kind: ColumnKind): unknown {
 
 function fieldsOf(data: unknown, what: string, record: SinkRecord): Record<string, unknown> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new Error(
+    throw new DataException(
       `the ${what} of ${record.topic}-${record.partition}@${record.offset} is not a JSON object; the sink writes objects as rows`,
     );
   }
@@ -120,7 +139,10 @@ export function rowOf(
   if (record.value === null) return undefined;
   const value = fieldsOf(record.value, 'value', record);
   const schemaKinds = new Map(
-    (record.valueSchema?.fields ?? []).map((field) => [field.field, SCHEMA_KINDS[field.type] ?? 'json']),
+    [...(record.keySchema?.fields ?? []), ...(record.valueSchema?.fields ?? [])].map((field) => [
+      field.field,
+      kindOf(field),
+    ]),
   );
   const fields: Record<string, unknown> = {};
   let keyColumns: string[] = [];
@@ -130,11 +152,13 @@ export function rowOf(
         ? (record.key as Record<string, unknown>)
         : { [settings.pkFields[0] ?? '__connect_key']: record.key };
     if (record.key === null || record.key === undefined) {
-      throw new Error(
+      throw new DataException(
         `pk.mode record_key, but ${record.topic}-${record.partition}@${record.offset} has no key`,
       );
     }
     keyColumns = settings.pkFields.length > 0 ? settings.pkFields : Object.keys(key);
+    const keySchema = record.keySchema;
+    if (keySchema && keySchema.type !== 'struct') schemaKinds.set(keyColumns[0]!, kindOf(keySchema));
     for (const column of keyColumns) fields[column] = key[column];
   } else if (settings.pkMode === 'record_value') {
     keyColumns = settings.pkFields;
@@ -144,7 +168,7 @@ export function rowOf(
   }
   for (const column of keyColumns) {
     if (fields[column] === undefined || fields[column] === null) {
-      throw new Error(
+      throw new DataException(
         `the primary key field ${column} is missing from ${record.topic}-${record.partition}@${record.offset}`,
       );
     }

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { authorizationOf, encodeKey, type SigningCredentials } from '../workloads/local/backup-bucket.js';
-import type { CommittableOffsets, SinkRecord, SinkTask } from './sink-record.js';
+import { valueToJson } from './converters/json-values.js';
+import { consumedFrom, type CommittableOffsets, type SinkRecord, type SinkTask } from './sink-record.js';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -32,6 +33,7 @@ export function objectKeyOf(
 }
 
 export class S3SinkTask implements SinkTask {
+  readonly className = 'io.confluent.connect.s3.S3SinkTask';
   private readonly buffers = new Map<string, PartitionBuffer>();
   private readonly endpoint: URL;
   private readonly bucket: string;
@@ -65,11 +67,12 @@ export class S3SinkTask implements SinkTask {
         lines: [],
       };
       this.buffers.set(id, buffer);
-      buffer.lines.push(JSON.stringify(record.value));
+      // Confluent's JsonFormat: the value as JsonConverter writes it without a schema.
+      buffer.lines.push(JSON.stringify(valueToJson(record.value)));
       if (buffer.lines.length >= this.flushSize) {
         await this.upload(buffer);
         this.buffers.delete(id);
-        committable.push({ topic: record.topic, partition: record.partition, offset: record.offset + 1 });
+        committable.push({ ...consumedFrom(record), offset: record.offset + 1 });
       }
     }
     return committable;

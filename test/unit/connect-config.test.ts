@@ -118,7 +118,14 @@ describe('connector configuration validation', () => {
     expect(infos.configs.find((info) => info.value.name === 'connection.password')!.value.value).toBe(
       '[hidden]',
     );
-    expect(infos.groups).toEqual(['Common', 'Connection', 'Data Mapping', 'Writes', 'DDL Support']);
+    expect(infos.groups).toEqual([
+      'Common',
+      'Error Handling',
+      'Connection',
+      'Data Mapping',
+      'Writes',
+      'DDL Support',
+    ]);
   });
 });
 

@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createTableSql, jdbcSinkSettingsOf, rowOf, writeSql } from '../../connect/jdbc-statements.js';
 import { objectKeyOf } from '../../connect/s3-sink.js';
-import { convertJson, nextOffsetsOf } from '../../connect/sink-record.js';
+import { nextOffsetsOf } from '../../connect/sink-record.js';
 import { sinkRecord } from '../fixtures/sink-record.js';
 
-describe('JSON conversion', () => {
-  it.each([
-    ['{"id":1}', { data: { id: 1 } }],
-    ['{"schema":{"type":"int64"},"payload":5}', { data: 5, schema: { type: 'int64' } }],
-    ['{"schema":null,"payload":{"a":1}}', { data: { a: 1 } }],
-    ['"text"', { data: 'text' }],
-  ])('%s reads as %j', (text, converted) => {
-    expect(convertJson(Buffer.from(text))).toEqual(converted);
-  });
-
-  it('reads no bytes as a tombstone and refuses bytes that are not JSON', () => {
-    expect(convertJson(null)).toEqual({ data: null });
-    expect(() => convertJson(Buffer.from('{oops'))).toThrow(/serialization error/);
-  });
-
+describe('committed offsets', () => {
   it('commits the offset after the last record of each partition', () => {
     const records = [
       sinkRecord({ offset: 3 }),
@@ -29,6 +15,11 @@ describe('JSON conversion', () => {
       { topic: 'orders', partition: 0, offset: 6 },
       { topic: 'orders', partition: 1, offset: 1 },
     ]);
+  });
+
+  it('commits where a record was consumed, whatever topic a transform gave it', () => {
+    const routed = sinkRecord({ topic: 'archive', originalTopic: 'orders', offset: 8 });
+    expect(nextOffsetsOf([routed])).toEqual([{ topic: 'orders', partition: 0, offset: 9 }]);
   });
 });
 
