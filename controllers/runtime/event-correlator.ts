@@ -4,12 +4,12 @@ import type { EventType, ObjectReference } from '../../control-plane/event-objec
  * What client-go's event correlator decides for each event a controller records, so repeats
  * never become a storm:
  *
- * - the spam filter: a token bucket per distinct event (25 at once, then one every five
- *   minutes); an event without a token is dropped;
  * - the aggregator: once ten events of one object, type and reason with different messages
  *   arrive within ten minutes, the next ones become one event whose message says it is combined;
  * - the logger: an event seen before (same object, type, reason and message) is not written
- *   again but counted: its `count` grows and its `lastTimestamp` moves.
+ *   again but counted: its `count` grows and its `lastTimestamp` moves;
+ * - the spam filter: a token bucket per object and type (25 writes at once, then one every five
+ *   minutes); a write without a token is skipped, its occurrence still counted.
  *
  * Decisions only; `StoreEventRecorder` writes them.
  */
@@ -112,26 +112,25 @@ export class EventCorrelator {
     this.logged = new RecentMap(size);
   }
 
-  /** What to do with `event` recorded at `now`. */
+  /**
+   * What to do with `event` recorded at `now`. As client-go's correlator: aggregated first, then
+   * counted, then filtered, so a repeat the spam filter drops still counts, and the next one
+   * written carries every occurrence.
+   */
   correlate(event: RecordedEvent, now: Date): Correlation {
     const at = now.getTime();
     const object = objectKey(event.involvedObject);
-    if (!this.takeToken(JSON.stringify([object, event.type, event.reason, event.message]), at)) {
-      return { action: 'drop' };
-    }
     const { key, message } = this.aggregate(object, event, at);
-    const seen = this.logged.get(key);
+    let seen = this.logged.get(key);
+    const action = seen === undefined ? 'create' : 'count';
     if (seen === undefined) {
-      const created = {
-        name: this.nameFor(event.involvedObject, at),
-        count: 1,
-        firstTimestamp: now.toISOString(),
-      };
-      this.logged.set(key, created);
-      return { action: 'create', key, message, ...created };
+      seen = { name: this.nameFor(event.involvedObject, at), count: 1, firstTimestamp: now.toISOString() };
+    } else {
+      seen.count += 1;
     }
-    seen.count += 1;
-    return { action: 'count', key, message, ...seen };
+    this.logged.set(key, seen);
+    if (!this.takeToken(JSON.stringify([object, event.type]), at)) return { action: 'drop' };
+    return { action, key, message, ...seen };
   }
 
   /**
