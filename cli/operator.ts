@@ -1,5 +1,5 @@
 import { createApp } from '../apiserver/app.js';
-import { LEASE_KIND, NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
+import { EVENT_KIND, LEASE_KIND, NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
 import { startServer } from '../apiserver/server.js';
 import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { runWithLeaderElection } from '../controllers/runtime/leader-election.js';
@@ -62,6 +62,15 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     verbs: {
       get: 'ObjectStore.delete reads the namespace first, to pin its uid',
       delete: 'organization deletion removes the namespace of an organization once it is empty',
+    },
+    scope: 'cluster',
+  },
+  {
+    apiGroup: '',
+    resources: ['events'],
+    verbs: {
+      create: 'the event recorder writes an Event about a reconciled object the first time it happens',
+      patch: 'the event recorder counts a repeat on the Event it wrote (count, lastTimestamp)',
     },
     scope: 'cluster',
   },
@@ -234,6 +243,7 @@ export async function runOperator(config: Config, logger: Logger): Promise<Runni
   const { store, database, kubeConfig } = await openClusterDependencies(config, logger, metrics, [
     LEASE_KIND,
     NAMESPACE_KIND,
+    EVENT_KIND,
     ...(config.workloads.runtime === 'kubernetes' ? KUBERNETES_WORKLOAD_KINDS : []),
   ]);
 

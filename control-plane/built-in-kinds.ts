@@ -69,10 +69,25 @@ export const CLUSTER_ROLE_BINDING_KIND = builtIn(
   false,
 );
 
+/**
+ * Core `v1` Event: what controllers record about the objects they reconcile, and what
+ * `kubectl describe` and `kubectl events` show. Its table is built in `kubernetes-api/table.ts`
+ * (Last Seen, Type, Reason, Object, Message), as a kube-apiserver prints it.
+ */
+export const EVENT_KIND = builtIn('', 'Event', 'events', true, ['ev']);
+
+/**
+ * `events.k8s.io/v1` Event: the same objects as `EVENT_KIND` under the newer field names
+ * (`regarding`, `note`, `series`). The Kubernetes API serves it as a view of the stored core
+ * Events, as a kube-apiserver converts between the two; the store never holds it.
+ */
+export const EVENTS_V1_KIND: KindDescriptor = builtIn('events.k8s.io', 'Event', 'events', true, ['ev']);
+
 /** The kinds the store must serve besides the custom resources for the Kubernetes API to work. */
 export const KUBERNETES_API_KINDS: readonly KindDescriptor[] = [
   NAMESPACE_KIND,
   LEASE_KIND,
+  EVENT_KIND,
   SERVICE_ACCOUNT_KIND,
   ROLE_KIND,
   CLUSTER_ROLE_KIND,
@@ -92,7 +107,7 @@ export const REVIEW_KINDS: readonly KindDescriptor[] = [
 ];
 
 export function isBuiltIn(kind: { group: string; plural: string }): boolean {
-  return KUBERNETES_API_KINDS.some(
+  return [...KUBERNETES_API_KINDS, EVENTS_V1_KIND].some(
     (builtIn) => builtIn.group === kind.group && builtIn.plural === kind.plural,
   );
 }

@@ -20,6 +20,8 @@ import {
   unknownResource,
 } from '../store-errors.js';
 import { StoreTables, type EventRow } from './store-tables.js';
+import { EVENT_KIND } from '../built-in-kinds.js';
+import { DEFAULT_EVENT_TTL_MS, eventLastSeen } from '../event-objects.js';
 import {
   apiVersionOf,
   StoreError,
@@ -74,6 +76,13 @@ export interface EmbeddedStoreOptions {
   watchBufferLimit?: number;
   /** How long a write waits for another connection's lock on the file. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * How long an Event (when the store serves them) lives after its last write, as
+   * kube-apiserver's `--event-ttl`. Default one hour.
+   */
+  eventTtlMs?: number;
+  /** How often expired Events are removed. Default 60000 ms. */
+  expirySweepIntervalMs?: number;
 }
 
 /** Write options of the embedded store: the interface's, plus how undeclared fields are treated. */
@@ -134,6 +143,7 @@ export class EmbeddedStore implements ObjectStore {
   private readonly pending: PendingWrite[] = [];
   private readonly historyLimit: number;
   private readonly now: () => Date;
+  private readonly expirySweep: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -158,6 +168,48 @@ export class EmbeddedStore implements ObjectStore {
       this.served.set(resource, kind);
       this.byApiVersionKind.set(`${kind.apiVersion}/${descriptor.kind}`, kind);
     }
+    if (this.served.has(resourceKey(EVENT_KIND))) {
+      this.expirySweep = setInterval(() => {
+        this.removeExpiredEvents().catch((error: unknown) =>
+          options.logger?.warn({ err: error }, 'could not remove expired events'),
+        );
+      }, options.expirySweepIntervalMs ?? 60_000);
+      // The sweep must never keep a stopping process alive; close() clears it.
+      this.expirySweep.unref();
+    }
+  }
+
+  /**
+   * Removes the Events last written longer than `eventTtlMs` ago, as a kube-apiserver lets an
+   * event's etcd lease lapse; answers how many went. Runs every `expirySweepIntervalMs`.
+   */
+  async removeExpiredEvents(): Promise<number> {
+    const kind = this.served.get(resourceKey(EVENT_KIND));
+    if (!kind) return 0;
+    const cutoff = this.now().getTime() - (this.options.eventTtlMs ?? DEFAULT_EVENT_TTL_MS);
+    const expired = this.guard(() =>
+      this.readAfterQueuedWrites(() => {
+        const found: KubeObject[] = [];
+        for (const row of this.tables.iterate(kind.resource, undefined, { namespace: '', name: '' })) {
+          const object = JSON.parse(row.body) as KubeObject;
+          const lastWrite = Date.parse(eventLastSeen(object) ?? '');
+          if (!Number.isNaN(lastWrite) && lastWrite <= cutoff) found.push(object);
+        }
+        return found;
+      }),
+    );
+    const removed = await Promise.all(
+      expired.map((event) =>
+        this.delete(kind.descriptor, event.metadata.namespace, event.metadata.name, {
+          preconditions: { resourceVersion: event.metadata.resourceVersion },
+        }).then(
+          () => 1,
+          // Rewritten meanwhile (a repeat counted) or already gone: it stays, or is gone anyway.
+          () => 0,
+        ),
+      ),
+    );
+    return removed.reduce<number>((sum, count) => sum + count, 0);
   }
 
   /** The revision of the last committed write. */
@@ -358,6 +410,7 @@ export class EmbeddedStore implements ObjectStore {
     // Writes already queued were promised an answer: commit them before the file goes.
     this.flush();
     this.closed = true;
+    clearInterval(this.expirySweep);
     await this.walSync.drain();
     for (const streams of this.watchers.values()) for (const stream of [...streams]) stream.stop();
     this.watchers.clear();

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
-import type { EmbeddedStore } from '../embedded-store/index.js';
 import type { KubeObject } from '../types.js';
 import type { Logger } from '../../observability/logger.js';
+import type { ApiStore } from './converted-kinds.js';
 import { isGranted, mayUse, type KubeAuthenticator, type KubeIdentity } from './authentication.js';
 import { isAllowed, type ScopedRule } from './authorization.js';
 import { NAMESPACE_KIND } from '../built-in-kinds.js';
@@ -13,7 +13,8 @@ import { includeObjectOf, partialObjectMetadata, tableOf } from './table.js';
 
 /** What every handler of the Kubernetes API works with. */
 export interface ApiContext {
-  store: EmbeddedStore;
+  /** The embedded store, with the kinds served in another form than stored converted. */
+  store: ApiStore;
   /** Every credential the API accepts, ServiceAccount tokens included. */
   authenticate: KubeAuthenticator;
   /** Signs and verifies ServiceAccount tokens. */

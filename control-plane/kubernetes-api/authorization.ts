@@ -4,7 +4,7 @@
  * namespace. Denials are the default; there are no deny rules. Identities the platform grants
  * namespaces to (the start-up token, platform users) are decided by their grant instead.
  */
-import type { EmbeddedStore } from '../embedded-store/index.js';
+import type { ApiStore } from './converted-kinds.js';
 import {
   CLUSTER_ROLE_BINDING_KIND,
   CLUSTER_ROLE_KIND,
@@ -67,7 +67,7 @@ function rulesOf(role: KubeObject | undefined): PolicyRule[] {
 }
 
 async function readRole(
-  store: EmbeddedStore,
+  store: ApiStore,
   ref: RoleRef,
   namespace: string | undefined,
 ): Promise<KubeObject | undefined> {
@@ -104,7 +104,7 @@ const AUTHENTICATED_RULES: readonly ScopedRule[] = [
 ];
 
 /** Every rule bound to the identity, read from the store's RBAC objects. */
-export async function rulesFor(store: EmbeddedStore, identity: RbacIdentity): Promise<ScopedRule[]> {
+export async function rulesFor(store: ApiStore, identity: RbacIdentity): Promise<ScopedRule[]> {
   const [clusterBindings, bindings] = await Promise.all([
     store.list(CLUSTER_ROLE_BINDING_KIND, {}),
     store.list(ROLE_BINDING_KIND, {}),

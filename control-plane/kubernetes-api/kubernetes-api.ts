@@ -44,6 +44,10 @@ import {
   updateObject,
 } from './resource-writes.js';
 import { ResourceCatalog } from './served-resources.js';
+import { convertingStore, EVENTS_V1_CONVERSION } from './converted-kinds.js';
+
+/** Kinds served in a form of their own over a stored kind. */
+const CONVERTED_KINDS = [EVENTS_V1_CONVERSION];
 
 export interface KubernetesApiDependencies {
   /** The embedded store; it must serve `KUBERNETES_API_KINDS` besides the custom resources. */
@@ -116,11 +120,14 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
       `the Kubernetes API needs the store to serve ${missing.map((kind) => kind.kind).join(', ')}: open it with KUBERNETES_API_KINDS among its kinds`,
     );
   }
-  const catalog = new ResourceCatalog(kinds, REVIEW_KINDS);
+  const catalog = new ResourceCatalog(
+    [...kinds, ...CONVERTED_KINDS.map((conversion) => conversion.served)],
+    REVIEW_KINDS,
+  );
   const now = deps.now ?? (() => new Date());
   const tokenKey = deps.tokenSigningKey ?? randomBytes(32);
   const context: ApiContext = {
-    store: deps.store,
+    store: convertingStore(deps.store, CONVERTED_KINDS),
     catalog,
     logger: deps.logger,
     now,

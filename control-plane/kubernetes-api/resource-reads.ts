@@ -83,7 +83,7 @@ function scopeOf(call: ResourceCall): {
   namespace: string | undefined;
   keep: (object: KubeObject) => boolean;
 } {
-  const fields = parseFieldSelector(queryValue(call.req, 'fieldSelector'));
+  const fields = parseFieldSelector(queryValue(call.req, 'fieldSelector'), call.resource.descriptor);
   let namespace = call.namespace;
   if (call.resource.descriptor.namespaced && namespace === undefined && fields.namespace !== undefined) {
     namespace = fields.namespace;

@@ -291,7 +291,7 @@ export async function deleteObject(context: ApiContext, call: ResourceCall): Pro
 export async function deleteCollection(context: ApiContext, call: ResourceCall): Promise<void> {
   authorize(call, 'deletecollection');
   const options = deleteOptionsOf(call.req, optionalBody(call.req));
-  const fields = parseFieldSelector(queryValue(call.req, 'fieldSelector'));
+  const fields = parseFieldSelector(queryValue(call.req, 'fieldSelector'), call.resource.descriptor);
   const { descriptor, apiVersion } = call.resource;
   const list = await listMatching(
     context,

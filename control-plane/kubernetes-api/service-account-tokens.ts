@@ -4,7 +4,7 @@
  * when the account is deleted, even if it is created again under the same name.
  */
 import { jwtVerify, SignJWT } from 'jose';
-import type { EmbeddedStore } from '../embedded-store/index.js';
+import type { ApiStore } from './converted-kinds.js';
 import { SERVICE_ACCOUNT_KIND } from '../built-in-kinds.js';
 import { isStoreError, type KubeObject } from '../types.js';
 import { bearerToken, type KubeAuthenticator, type RbacIdentity } from './authentication.js';
@@ -93,7 +93,7 @@ export async function verifyServiceAccountToken(
 
 /** The ServiceAccount, or undefined when it does not exist. */
 export async function readServiceAccount(
-  store: EmbeddedStore,
+  store: ApiStore,
   namespace: string,
   name: string,
 ): Promise<KubeObject | undefined> {
@@ -107,7 +107,7 @@ export async function readServiceAccount(
 
 /** Accepts a ServiceAccount token whose account still exists with the uid it was issued for. */
 export function serviceAccountAuthenticator(
-  store: EmbeddedStore,
+  store: ApiStore,
   key: Uint8Array,
   now: () => Date,
 ): KubeAuthenticator {

@@ -1,5 +1,6 @@
 import type { PrinterColumn } from '../kind-descriptor.js';
 import type { KubeObject } from '../types.js';
+import { computedColumnsOf, type ComputedColumn } from './event-table.js';
 import { evaluateJsonPath } from './json-path.js';
 import { objectAge } from './object-age.js';
 import type { ServedResource } from './served-resources.js';
@@ -92,15 +93,44 @@ function rowObject(object: KubeObject, include: IncludeObject): unknown {
   return undefined;
 }
 
+/** A table of computed columns (Events): no Name and Age columns of their own, as kube prints them. */
+function computedTable(
+  columns: readonly ComputedColumn[],
+  objects: readonly KubeObject[],
+  options: TableOptions,
+  metadata: Table['metadata'],
+): Table {
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata,
+    columnDefinitions: columns.map(({ name, type, description, priority }) => ({
+      name,
+      type,
+      format: '',
+      description,
+      priority,
+    })),
+    rows: objects.map((object) => {
+      const row: TableRow = { cells: columns.map((column) => column.cell(object, options.now)) };
+      const included = rowObject(object, options.includeObject);
+      if (included !== undefined) row.object = included;
+      return row;
+    }),
+  };
+}
+
 export function tableOf(
   resource: ServedResource,
   objects: readonly KubeObject[],
   options: TableOptions,
 ): Table {
-  const columns = columnsOf(resource);
   const metadata: Table['metadata'] = {};
   if (options.resourceVersion !== undefined) metadata.resourceVersion = options.resourceVersion;
   if (options.continue !== undefined) metadata.continue = options.continue;
+  const computed = computedColumnsOf(resource);
+  if (computed !== undefined) return computedTable(computed, objects, options, metadata);
+  const columns = columnsOf(resource);
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',

@@ -3,7 +3,9 @@ import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Clock, TimerHandle } from './clock.js';
 import { systemClock } from './clock.js';
-import { setCondition } from './conditions.js';
+import { findCondition, setCondition } from './conditions.js';
+import { StoreEventRecorder, type EventRecorder } from './event-recorder.js';
+import { statusTransitionEvent } from './status-events.js';
 import type { CacheReader, ControllerDefinition, ReconcileRequest } from './controller.js';
 import { TerminalError } from './controller.js';
 import { Informer } from '../../control-plane/informer.js';
@@ -17,6 +19,8 @@ export interface ControllerRunnerOptions {
   logger: Logger;
   metrics: Metrics;
   clock?: Clock;
+  /** Where reconciles record Events; by default core v1 Events written to `store`. */
+  events?: EventRecorder;
   /** Informer reconnect delay, injected by tests. */
   informerDelay?: (ms: number) => Promise<void>;
 }
@@ -31,6 +35,15 @@ interface RunningController {
 const typeKey = (type: ResourceType) => `${type.plural}.${type.group}/${type.version}`;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function statusConditions(object: KubeObject | undefined): Condition[] | undefined {
+  const status = object?.status as { conditions?: Condition[] } | undefined;
+  return status?.conditions;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 function requestKey(request: ReconcileRequest): string {
   return request.namespace ? `${request.namespace}/${request.name}` : request.name;
@@ -59,11 +72,20 @@ export class ControllerRunner {
   private readonly informers = new Map<string, Informer>();
   private readonly controllers: RunningController[] = [];
   private readonly clock: Clock;
+  readonly events: EventRecorder;
   private sequence = 0;
   private started = false;
 
   constructor(private readonly options: ControllerRunnerOptions) {
     this.clock = options.clock ?? systemClock;
+    this.events =
+      options.events ??
+      new StoreEventRecorder({
+        store: options.store,
+        clock: this.clock,
+        logger: options.logger,
+        component: 'cloudplane-controllers',
+      });
   }
 
   readonly cache: CacheReader = {
@@ -215,13 +237,17 @@ export class ControllerRunner {
     let result: 'success' | 'requeue' | 'error' | 'terminal' = 'success';
     try {
       const outcome = await definition.reconcile(request, {
-        store: this.options.store,
+        store: this.statusObserving(definition.for, cached),
         cache: this.cache,
         clock: this.clock,
+        events: this.events,
         logger,
         reconcileId,
       });
       queue.forget(key);
+      if (findCondition(statusConditions(cached), 'Stalled')?.status === 'True') {
+        await this.clearStalled(definition.for, request);
+      }
       if (outcome?.requeueAfterMs !== undefined) {
         result = 'requeue';
         queue.addAfter(key, outcome.requeueAfterMs);
@@ -237,13 +263,77 @@ export class ControllerRunner {
         result = 'error';
         const retryInMs = queue.nextBackoff(key);
         queue.addAfter(key, retryInMs);
-        const level = isStoreError(error, 'Conflict') ? 'debug' : 'error';
-        logger[level]({ err: error, retryInMs }, 'reconcile failed; will retry');
+        const conflict = isStoreError(error, 'Conflict');
+        logger[conflict ? 'debug' : 'error']({ err: error, retryInMs }, 'reconcile failed; will retry');
+        // A stale read is the runtime's business, not the object's: it retries at once.
+        if (!conflict && cached !== undefined) {
+          this.events.warning(cached, 'ReconcileFailed', `${errorMessage(error)}; retrying`);
+        }
       }
     } finally {
       stopTimer();
       metrics.reconcileTotal.inc({ kind: definition.for.kind, result });
     }
+  }
+
+  /**
+   * The store as one reconcile sees it: each status write of the reconciled object is compared
+   * with the status it replaced, and a change of `Ready` is recorded as an Event.
+   */
+  private statusObserving(type: ResourceType, cached: KubeObject | undefined): ObjectStore {
+    const { store } = this.options;
+    let known = cached;
+    const observe = <T extends KubeObject>(written: T): T => {
+      const sameObject =
+        written.kind === type.kind &&
+        written.apiVersion === apiVersionOf(type) &&
+        (known === undefined || known.metadata.uid === written.metadata.uid);
+      if (!sameObject) return written;
+      const event = statusTransitionEvent(known?.status, written.status);
+      if (event) {
+        if (event.type === 'Warning') this.events.warning(written, event.reason, event.message);
+        else this.events.normal(written, event.reason, event.message);
+      }
+      known = written;
+      return written;
+    };
+    return {
+      get: store.get.bind(store),
+      list: store.list.bind(store),
+      create: store.create.bind(store),
+      update: store.update.bind(store),
+      delete: store.delete.bind(store),
+      watch: store.watch.bind(store),
+      ping: store.ping.bind(store),
+      close: store.close.bind(store),
+      updateStatus: async <T extends KubeObject>(kind: ResourceType, object: T, options?: object) =>
+        observe(await store.updateStatus<T>(kind, object, options)),
+      patch: async <T extends KubeObject>(
+        kind: ResourceType,
+        namespace: string | undefined,
+        name: string,
+        patch: unknown,
+        options?: { subresource?: 'status'; dryRun?: boolean },
+      ) => {
+        const written = await store.patch<T>(kind, namespace, name, patch, options);
+        return options?.subresource === 'status' ? observe(written) : written;
+      },
+    };
+  }
+
+  /** A reconcile that went through after a terminal error: the object is no longer stalled. */
+  private async clearStalled(type: ResourceType, request: ReconcileRequest): Promise<void> {
+    const object = await this.options.store.get<KubeObject<unknown, Record<string, unknown>>>(
+      type,
+      request.namespace,
+      request.name,
+    );
+    const conditions = statusConditions(object);
+    if (findCondition(conditions, 'Stalled')?.status !== 'True') return;
+    await writeStatusIfChanged(this.options.store, type, object, {
+      ...(object.status ?? {}),
+      conditions: conditions!.filter((condition) => condition.type !== 'Stalled'),
+    });
   }
 
   private async recordTerminalError(
@@ -270,8 +360,21 @@ export class ControllerRunner {
         },
         this.clock.now(),
       );
+      // kstatus: Stalled says the controller cannot make progress until someone acts.
+      status.conditions = setCondition(
+        status.conditions as Condition[],
+        {
+          type: 'Stalled',
+          status: 'True',
+          reason: error.reason,
+          message: error.message,
+          observedGeneration: object.metadata.generation,
+        },
+        this.clock.now(),
+      );
       if (error.phase) status.phase = error.phase;
       status.observedGeneration = object.metadata.generation;
+      this.events.warning(object, error.reason, error.message);
       await writeStatusIfChanged(this.options.store, type, object, status);
     } catch (writeError) {
       if (!isStoreError(writeError, 'NotFound')) {

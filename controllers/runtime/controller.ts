@@ -1,5 +1,6 @@
 import type { Logger } from '../../observability/logger.js';
 import type { Clock } from './clock.js';
+import type { EventRecorder } from './event-recorder.js';
 import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 import type { BackoffPolicy } from './work-queue.js';
 
@@ -41,6 +42,12 @@ export interface ReconcileContext {
   /** Reads: what the informers hold, current as of the event that woke this reconcile or later. */
   cache: CacheReader;
   clock: Clock;
+  /**
+   * Records Events about objects for `kubectl describe`. The runtime already records each
+   * change of the reconciled object's `Ready` condition, terminal errors and failed reconciles;
+   * a controller records what it alone knows (a child created, a password rotated).
+   */
+  events: EventRecorder;
   /** Carries kind, namespace, name, generation and reconcile_id on every line. */
   logger: Logger;
   reconcileId: string;

@@ -36,7 +36,7 @@ describe('discovery', () => {
     });
   });
 
-  it('lists the core version: namespaces, and service accounts with their token subresource', async () => {
+  it('lists the core version: namespaces, events, and service accounts with their token subresource', async () => {
     expect(await json(await server.request('/api'))).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     expect(await json(await server.request('/api/v1'))).toMatchObject({
       kind: 'APIResourceList',
@@ -48,6 +48,7 @@ describe('discovery', () => {
           kind: 'Namespace',
           shortNames: ['ns'],
         }),
+        expect.objectContaining({ name: 'events', namespaced: true, kind: 'Event', shortNames: ['ev'] }),
         expect.objectContaining({
           name: 'serviceaccounts',
           namespaced: true,
@@ -64,7 +65,7 @@ describe('discovery', () => {
     });
   });
 
-  it('lists cloudplane.dev, the groups of the store kinds, coordination.k8s.io and the RBAC and review groups', async () => {
+  it('lists cloudplane.dev, the groups of the store kinds, coordination.k8s.io, the RBAC, events and review groups', async () => {
     const body = await json<{ groups: { name: string; preferredVersion: { groupVersion: string } }[] }>(
       await server.request('/apis'),
     );
@@ -73,6 +74,7 @@ describe('discovery', () => {
       'test.cloudplane.dev',
       'coordination.k8s.io',
       'rbac.authorization.k8s.io',
+      'events.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
     ]);

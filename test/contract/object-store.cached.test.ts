@@ -1,3 +1,4 @@
+import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ const logger = createLogger('silent');
 
 describeObjectStoreContract('cached reads over the embedded store', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-cached-'));
-  const inner = openEmbeddedStore({ path: path.join(dir, 'store.db'), kinds: KINDS });
+  const inner = openEmbeddedStore({ path: path.join(dir, 'store.db'), kinds: [...KINDS, EVENT_KIND] });
   const store = new CachedReadStore(inner, { kinds: [widgetKind, gadgetKind], logger });
   await store.synced();
   return {

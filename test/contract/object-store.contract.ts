@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
+import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
+import type { CoreEvent } from '../../control-plane/event-objects.js';
+import { StoreEventRecorder } from '../../controllers/runtime/event-recorder.js';
+import { capturedLogger } from '../fixtures/captured-logger.js';
+import { FakeClock } from '../fixtures/fake-clock.js';
 import { anObject, ownedBy, type Widget, type WidgetShape } from '../fixtures/store-kinds.js';
 import { revisionOf, summarize, WatchReader } from '../fixtures/store-watch.js';
 
@@ -8,7 +13,8 @@ import { revisionOf, summarize, WatchReader } from '../fixtures/store-watch.js';
  * What every ObjectStore backend must do, through the interface only. `type` and `otherType` are
  * two namespaced kinds with the Widget schema of test/fixtures/store-kinds.ts (spec.size an
  * integer ≥ 0, spec.color one of red, green, blue) and the status subresource; `namespace`
- * exists. Cases use unique names and labels, so a shared, long-lived backend can run them.
+ * exists. The store also serves core v1 Events (`EVENT_KIND`), which the controllers' event
+ * recorder writes. Cases use unique names and labels, so a shared, long-lived backend can run them.
  */
 export interface ObjectStoreFixture {
   store: ObjectStore;
@@ -746,6 +752,58 @@ export function describeObjectStoreContract(name: string, setup: () => Promise<O
         const ended = watch.end();
         watch.stop();
         await expect(ended).resolves.toMatchObject({ done: true });
+      });
+    });
+
+    describe('events, as the controllers’ recorder writes them', () => {
+      it('writes the first occurrence as a core v1 Event and counts repeats on it, found by involvedObject', async () => {
+        const subject = await create();
+        const clock = new FakeClock('2026-03-01T10:00:00Z');
+        const recorder = new StoreEventRecorder({
+          store,
+          clock,
+          logger: capturedLogger().logger,
+          component: 'contract-test',
+          instance: 'here',
+        });
+        recorder.warning(subject, 'SizeUnavailable', 'no size 3 is offered; pick 1 or 2');
+        await clock.advance(2000);
+        recorder.warning(subject, 'SizeUnavailable', 'no size 3 is offered; pick 1 or 2');
+        recorder.normal(subject, 'Created', 'the widget exists');
+        await recorder.flush();
+        const events = (await store.list(EVENT_KIND, { namespace })).items as unknown as CoreEvent[];
+        const about = events
+          .filter((event) => event.involvedObject.uid === subject.metadata.uid)
+          .map((event) => ({
+            type: event.type,
+            reason: event.reason,
+            count: event.count,
+            firstTimestamp: event.firstTimestamp,
+            lastTimestamp: event.lastTimestamp,
+            kind: event.involvedObject.kind,
+            name: event.involvedObject.name,
+          }))
+          .sort((a, b) => (a.reason ?? '').localeCompare(b.reason ?? ''));
+        expect(about).toEqual([
+          {
+            type: 'Normal',
+            reason: 'Created',
+            count: 1,
+            firstTimestamp: '2026-03-01T10:00:02.000Z',
+            lastTimestamp: '2026-03-01T10:00:02.000Z',
+            kind: type.kind,
+            name: subject.metadata.name,
+          },
+          {
+            type: 'Warning',
+            reason: 'SizeUnavailable',
+            count: 2,
+            firstTimestamp: '2026-03-01T10:00:00.000Z',
+            lastTimestamp: '2026-03-01T10:00:02.000Z',
+            kind: type.kind,
+            name: subject.metadata.name,
+          },
+        ]);
       });
     });
 

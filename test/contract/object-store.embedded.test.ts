@@ -1,3 +1,4 @@
+import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ function temporaryDirectory(): string {
 
 describeObjectStoreContract('embedded SQLite', async () => {
   const dir = temporaryDirectory();
-  const store = openEmbeddedStore({ path: path.join(dir, 'store.db'), kinds: KINDS });
+  const store = openEmbeddedStore({ path: path.join(dir, 'store.db'), kinds: [...KINDS, EVENT_KIND] });
   return {
     store,
     type: widgetKind,

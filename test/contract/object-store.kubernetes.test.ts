@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
+import { EVENT_KIND, NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import {
   openKubernetesStore,
   type KubernetesStoreOptions,
@@ -30,7 +30,7 @@ describeObjectStoreContract('Kubernetes API (the embedded control plane over HTT
   const api = await startEmbeddedKubernetesApi(KINDS);
   const store = openKubernetesStore({
     kubeConfig: loadKubeConfig(api.kubeconfigPath),
-    kinds: KINDS,
+    kinds: [...KINDS, EVENT_KIND],
     logger: capturedLogger().logger,
   });
   return {
@@ -130,7 +130,7 @@ describe.skipIf(CLUSTER_KUBECONFIG === undefined)(
         kind: 'Namespace',
         metadata: { name: namespace },
       });
-      const store = openKubernetesStore({ kubeConfig, kinds: KINDS, logger });
+      const store = openKubernetesStore({ kubeConfig, kinds: [...KINDS, EVENT_KIND], logger });
       await eventually(() => store.list(widgetKind, { namespace, limit: 1 }), 60_000);
       return {
         store,

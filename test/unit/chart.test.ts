@@ -653,12 +653,13 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('lets the operator write status and finalizers, delete emptied namespaces, run data services and stack services, and nothing more', () => {
+    it('lets the operator write status and finalizers, record events, delete emptied namespaces, run data services and stack services, and nothing more', () => {
       const dataServiceVerbs = ['get', 'create', 'patch', 'delete'];
       expect(rules(withoutKinds, 'ClusterRole', 'cloudplane-operator')).toEqual([
         { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
         { apiGroups: ['cloudplane.dev'], resources: ['*/finalizers'], verbs: ['update'] },
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'delete'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
         { apiGroups: ['postgresql.cnpg.io'], resources: ['clusters', 'backups'], verbs: dataServiceVerbs },
         { apiGroups: ['apps'], resources: ['statefulsets'], verbs: dataServiceVerbs },
         {
