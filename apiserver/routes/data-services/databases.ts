@@ -26,7 +26,7 @@ import {
   type DatabaseVersion,
 } from '../../../crds/data-services.js';
 import { ACCEPTED_ENGINE_NAMES, DATABASE_ENGINES, engineNamed } from '../../../crds/database-engines.js';
-import { badRequest, conflict, notFound, serviceUnavailable } from '../../errors.js';
+import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
