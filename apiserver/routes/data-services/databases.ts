@@ -43,6 +43,7 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly DatabasePhase[] = [
   'provisioning',
@@ -179,7 +180,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
       },
       async handler({ query, principal, store }) {
         const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
-        const rows = items
+        const rows = withoutDeleted(items)
           .filter((database) => database.spec)
           .sort(byCreation)
           .map(describeDatabase)

@@ -37,6 +37,7 @@ import {
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const CLEANUP_POLICIES: readonly StreamingCleanupPolicy[] = ['delete', 'compact'];
 
@@ -177,7 +178,8 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         const { items } = await store.list<StreamingTopic>(STREAMING_TOPIC, {
           namespace: cluster.metadata.namespace,
         });
-        return pageOf(childrenOf(items, cluster.metadata.name).sort(byCreation).map(describeTopic), query);
+        const topics = withoutDeleted(childrenOf(items, cluster.metadata.name));
+        return pageOf(topics.sort(byCreation).map(describeTopic), query);
       },
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }>({

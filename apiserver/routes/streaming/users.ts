@@ -41,6 +41,7 @@ import {
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const OPERATIONS: readonly StreamingAclOperation[] = [
   'read',
@@ -162,7 +163,8 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         const { items } = await store.list<StreamingUser>(STREAMING_USER, {
           namespace: cluster.metadata.namespace,
         });
-        return pageOf(childrenOf(items, cluster.metadata.name).sort(byCreation).map(describeUser), query);
+        const users = withoutDeleted(childrenOf(items, cluster.metadata.name));
+        return pageOf(users.sort(byCreation).map(describeUser), query);
       },
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }, StreamingRouteServices>({
