@@ -221,6 +221,26 @@ const FAMILIES: [string, Family][] = [
       },
     },
   ],
+  [
+    'NAT gateways',
+    {
+      async make() {
+        const vpc = await created('/api/v1/vpcs', {
+          name: 'exits',
+          cidr_block: '10.4.0.0/16',
+          region: 'us-east-1',
+        });
+        const subnet = await created(`/api/v1/vpcs/${vpc}/subnets`, {
+          name: 'public',
+          cidr_block: '10.4.0.0/24',
+          availability_zone: 'us-east-1a',
+        });
+        const id = await created(`/api/v1/vpcs/${vpc}/nat-gateways`, { subnet_id: subnet });
+        const list = `/api/v1/vpcs/${vpc}/nat-gateways`;
+        return { item: `${list}/${id}`, list, id, readable: false };
+      },
+    },
+  ],
 ];
 
 describe('a DELETE answered 204', () => {
@@ -242,6 +262,22 @@ describe('a DELETE answered 204', () => {
       }
       expect(idsOf((await call('GET', list)).body)).not.toContain(id);
       expect((await call('DELETE', item)).status).toBe(404);
+    },
+  );
+  it.each([
+    ['topic', 'topics', { name: 'again' }],
+    ['user', 'users', { name: 'again', password: 'a-long-password-1' }],
+  ])(
+    'answers a %s created again while its cleanup goes on with 409 saying so',
+    async (noun, plural, body) => {
+      const cluster = await created(STREAMING, { name: `again-${plural}`, region: 'us-east-1' });
+      const list = `${STREAMING}/${cluster}/${plural}`;
+      await created(list, body);
+      await holdEverything();
+      expect((await call('DELETE', `${list}/again`)).status).toBe(204);
+      const again = await call('POST', list, body);
+      expect(again.status).toBe(409);
+      expect(JSON.stringify(again.body)).toContain(`${noun} again is still being deleted`);
     },
   );
 });

@@ -123,3 +123,16 @@ export function notReadyMessage(
 export function invalidField(problem: Problem): ApiError {
   return unprocessable(`${problem.field}: ${problem.message}`, { details: { field: problem.field } });
 }
+
+/**
+ * The 409 of a topic or user name in use. A deleted one no longer shows, but its name is its
+ * object's until the brokers are done with it: the answer says to wait rather than that it exists.
+ */
+export function nameInUse(noun: 'topic' | 'user', name: string, beingDeleted: boolean): ApiError {
+  return conflict(
+    beingDeleted
+      ? `${noun} ${name} is still being deleted; create it again once it is gone`
+      : `a ${noun} named ${name} exists`,
+    { details: { field: 'name' } },
+  );
+}
