@@ -13,7 +13,10 @@ export interface FieldProblem {
   /** The JSON Schema keyword: `required`, `type`, `enum`, `maximum`, `additionalProperties`, … */
   rule: string;
   message: string;
-  /** Set when the rule is one of the domain's (`x-domain-rule`): alone, such problems are a 422. */
+  /**
+   * Set while validating when the rule is one of the domain's (`x-domain-rule`): alone, such
+   * problems are a 422. Not part of the answer.
+   */
   domain?: true;
 }
 
@@ -135,10 +138,10 @@ export class RequestValidation {
         }
       }
       if (problems.length === 0) return validated;
+      const fields = problems.map(({ domain: _domain, ...problem }) => problem);
       if (problems.every((problem) => problem.domain))
-        throw unprocessable(summary(problems), { details: { fields: problems } });
-      throw badRequest(summary(problems), { details: { fields: problems } });
-      return validated;
+        throw unprocessable(summary(problems), { details: { fields } });
+      throw badRequest(summary(problems), { details: { fields } });
     };
   }
 }

@@ -15,6 +15,9 @@ import {
 } from '../invocation.js';
 import { cellText, renderFields, renderTable } from '../output.js';
 import { untilGone, waitFor } from '../waiting.js';
+import type { paths } from '../../sdk/index.js';
+
+type VaultCluster = paths['/api/v1/vault/{id}']['get']['responses'][200]['content']['application/json'];
 
 const clusterPath = (id: string) => ({ params: { path: { id } } });
 const secretPath = (id: string, path: string) => ({ params: { path: { id, path } } });
@@ -62,22 +65,24 @@ function clusterCommands(vault: Command, environment: ClientEnvironment): void {
             `Unseal keys (shown only now; keep them apart):\n${keys.map((key) => `  ${key}\n`).join('')}`,
           );
         }
-        if (flags.wait) {
-          await waitFor({
-            terminal: run.terminal,
-            what: `vault ${name}`,
-            timeoutMs: timeoutOf(flags),
-            async poll() {
-              const current = answerOf(await api.GET('/api/v1/vault/{id}', clusterPath(created.id!)));
-              if (current.status === 'running' || current.status === 'sealed') {
-                return { state: 'done', value: current, status: current.status };
-              }
-              if (current.status === 'error') return { state: 'failed', message: 'error' };
-              return { state: 'pending', status: current.status ?? 'provisioning' };
-            },
-          });
-        }
-        run.say(created, `Created vault cluster ${created.id}`);
+        const cluster = flags.wait
+          ? await waitFor<VaultCluster>({
+              terminal: run.terminal,
+              what: `vault ${name}`,
+              timeoutMs: timeoutOf(flags),
+              async poll() {
+                const current = answerOf(await api.GET('/api/v1/vault/{id}', clusterPath(created.id!)));
+                if (current.status === 'running' || current.status === 'sealed') {
+                  return { state: 'done', value: current, status: current.status };
+                }
+                if (current.status === 'error') return { state: 'failed', message: 'error' };
+                return { state: 'pending', status: current.status ?? 'provisioning' };
+              },
+            })
+          : created;
+        // The cluster as the wait left it; its unseal keys exist only in the create's answer.
+        const shown = keys.length > 0 ? { ...cluster, unseal_keys: keys } : cluster;
+        run.say(shown, `Created vault cluster ${cluster.id} (${cluster.status})`);
       },
     ),
     [

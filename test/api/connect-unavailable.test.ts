@@ -102,6 +102,16 @@ describe('the MongoDB source', () => {
     expect(JSON.stringify(status)).not.toContain('s3cret');
     expect((await connect('GET', '/connectors/carts-capture/offsets')).body).toEqual({ offsets: [] });
   });
+
+  it.each([
+    ['no body', undefined],
+    ['{}', {}],
+    ['null', null],
+  ])('takes %s on the actions that take no body, as Connect clients send them', async (_case, body) => {
+    expect((await connect('PUT', '/connectors/carts-capture/pause', body)).status).toBe(202);
+    expect((await connect('PUT', '/connectors/carts-capture/resume', body)).status).toBe(202);
+    expect((await connect('POST', '/connectors/carts-capture/restart', body)).status).toBeLessThan(300);
+  });
 });
 
 describe('the search-index sink', () => {

@@ -186,6 +186,25 @@ describe('the wire format', () => {
     expect((await registry('PUT', '/mode', { mode: 'READWRITE' })).body).toEqual({ mode: 'READWRITE' });
   });
 
+  it.each(['', '{}', 'null'])(
+    'takes %j as no body on the actions that take none, as clients send it',
+    async (sent) => {
+      const bodiless = (method: string, path: string) =>
+        fetch(`${registryUrl}${path}`, {
+          method,
+          headers: { authorization: basic(), 'content-type': CONTENT_TYPE },
+          body: sent,
+        });
+      expect((await registry('PUT', '/mode/bodiless-value', { mode: 'READONLY' })).status).toBe(200);
+      const mode = await bodiless('DELETE', '/mode/bodiless-value');
+      expect(mode.status, await mode.clone().text()).toBe(200);
+      expect(await mode.json()).toEqual({ mode: 'READONLY' });
+      expect((await registry('PUT', '/config/bodiless-value', { compatibility: 'none' })).status).toBe(200);
+      const config = await bodiless('DELETE', '/config/bodiless-value');
+      expect(config.status, await config.clone().text()).toBe(200);
+    },
+  );
+
   it('deletes softly, then permanently', async () => {
     expect((await registry('DELETE', '/subjects/items-value?permanent=true')).body).toMatchObject({
       error_code: 40405,

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../controllers/runtime/clock.js';
 import { DATABASE, type Database } from '../../crds/data-services.js';
+import { stackObjectNameOf } from '../../crds/stack-ids.js';
+import { STACK } from '../../crds/stacks.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
@@ -243,8 +245,10 @@ describe('DELETE without destroy_resources', () => {
     const vaultPath = secrets[0]!.vault_path as string;
 
     expect((await call('DELETE', `/v1/stacks/${stackId}`)).status).toBe(204);
+    expect((await call('GET', `/v1/stacks/${stackId}`)).status).toBe(404);
     await eventually(async () => {
-      expect((await call('GET', `/v1/stacks/${stackId}`)).status).toBe(404);
+      const { items } = await app.store.list(STACK);
+      expect(items.filter((stack) => stack.metadata.name === stackObjectNameOf(stackId))).toEqual([]);
     }, 30_000);
 
     expect((await call('GET', `/v1/databases/${databaseId}`)).status).toBe(200);

@@ -31,6 +31,7 @@ import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
@@ -163,7 +164,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
       },
       async handler({ query, principal, store }) {
         const { items } = await store.list<Backup>(BACKUP, { namespace: tenantNamespace(principal) });
-        const rows = items
+        const rows = withoutDeleted(items)
           .filter((backup) => backup.spec)
           .sort(byCreation)
           .map(describeBackup)

@@ -44,6 +44,7 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly DatabasePhase[] = [
   'provisioning',
@@ -233,7 +234,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
       async handler({ query, principal, store }) {
         const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
         const engine = query.engine === undefined ? undefined : engineNamed(query.engine);
-        const rows = items
+        const rows = withoutDeleted(items)
           .filter((database) => database.spec)
           .sort(byCreation)
           .map(describeDatabase)

@@ -21,6 +21,7 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly NfsSharePhase[] = ['provisioning', 'available', 'deleting', 'error'];
 
@@ -89,7 +90,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
       async handler({ query, principal, store }) {
         const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
         return pageOf(
-          items
+          withoutDeleted(items)
             .filter((share) => share.spec)
             .sort(byCreation)
             .map(describeShare),

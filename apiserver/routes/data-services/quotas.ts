@@ -6,6 +6,7 @@ import { VAULT_CLUSTER } from '../../../crds/vault-cluster.js';
 import type { VpcConfig } from '../../../config/vpc.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import { BASE, type DataServiceRouteServices } from './resources.js';
 
@@ -41,10 +42,10 @@ export const quotaRoutes: RouteModule<DataServiceRouteServices & { vpcConfig: Vp
         const namespace = tenantNamespace(principal);
         const usage = await quotaUsage(database, namespace);
         const vaultClusters = await store.list(VAULT_CLUSTER, { namespace });
-        const live = <T extends { metadata: { deletionTimestamp?: string } }>(items: T[]) =>
-          items.filter((item) => !item.metadata.deletionTimestamp);
-        const streamingClusters = live((await store.list(STREAMING_CLUSTER, { namespace })).items);
-        const topics = live((await store.list<StreamingTopic>(STREAMING_TOPIC, { namespace })).items);
+        const streamingClusters = withoutDeleted((await store.list(STREAMING_CLUSTER, { namespace })).items);
+        const topics = withoutDeleted(
+          (await store.list<StreamingTopic>(STREAMING_TOPIC, { namespace })).items,
+        );
         return {
           data: [
             {
@@ -55,7 +56,7 @@ export const quotaRoutes: RouteModule<DataServiceRouteServices & { vpcConfig: Vp
             {
               resource: 'vault_clusters',
               limit: null,
-              used: live(vaultClusters.items).length,
+              used: withoutDeleted(vaultClusters.items).length,
             },
             ...DATA_SERVICE_QUOTAS.map((quota) => ({
               resource: quota,

@@ -21,6 +21,7 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { DataPlane } from '../../../data-plane/data-plane.js';
 import { ApiError, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
+import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 
 /** What the data-services routes need beyond the core services. */
@@ -55,7 +56,10 @@ export const MOUNT = {
   properties: { server: { type: 'string' }, path: { type: 'string' } },
 } as const satisfies JsonSchema;
 
-/** The object of `id` in the caller's organization; another organization's is a 404 like a missing one. */
+/**
+ * The object of `id` in the caller's organization; another organization's is a 404 like a
+ * missing one, and so is a deleted one whose cleanup goes on.
+ */
 export async function findInOrganization<T extends KubeObject>(
   store: ObjectStore,
   principal: Principal,
@@ -64,11 +68,12 @@ export async function findInOrganization<T extends KubeObject>(
   noun: string,
 ): Promise<T> {
   try {
-    return await store.get<T>(type, tenantNamespace(principal), objectNameOf(id));
+    const object = await store.get<T>(type, tenantNamespace(principal), objectNameOf(id));
+    if (!isDeleted(object)) return object;
   } catch (error) {
-    if (isStoreError(error, 'NotFound')) throw notFound(`${noun} ${id} not found`);
-    throw error;
+    if (!isStoreError(error, 'NotFound')) throw error;
   }
+  throw notFound(`${noun} ${id} not found`);
 }
 
 /** A 422 naming the field, as the spec asks for a broken domain rule. */

@@ -27,6 +27,7 @@ import type { IntegrationProblem } from '../../../controllers/integration/index.
 import type { ProviderError } from '../../../integrations/providers/provider.js';
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
 import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../errors.js';
+import { isDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import type { RequestShape, RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
@@ -137,18 +138,19 @@ export async function activityOf(
   return (await readActivity(database, [id])).get(id) ?? {};
 }
 
-/** The caller's integration, or 404 (also for another organization's). */
+/** The caller's integration, or 404 (also for another organization's, and for a deleted one). */
 export async function readIntegration(
   store: ObjectStore,
   namespace: string,
   id: string,
 ): Promise<Integration> {
   try {
-    return await store.get<Integration>(INTEGRATION, namespace, id);
+    const integration = await store.get<Integration>(INTEGRATION, namespace, id);
+    if (!isDeleted(integration)) return integration;
   } catch (error) {
-    if (isStoreError(error, 'NotFound')) throw notFound(`integration ${id} does not exist`);
-    throw error;
+    if (!isStoreError(error, 'NotFound')) throw error;
   }
+  throw notFound(`integration ${id} does not exist`);
 }
 
 function fieldErrors(problems: readonly IntegrationProblem[], rule: string) {

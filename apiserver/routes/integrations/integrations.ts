@@ -16,6 +16,7 @@ import { checkOutboundUrl, EgressError } from '../../../security/egress.js';
 import { unprocessable } from '../../errors.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import { TYPED_CREATE_ROUTES } from './creates.js';
 import {
@@ -107,7 +108,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
           database,
           items.map((item) => item.metadata.name),
         );
-        const rows = items
+        const rows = withoutDeleted(items)
           .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
           .filter((row) => query.type === undefined || row.type === query.type)
           .filter((row) => query.status === undefined || row.status === query.status)

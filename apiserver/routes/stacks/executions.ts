@@ -80,7 +80,6 @@ async function startExecution(
   request: ExecutionRequest,
 ) {
   const { store, database, now } = services;
-  if (stack.metadata.deletionTimestamp) throw conflict(`stack is being deleted`);
   const dryRun = request.dry_run ?? false;
   const force = request.force ?? false;
   let plan;

@@ -12,6 +12,7 @@ import {
 import { STACK, STACK_EXECUTION, type Stack, type StackExecution } from '../../../crds/stacks.js';
 import { ApiError, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
+import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 
 /** What the stack routes need beyond the core services: the sizes a database may have. */
@@ -40,10 +41,11 @@ export interface StackParams {
 
 export const STATUSES = ['pending', 'deploying', 'active', 'failed'] as const;
 
+/** A stack of the caller's organization: another organization's, or a deleted one, is a 404. */
 export async function findStack(store: ObjectStore, principal: Principal, id: string): Promise<Stack> {
   try {
     const stack = await store.get<Stack>(STACK, tenantNamespace(principal), stackObjectNameOf(id));
-    if (stack.spec) return stack;
+    if (stack.spec && !isDeleted(stack)) return stack;
   } catch (error) {
     if (!isStoreError(error, 'NotFound')) throw error;
   }
@@ -141,10 +143,7 @@ export function describeStackSummary(stack: Stack) {
     id: stackRestIdOf(stack.metadata.name),
     name: stack.spec!.name,
     tenant: stack.spec!.tenant,
-    status:
-      stack.metadata.deletionTimestamp && status?.status !== 'failed'
-        ? 'deploying'
-        : (status?.status ?? 'pending'),
+    status: status?.status ?? 'pending',
     version: stack.spec!.version,
     applied_version: applied ?? null,
     pending_changes: applied !== stack.spec!.version,

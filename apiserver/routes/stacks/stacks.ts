@@ -16,6 +16,7 @@ import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, pageOf, PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
@@ -123,7 +124,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
       },
       async handler({ query, principal, store }) {
         const { items } = await store.list<Stack>(STACK, { namespace: tenantNamespace(principal) });
-        const rows = items
+        const rows = withoutDeleted(items)
           .filter((stack) => stack.spec)
           .sort(byCreation)
           .map(describeStackSummary)
@@ -257,7 +258,6 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
         const problem = templateError(body.template, workloadsConfig);
         if (problem) throw problem;
         const stack = await findStack(store, principal, params.id);
-        if (stack.metadata.deletionTimestamp) throw conflict(`stack ${params.id} is being deleted`);
         const updated = await store.update<Stack>(STACK, {
           ...stack,
           metadata: {
@@ -307,8 +307,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
             },
           });
         }
-        if (!stack.metadata.deletionTimestamp)
-          await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
+        await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
         return {};
       },
     }),

@@ -36,6 +36,7 @@ import {
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly StreamingClusterPhase[] = [
   'provisioning',
@@ -162,7 +163,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
           namespace: tenantNamespace(principal),
         });
-        const rows = items
+        const rows = withoutDeleted(items)
           .filter((cluster) => cluster.spec)
           .sort(byCreation)
           .map((cluster) => describeCluster(cluster, publicUrl.href))

@@ -19,6 +19,7 @@ import type { ResourceType } from '../../../control-plane/types.js';
 import type { StreamingClusterWorkload, StreamingRuntime } from '../../../workloads/runtime.js';
 import { conflict, notFound, unprocessable, type ApiError } from '../../errors.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
+import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 
 /** What the streaming routes need beyond the core services. */
@@ -47,7 +48,10 @@ export interface ClusterParams {
   id: string;
 }
 
-/** A cluster of the caller's organization; another organization's is a 404 like a missing one. */
+/**
+ * A cluster of the caller's organization; another organization's is a 404 like a missing one,
+ * and so is a deleted one whose brokers are still being taken down.
+ */
 export async function findCluster(
   store: ObjectStore,
   principal: Principal,
@@ -59,7 +63,7 @@ export async function findCluster(
       tenantNamespace(principal),
       clusterObjectNameOf(id),
     );
-    if (cluster.spec) return cluster;
+    if (cluster.spec && !isDeleted(cluster)) return cluster;
   } catch (error) {
     if (!isStoreError(error, 'NotFound')) throw error;
   }
@@ -67,8 +71,8 @@ export async function findCluster(
 }
 
 /**
- * A topic or user of the cluster by its Kafka name, or undefined: under the name the API gives
- * it, or, applied with kubectl, under a name of the applier's choosing.
+ * A topic or user of the cluster by its Kafka name, or undefined (also when it is deleted): under
+ * the name the API gives it, or, applied with kubectl, under a name of the applier's choosing.
  */
 export async function findChild<T extends StreamingTopic | StreamingUser>(
   store: ObjectStore,
@@ -76,7 +80,8 @@ export async function findChild<T extends StreamingTopic | StreamingUser>(
   cluster: StreamingCluster,
   kafkaName: string,
 ): Promise<T | undefined> {
-  const isIt = (child: T) => child.spec?.cluster === cluster.metadata.name && child.spec.name === kafkaName;
+  const isIt = (child: T) =>
+    child.spec?.cluster === cluster.metadata.name && child.spec.name === kafkaName && !isDeleted(child);
   try {
     const child = await store.get<T>(
       type,
@@ -117,4 +122,17 @@ export function notReadyMessage(
 /** A 422 naming the field, as the spec asks for a broken domain rule. */
 export function invalidField(problem: Problem): ApiError {
   return unprocessable(`${problem.field}: ${problem.message}`, { details: { field: problem.field } });
+}
+
+/**
+ * The 409 of a topic or user name in use. A deleted one no longer shows, but its name is its
+ * object's until the brokers are done with it: the answer says to wait rather than that it exists.
+ */
+export function nameInUse(noun: 'topic' | 'user', name: string, beingDeleted: boolean): ApiError {
+  return conflict(
+    beingDeleted
+      ? `${noun} ${name} is still being deleted; create it again once it is gone`
+      : `a ${noun} named ${name} exists`,
+    { details: { field: 'name' } },
+  );
 }

@@ -21,7 +21,7 @@ import {
   type StreamingTopic,
 } from '../../../crds/streaming.js';
 import type { PartitionObservation } from '../../../workloads/runtime.js';
-import { conflict, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule } from '../../routing/route.js';
@@ -31,12 +31,14 @@ import {
   findChild,
   findCluster,
   invalidField,
+  nameInUse,
   notReadyMessage,
   READ,
   WRITE,
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
+import { isDeleted, withoutDeleted } from '../../routing/deleted.js';
 
 const CLEANUP_POLICIES: readonly StreamingCleanupPolicy[] = ['delete', 'compact'];
 
@@ -177,7 +179,8 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         const { items } = await store.list<StreamingTopic>(STREAMING_TOPIC, {
           namespace: cluster.metadata.namespace,
         });
-        return pageOf(childrenOf(items, cluster.metadata.name).sort(byCreation).map(describeTopic), query);
+        const topics = withoutDeleted(childrenOf(items, cluster.metadata.name));
+        return pageOf(topics.sort(byCreation).map(describeTopic), query);
       },
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }>({
@@ -224,10 +227,9 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
           cleanupPolicy: body.cleanup_policy ?? 'delete',
         };
         const topics = await clusterTopics(store, cluster);
-        if (topics.some((topic) => topic.spec!.name === spec.name)) {
-          throw conflict(`a topic named ${spec.name} exists`, { details: { field: 'name' } });
-        }
-        const others = topics.filter((topic) => !topic.metadata.deletionTimestamp);
+        const namesake = topics.find((topic) => topic.spec!.name === spec.name);
+        if (namesake) throw nameInUse('topic', spec.name, isDeleted(namesake));
+        const others = withoutDeleted(topics);
         const problem = topicSpecProblem(spec, {
           tier,
           usedPartitions: others.reduce((sum, topic) => sum + topic.spec!.partitions, 0),
@@ -239,7 +241,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
           return { status: 201, data: describeTopic(created) };
         } catch (error) {
           if (!isStoreError(error, 'AlreadyExists')) throw error;
-          throw conflict(`a topic named ${spec.name} exists`, { details: { field: 'name' } });
+          throw nameInUse('topic', spec.name, false);
         }
       },
     }),

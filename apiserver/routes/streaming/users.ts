@@ -16,7 +16,7 @@ import {
   childrenOf,
   type StreamingUserKey,
 } from '../../../controllers/streaming/index.js';
-import { isStoreError } from '../../../control-plane/types.js';
+import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
 import {
   STREAMING_USER,
   type StreamingAclOperation,
@@ -35,12 +35,14 @@ import {
   findChild,
   findCluster,
   invalidField,
+  nameInUse,
   notReadyMessage,
   READ,
   WRITE,
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
+import { isDeleted, withoutDeleted } from '../../routing/deleted.js';
 
 const OPERATIONS: readonly StreamingAclOperation[] = [
   'read',
@@ -136,6 +138,18 @@ function userKey(cluster: StreamingCluster, username: string): StreamingUserKey 
   return { namespace: cluster.metadata.namespace!, cluster: cluster.metadata.name, username };
 }
 
+/** Whether the cluster's user of that name is deleted, its cleanup still under way. */
+async function userBeingDeleted(
+  store: ObjectStore,
+  cluster: StreamingCluster,
+  name: string,
+): Promise<boolean> {
+  const { items } = await store.list<StreamingUser>(STREAMING_USER, {
+    namespace: cluster.metadata.namespace,
+  });
+  return childrenOf(items, cluster.metadata.name).some((user) => user.spec?.name === name && isDeleted(user));
+}
+
 export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -162,7 +176,8 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         const { items } = await store.list<StreamingUser>(STREAMING_USER, {
           namespace: cluster.metadata.namespace,
         });
-        return pageOf(childrenOf(items, cluster.metadata.name).sort(byCreation).map(describeUser), query);
+        const users = withoutDeleted(childrenOf(items, cluster.metadata.name));
+        return pageOf(users.sort(byCreation).map(describeUser), query);
       },
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }, StreamingRouteServices>({
@@ -207,7 +222,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
           await storeUserPassword(database, platformKey, key, password, now());
         } catch (error) {
           if (!(error instanceof DuplicateStreamingUserError)) throw error;
-          throw conflict(`a user named ${body.name} exists`, { details: { field: 'name' } });
+          throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
         }
         let created: StreamingUser;
         try {
@@ -222,7 +237,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         } catch (error) {
           await removeUserCredential(database, key);
           if (!isStoreError(error, 'AlreadyExists')) throw error;
-          throw conflict(`a user named ${body.name} exists`, { details: { field: 'name' } });
+          throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
         }
         logger.info({ cluster: cluster.metadata.name, user: body.name }, 'streaming user created');
         return { status: 201, data: { ...describeUser(created), password } };

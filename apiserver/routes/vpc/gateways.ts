@@ -22,6 +22,7 @@ import { mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   checked,
@@ -376,7 +377,11 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
       const namespace = tenantNamespace(principal);
       await readVpc(store, namespace, params.id);
       const gateways = await listParts<InternetGateway>(store, INTERNET_GATEWAY, namespace, params.id);
-      return { data: gateways.map((gateway) => igwView(gateway, now())).sort(byCreation) };
+      return {
+        data: withoutDeleted(gateways)
+          .map((gateway) => igwView(gateway, now()))
+          .sort(byCreation),
+      };
     },
   }),
   defineRoute<{ params: VpcParams & { igw_id: string } }>({
@@ -408,7 +413,11 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
       const namespace = tenantNamespace(principal);
       await readVpc(store, namespace, params.id);
       const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
-      return { data: gateways.map((gateway) => natView(gateway, now())).sort(byCreation) };
+      return {
+        data: withoutDeleted(gateways)
+          .map((gateway) => natView(gateway, now()))
+          .sort(byCreation),
+      };
     },
   }),
   defineRoute<{ params: VpcParams; body: { subnet_id: string; allocation_id?: string } }>({

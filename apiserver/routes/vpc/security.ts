@@ -15,6 +15,7 @@ import { securityGroupRuleProblems } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   createdAt,
@@ -130,7 +131,11 @@ export const SECURITY_ROUTES: RouteDefinition[] = [
       const namespace = tenantNamespace(principal);
       await readVpc(store, namespace, params.id);
       const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-      return { data: groups.map((group) => groupView(group, now())).sort(byCreation) };
+      return {
+        data: withoutDeleted(groups)
+          .map((group) => groupView(group, now()))
+          .sort(byCreation),
+      };
     },
   }),
   defineRoute<{ params: VpcParams; body: CreateGroupBody }>({

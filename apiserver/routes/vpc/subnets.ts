@@ -10,6 +10,7 @@ import { defaultNetworkAclId, mainRouteTableId } from '../../../controllers/vpc/
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition } from '../../routing/route.js';
+import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   createdAt,
@@ -93,7 +94,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
       const vpc = await readVpc(store, namespace, params.id);
       const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
       return {
-        data: (await listParts<Subnet>(store, SUBNET, namespace, params.id))
+        data: withoutDeleted(await listParts<Subnet>(store, SUBNET, namespace, params.id))
           .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
           .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
       };

@@ -19,6 +19,7 @@ import { isStoreError, type ObjectStore } from '../../../control-plane/types.js'
 import type { ValidationProblem } from '../../../controllers/vpc/index.js';
 import { VpcValidationError } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
+import { isDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 
 /** Written on every REST write; an object applied with kubectl falls back to its creation time. */
@@ -81,7 +82,7 @@ export async function readLiveVpc(store: ObjectStore, namespace: string, id: str
   return vpc;
 }
 
-/** A part of the given VPC, or a 404 naming what is missing. */
+/** A part of the given VPC, or a 404 naming what is missing (or deleted: its DELETE answered 204). */
 export async function readPart<T extends VpcPart>(
   store: ObjectStore,
   type: typeof VPC,
@@ -92,7 +93,7 @@ export async function readPart<T extends VpcPart>(
 ): Promise<T> {
   try {
     const part = await store.get<T>(type, namespace, id);
-    if (part.spec?.vpcRef === vpcId) return part;
+    if (part.spec?.vpcRef === vpcId && !isDeleted(part)) return part;
   } catch (error) {
     if (!isStoreError(error, 'NotFound')) throw error;
   }
