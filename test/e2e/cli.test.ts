@@ -136,7 +136,7 @@ describe('the cloudplane command line, against a running platform', () => {
   });
 
   it('lists the engines and versions a database may ask for', async () => {
-    const table = await cli(['databases', 'versions']);
+    const table = await cli(['databases', 'versions', '-o', 'table']);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^ENGINE\s+RUNS\s+VERSIONS\s+DEFAULT\s+ALSO NAMED\n/);
     expect(table.stdout).toMatch(/^postgresql\s+PostgreSQL\s+14, 15, 16, 17\s+15\n/m);
