@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../control-plane/kind-descriptor.js';
+import { DATABASE, type Database, type DatabaseVersion } from '../../crds/data-services.js';
 import { SERVER_HOMES_DIR } from '../../workloads/local/private-server.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
@@ -134,6 +136,19 @@ describe('what the platform does not offer', () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(422);
     expect(errorOf(answer).details).toMatchObject({ field });
     expect(errorOf(answer).message).toContain(message);
+  });
+
+  it('is refused by the Database kind itself, as kubectl apply would be', async () => {
+    const applied = app.store.create<Database>(DATABASE, {
+      apiVersion: API_VERSION,
+      kind: DATABASE.kind,
+      metadata: { name: 'db-applied', namespace: 'default' },
+      spec: { name: 'applied', engine: 'postgresql', version: '9.1' as DatabaseVersion },
+    });
+    await expect(applied).rejects.toMatchObject({
+      reason: 'Invalid',
+      message: expect.stringContaining('spec.version'),
+    });
   });
 
   it('filters the list by an engine under its other name', async () => {

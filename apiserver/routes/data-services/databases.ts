@@ -8,6 +8,7 @@ import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
   DEFAULT_STORAGE_GB,
+  engineList,
   engineProblem,
   ENGINES,
   newDataServiceId,
@@ -273,7 +274,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
             engine: {
               type: 'string',
               maxLength: 32,
-              description: `One of ${ENGINES.join(', ')}; \`mariadb\` names mysql (GET /v1/databases/versions)`,
+              description: `One of ${engineList()} (GET /v1/databases/versions)`,
             },
             version: {
               type: 'string',
