@@ -151,6 +151,25 @@ describe('what the platform does not offer', () => {
     });
   });
 
+  it("says why in the database's message when the kind holds a version its engine does not offer", async () => {
+    const namespace = (await app.store.list<Database>(DATABASE)).items.find(
+      (database) => database.spec?.name === 'pg-14',
+    )!.metadata.namespace;
+    await app.store.create<Database>(DATABASE, {
+      apiVersion: API_VERSION,
+      kind: DATABASE.kind,
+      metadata: { name: 'db-0a0a0a0a0a0a', namespace },
+      spec: { name: 'mismatched', engine: 'redis', version: '17', memoryMb: 64 },
+    });
+    const refused = await eventually(async () => {
+      const current = data(await call('GET', '/v1/databases/db_0a0a0a0a0a0a'));
+      expect(current.status, JSON.stringify(current)).toBe('error');
+      return current;
+    }, 30_000);
+    expect(refused.message).toBe('spec.version: redis version must be one of 7');
+    expect((await call('DELETE', '/v1/databases/db_0a0a0a0a0a0a')).status).toBe(204);
+  });
+
   it('filters the list by an engine under its other name', async () => {
     const answer = await call('GET', '/v1/databases?engine=mariadb');
     expect(answer.status).toBe(200);
