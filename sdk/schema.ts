@@ -15910,7 +15910,7 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          /** @description One of postgresql, mysql, redis, mongodb; `mariadb` names mysql (GET /v1/databases/versions) */
+          /** @description One of postgresql, mysql (or mariadb), redis, mongodb (GET /v1/databases/versions) */
           engine: string;
           /** @description One of the engine's versions (GET /v1/databases/versions); absent: its default */
           version?: string;

@@ -102,7 +102,8 @@ export function databaseController(options: DataServicesControllerOptions): Cont
     }
 
     object = await addFinalizer(store, DATABASE, object);
-    if (object.status?.observedGeneration !== generation) {
+    // A database refused (its quota, say) claims again at each look, so it is made once there is room.
+    if (object.status?.observedGeneration !== generation || object.status?.phase === 'error') {
       const claim = await claimQuota(
         dataPlane,
         options.quotas,

@@ -43,8 +43,8 @@ export interface Problem {
   message: string;
 }
 
-/** `postgresql, mysql (or mariadb), redis, mongodb` */
-function engineList(): string {
+/** `postgresql, mysql (or mariadb), redis, mongodb`: each engine with its other names. */
+export function engineList(): string {
   return ENGINES.map((engine) => {
     const { aliases } = DATABASE_ENGINES[engine];
     return aliases.length > 0 ? `${engine} (or ${aliases.join(', ')})` : engine;

@@ -25,6 +25,7 @@ export {
   DEFAULT_MEMORY_MB,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_STORAGE_GB,
+  engineList,
   engineProblem,
   ENGINES,
   MIN_MEMORY_MB,

@@ -9,6 +9,7 @@ import {
   DEFAULT_MEMORY_MB,
   DEFAULT_STORAGE_GB,
   ENGINES,
+  engineList,
   engineProblem,
   MIN_MEMORY_MB,
   sizedByMemory,
@@ -113,7 +114,7 @@ export const RESOURCE_TYPES: Record<
     description: 'A managed database.',
     properties: {
       engine: {
-        description: `The database engine: ${ENGINES.join(', ')}; \`mariadb\` names mysql.`,
+        description: `The database engine: ${engineList()}.`,
         required: true,
         schema: { type: 'string', minLength: 1 },
       },

@@ -273,8 +273,16 @@ describe('nfs shares', () => {
 
 describe('bad input', () => {
   it.each([
-    [{ name: 'x', engine: 'oracle' }, 422, /engine must be one of postgresql, mysql, redis, mongodb/],
-    [{ name: 'x', engine: 'postgresql', version: '9' }, 422, /postgresql version must be one of 15/],
+    [
+      { name: 'x', engine: 'oracle' },
+      422,
+      /engine must be one of postgresql, mysql \(or mariadb\), redis, mongodb/,
+    ],
+    [
+      { name: 'x', engine: 'postgresql', version: '9' },
+      422,
+      /postgresql version must be one of 14, 15, 16, 17/,
+    ],
     [{ name: 'x', engine: 'postgresql', memory_mb: 64 }, 422, /memory_mb/],
     [{ name: 'x', engine: 'redis', storage_gb: 5 }, 422, /storage_gb/],
     [{ name: 'x', engine: 'postgresql', storage_gb: 0 }, 422, /storage_gb/],

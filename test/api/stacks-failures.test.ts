@@ -189,6 +189,31 @@ it('fails a step whose reference cannot be resolved, naming the reference', asyn
   expect(stack.message).toContain('resources.db.connection_string');
 }, 60_000);
 
+it('carries the reason a database is refused at apply into its step, the execution and the database', async () => {
+  // Within the most one database may have (1024 GB), past the organization's storage quota (500 GB).
+  const stackId = await createStack(
+    'over-quota',
+    aStackTemplate({
+      resources: { big: { type: 'database', properties: { engine: 'postgresql', storage_size: '600Gi' } } },
+    }),
+  );
+  const execution = await finished(stackId, await apply(stackId));
+  expect(execution.status, JSON.stringify(execution)).toBe('failed');
+  const error = execution.error as string;
+  expect(error).toMatch(/^resources\.big: quota database_storage_gb exceeded/);
+  const steps = execution.steps as { resource: string; status: string; message: string | null }[];
+  expect(steps.find((step) => step.resource === 'resources.big')).toMatchObject({
+    status: 'failed',
+    message: error,
+  });
+  const refused = (await app.store.list<Database>(DATABASE)).items.find(
+    (database) => database.spec?.name === 'over-quota-big',
+  )!;
+  const database = data(await call('GET', `/v1/databases/${refused.metadata.name.replace(/^db-/, 'db_')}`));
+  expect(database).toMatchObject({ status: 'error' });
+  expect(error).toContain(database.message as string);
+}, 60_000);
+
 describe('without local jobs', () => {
   let embedded: TestPlatform;
   let token: string;

@@ -107,6 +107,46 @@ function template(overrides: { replicas?: number; extraOutput?: boolean; storage
   };
 }
 
+/** Templates asking for what the data services would refuse: 422s naming the property. */
+function offerProblems(): [string, Json, number, string][] {
+  const withResource = (resource: Json): Json => {
+    const base = template();
+    return { ...base, resources: { ...(base.resources as Json), extra: resource } };
+  };
+  return [
+    [
+      'a PostgreSQL version the platform does not offer',
+      withResource({ type: 'database', properties: { engine: 'postgresql', version: '9.1' } }),
+      422,
+      'template.resources.extra.properties.version',
+    ],
+    [
+      'an engine the platform does not offer',
+      withResource({ type: 'database', properties: { engine: 'oracle' } }),
+      422,
+      'template.resources.extra.properties.engine',
+    ],
+    [
+      'a cache engine that is not an in-memory one',
+      withResource({ type: 'cache', properties: { engine: 'postgresql' } }),
+      422,
+      'template.resources.extra.properties.engine',
+    ],
+    [
+      'storage past the most a database may have',
+      withResource({ type: 'database', properties: { engine: 'mariadb', storage_size: '5000Gi' } }),
+      422,
+      'template.resources.extra.properties.storage_size',
+    ],
+    [
+      'a cache smaller than the least memory',
+      withResource({ type: 'cache', properties: { memory: '8Mi' } }),
+      422,
+      'template.resources.extra.properties.memory',
+    ],
+  ];
+}
+
 async function finished(stackId: string, executionId: string): Promise<Json> {
   return eventually(async () => {
     const execution = data(await call('GET', `/v1/stacks/${stackId}/executions/${executionId}`));
@@ -393,6 +433,7 @@ describe('bad templates', () => {
       422,
       'template.services.',
     ],
+    ...offerProblems(),
   ])('refuses %s, naming the path', async (_name, bad, status, pathPrefix) => {
     const answer = await call('POST', '/v1/stacks', {
       name: `bad-${status}-${Math.random()}`.slice(0, 20),
@@ -403,6 +444,50 @@ describe('bad templates', () => {
     const error = errorOf(answer);
     expect(error.details.field as string).toMatch(new RegExp(`^${pathPrefix.replace(/\./g, '\\.')}`));
     expect(error.message).toContain(error.details.field as string);
+  });
+
+  it('refuses a version the platform does not offer at create, PUT, plan and apply, listing the versions', async () => {
+    const asking = (version: string) => {
+      const asked = base() as { resources: { db: { properties: Json } } };
+      asked.resources.db.properties.version = version;
+      return asked;
+    };
+    const expected = {
+      field: 'template.resources.db.properties.version',
+      problems: [
+        {
+          path: 'template.resources.db.properties.version',
+          message: 'postgresql version must be one of 14, 15, 16, 17',
+        },
+      ],
+    };
+    const refusedCreate = await call('POST', '/v1/stacks', {
+      name: 'old-pg',
+      tenant: 'acme',
+      template: asking('9.1'),
+    });
+    expect(refusedCreate.status).toBe(422);
+    expect(errorOf(refusedCreate).details).toEqual(expected);
+
+    const created = data(
+      await call('POST', '/v1/stacks', { name: 'old-pg', tenant: 'acme', template: asking('16') }),
+    );
+    const refusedPut = await call('PUT', `/v1/stacks/${created.id}`, { template: asking('9.1') });
+    expect(refusedPut.status).toBe(422);
+    expect(errorOf(refusedPut).details).toEqual(expected);
+
+    // A template written with kubectl is not checked on its way in: plan and apply refuse it.
+    const object = (await app.store.list<Stack>(STACK)).items.find((stack) => stack.spec?.name === 'old-pg')!;
+    await app.store.update<Stack>(STACK, { ...object, spec: { ...object.spec!, template: asking('9.1') } });
+    for (const [method, route] of [
+      ['GET', `/v1/stacks/${created.id}/plan`],
+      ['POST', `/v1/stacks/${created.id}/apply`],
+    ] as const) {
+      const refused = await call(method, route, method === 'POST' ? {} : undefined);
+      expect(refused.status, route).toBe(422);
+      expect(errorOf(refused).details).toEqual(expected);
+    }
+    expect((await call('DELETE', `/v1/stacks/${created.id}`)).status).toBe(204);
   });
 
   it('keeps the old template when a PUT is refused', async () => {

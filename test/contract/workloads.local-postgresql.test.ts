@@ -353,3 +353,27 @@ describe('PostgreSQL failures', { timeout: 60_000 }, () => {
     await runtime.databases.remove(workload);
   });
 });
+
+const runsAsRoot = process.getuid?.() === 0;
+if (!runsAsRoot) {
+  console.warn('not run as root: the case of a data dir the postgres user cannot reach is skipped');
+}
+
+describe.skipIf(!runsAsRoot)('a server folder the postgres user cannot reach', () => {
+  it('names the folder and what to change when it already holds the server files, and moves nothing', async () => {
+    const closed = await fs.mkdtemp(path.join(os.tmpdir(), 'cloudplane-closed-'));
+    const dir = path.join(closed, 'data', 'workloads', 'postgresql-15');
+    try {
+      await fs.mkdir(path.join(dir, 'data'), { recursive: true });
+      await fs.writeFile(path.join(dir, 'data', 'PG_VERSION'), '15\n');
+      const server = privatePostgres(dir, '15', capturedLogger().logger);
+      const refused = await server.start().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(WorkloadError);
+      expect((refused as WorkloadError).message).toContain(`the postgres system user cannot reach ${dir}`);
+      expect((refused as WorkloadError).message).toContain('CLOUDPLANE_DATA_DIR');
+      expect((await fs.lstat(dir)).isDirectory()).toBe(true);
+    } finally {
+      await fs.rm(closed, { recursive: true, force: true });
+    }
+  });
+});

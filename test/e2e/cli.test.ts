@@ -135,6 +135,16 @@ describe('the cloudplane command line, against a running platform', () => {
     expect(secret.data).toEqual({ user: 'app', password: 's3cr=t' });
   });
 
+  it('lists the engines and versions a database may ask for', async () => {
+    const table = await cli(['databases', 'versions', '-o', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^ENGINE\s+RUNS\s+VERSIONS\s+DEFAULT\s+ALSO NAMED\n/);
+    expect(table.stdout).toMatch(/^postgresql\s+PostgreSQL\s+14, 15, 16, 17\s+15\n/m);
+    expect(table.stdout).toMatch(/^mysql\s+MariaDB\s+10\.11\s+10\.11\s+mariadb\n/m);
+    const offers = await json<{ engine: string; versions: string[] }[]>(['databases', 'versions']);
+    expect(offers.map((offer) => offer.engine)).toEqual(['postgresql', 'mysql', 'redis', 'mongodb']);
+  });
+
   it('creates a PostgreSQL database with --wait and prints its connection string', async () => {
     const database = await json([
       'databases',

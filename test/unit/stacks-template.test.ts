@@ -39,6 +39,20 @@ describe('templateProblems', () => {
       'depends_on by qualified name and by an earlier section',
       templateWith({ 'bootstrap.migrate.depends_on': ['resources.db', 'admin_password', 'cache'] }),
     ],
+    [
+      'each PostgreSQL major, and MariaDB under its other name with its version as a number',
+      {
+        resources: {
+          ...Object.fromEntries(
+            ['14', '15', '16', '17'].map((major) => [
+              `pg${major}`,
+              { type: 'database', properties: { engine: 'postgresql', version: major } },
+            ]),
+          ),
+          maria: { type: 'database', properties: { engine: 'mariadb', version: 10.11 } },
+        },
+      },
+    ],
     ['an escaped literal', templateWith({ 'bootstrap.migrate.command': ['sh', '-c', 'echo $${HOME}'] })],
     ['a compound duration', templateWith({ 'bootstrap.migrate.timeout': '2m30s' })],
     ['a service timeout in seconds', templateWith({ 'services.api.properties.timeout': '90' })],
@@ -84,8 +98,36 @@ describe('templateProblems', () => {
       'an unknown database engine',
       { 'resources.db.properties.engine': 'oracle' },
       'template.resources.db.properties.engine',
-      400,
-      'postgresql, mysql, redis, mongodb',
+      422,
+      'engine must be one of postgresql, mysql (or mariadb), redis, mongodb',
+    ],
+    [
+      'a PostgreSQL version the platform does not offer',
+      { 'resources.db.properties.engine': 'postgresql', 'resources.db.properties.version': '9.1' },
+      'template.resources.db.properties.version',
+      422,
+      'postgresql version must be one of 14, 15, 16, 17',
+    ],
+    [
+      'a MariaDB version the platform does not offer, under its other name',
+      { 'resources.db.properties.engine': 'mariadb', 'resources.db.properties.version': '11.4' },
+      'template.resources.db.properties.version',
+      422,
+      'mysql version must be one of 10.11',
+    ],
+    [
+      'a cache engine sized by storage',
+      { 'resources.cache.properties.engine': 'postgresql' },
+      'template.resources.cache.properties.engine',
+      422,
+      "a cache's engine must be one of redis",
+    ],
+    [
+      'a cache under the least memory',
+      { 'resources.cache.properties.memory': '8Mi' },
+      'template.resources.cache.properties.memory',
+      422,
+      'must be at least 16Mi',
     ],
     [
       'a database without engine',
@@ -119,7 +161,7 @@ describe('templateProblems', () => {
       'a cache engine other than redis',
       { 'resources.cache.properties.engine': 'memcached' },
       'template.resources.cache.properties.engine',
-      400,
+      422,
       'redis',
     ],
     [
@@ -333,6 +375,26 @@ describe('templateProblems', () => {
   ])('refuses %s', (_, edits, path, status, message) => {
     expect(templateProblems(templateWith(edits))).toEqual([
       { path, status, message: expect.stringContaining(message) },
+    ]);
+  });
+
+  it("holds sizes against the platform's limits when given them", () => {
+    const big = templateWith({
+      'resources.db.properties.storage_size': '200Gi',
+      'resources.cache.properties.memory': '1Gi',
+    });
+    expect(templateProblems(big)).toEqual([]);
+    expect(templateProblems(big, { maxStorageGb: 100, maxMemoryMb: 512 })).toEqual([
+      {
+        path: 'template.resources.cache.properties.memory',
+        status: 422,
+        message: 'must be at most 512Mi, the most a database may have here',
+      },
+      {
+        path: 'template.resources.db.properties.storage_size',
+        status: 422,
+        message: 'must be at most 100Gi, the most a database may have here',
+      },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../control-plane/types.js';
+import { offeredVersions } from '../../crds/database-engines.js';
 import { placeOf, locationOf } from '../../workloads/kubernetes/artifacts.js';
 import {
   cnpgBackupOutcome,
@@ -15,6 +16,7 @@ import {
   renderSecret,
   renderStatefulSet,
   serviceHost,
+  mariadbImage,
   versionOfImage,
 } from '../../workloads/kubernetes/render.js';
 import { DEFAULT_SETTINGS } from '../../workloads/kubernetes/settings.js';
@@ -98,6 +100,22 @@ describe('images and versions', () => {
     ['localhost:5000/redis:7-alpine', '7'],
     ['redis', undefined],
   ])('%s reports version %s', (image, version) => expect(versionOfImage(image)).toBe(version));
+
+  it.each(offeredVersions('postgresql'))(
+    'runs PostgreSQL %s from the CloudNativePG image of that major',
+    (major) => {
+      expect(imageOf(DEFAULT_SETTINGS, database({ version: major }))).toBe(
+        `ghcr.io/cloudnative-pg/postgresql:${major}`,
+      );
+    },
+  );
+
+  it.each([
+    ['mariadb:10.11', true],
+    ['docker.io/library/mariadb:11.4', true],
+    ['mysql:8.0', false],
+    ['registry.example/mariadb-proxy:1', false],
+  ])('%s is MariaDB: %s', (image, mariadb) => expect(mariadbImage(image)).toBe(mariadb));
 });
 
 describe('where the password goes', () => {

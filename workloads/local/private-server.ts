@@ -68,9 +68,9 @@ async function reachableBy(user: SystemUser, dir: string): Promise<boolean> {
 }
 
 /** `<homes>/<digest of dir>-<name>`: one home per server dir, so two platforms on a machine never share one. */
-function outsideHome(dir: string, homesDir: string): string {
+function outsideHome(dir: string): string {
   const digest = createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 16);
-  return path.join(homesDir, `${digest}-${path.basename(dir)}`);
+  return path.join(SERVER_HOMES_DIR, `${digest}-${path.basename(dir)}`);
 }
 
 /**
@@ -107,13 +107,13 @@ export async function prepareServerDir(
     if (await reachableBy(user, dir)) return dir;
     throw new WorkloadError(
       SERVER_UNAVAILABLE,
-      `the ${server.userName} system user cannot reach ${dir}, which holds its server's files: every directory ` +
-        `above the data dir must let others through (chmod o+x), or move the data dir (CLOUDPLANE_DATA_DIR) there`,
+      `the ${server.userName} system user cannot reach ${dir}: every directory above the data dir must let ` +
+        `others through (chmod o+x), or the data dir (CLOUDPLANE_DATA_DIR) must move to a folder they can`,
     );
   }
   // What an earlier start left without data (a port file, an empty folder) goes with the move.
   await fs.rm(dir, { recursive: true, force: true });
-  const home = outsideHome(dir, SERVER_HOMES_DIR);
+  const home = outsideHome(dir);
   await ownHome(home, user, server.userName);
   await fs.symlink(home, dir);
   return home;

@@ -8,6 +8,7 @@ import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
   DEFAULT_STORAGE_GB,
+  engineList,
   engineProblem,
   ENGINES,
   newDataServiceId,
@@ -129,7 +130,13 @@ export function describeDatabase(database: Database) {
     plan: spec.plan ?? null,
     status: phase,
     realization: status?.realization ?? (spec.engine === 'mongodb' ? 'recorded' : 'real'),
-    message: status?.message ?? null,
+    // A database in error always says why: objects refused before the message was kept have it in Ready.
+    message:
+      status?.message ??
+      (phase === 'error'
+        ? status?.conditions?.find((condition) => condition.type === 'Ready')?.message
+        : undefined) ??
+      null,
     storage_gb: memory ? null : (spec.storageGb ?? DEFAULT_STORAGE_GB),
     memory_mb: memory ? (spec.memoryMb ?? DEFAULT_MEMORY_MB) : null,
     storage_used_mb: status?.storageUsedMb ?? null,
@@ -266,7 +273,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
             engine: {
               type: 'string',
               maxLength: 32,
-              description: `One of ${ENGINES.join(', ')}; \`mariadb\` names mysql (GET /v1/databases/versions)`,
+              description: `One of ${engineList()} (GET /v1/databases/versions)`,
             },
             version: {
               type: 'string',
