@@ -21,6 +21,8 @@ import {
   POSTGRES_SOURCE,
   S3_SINK,
 } from './connector-plugins.js';
+import { ConnectException } from './connect-exceptions.js';
+import { converterFor, type Converter } from './converters/index.js';
 import { errorHandlingSettingsOf, stackTraceOf, type ConsumedRecord } from './error-handling.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import { JdbcSinkTask } from './jdbc-sink.js';
@@ -67,6 +69,23 @@ const isSource = (connector: StoredConnector) =>
 interface RunningSource {
   task: SourceTask;
   producer: Producer;
+}
+
+/** A source record's conversion; a failure fails the task, naming the stage and the converter as Kafka does. */
+async function sourceStage(
+  stage: 'KEY_CONVERTER' | 'VALUE_CONVERTER',
+  converter: Converter,
+  record: SourceRecord,
+  convert: () => Promise<Buffer | null>,
+): Promise<Buffer | null> {
+  try {
+    return await convert();
+  } catch (error) {
+    throw new ConnectException(
+      `Executing stage '${stage}' with class '${converter.className}' failed for a change of ${record.topic}`,
+      { cause: error },
+    );
+  }
 }
 
 function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void): SinkTask {
@@ -374,23 +393,33 @@ export class ConnectWorker {
       entry.kafka = await this.deps.access.clientFor(connector, cluster);
       const producer = entry.kafka.producer({ allowAutoTopicCreation: false });
       await producer.connect();
+      const keyConverter = converterFor(connector.config, 'key');
+      const valueConverter = converterFor(connector.config, 'value');
       const produce: ProduceRecords = async (records: SourceRecord[]) => {
         for (const record of records) {
           if (topics.has(record.topic)) continue;
           await this.deps.access.ensureTopic(cluster, record.topic);
           topics.add(record.topic);
         }
+        const messages = await Promise.all(
+          records.map(async (record) => ({
+            topic: record.topic,
+            key: await sourceStage('KEY_CONVERTER', keyConverter, record, () =>
+              keyConverter.fromConnectData(record.topic, record.keySchema, record.key),
+            ),
+            value: await sourceStage('VALUE_CONVERTER', valueConverter, record, () =>
+              valueConverter.fromConnectData(record.topic, record.valueSchema, record.value),
+            ),
+          })),
+        );
         // Every record acknowledged by all in-sync replicas before the slot moves past it.
         await producer.sendBatch({
           acks: -1,
           topicMessages: [...new Set(records.map((record) => record.topic))].map((topic) => ({
             topic,
-            messages: records
-              .filter((record) => record.topic === topic)
-              .map((record) => ({
-                key: record.key === null ? null : JSON.stringify(record.key),
-                value: JSON.stringify(record.value),
-              })),
+            messages: messages
+              .filter((message) => message.topic === topic)
+              .map(({ key, value }) => ({ key, value })),
           })),
         });
         for (const record of records) entry.activeTopics.add(record.topic);
