@@ -38,6 +38,7 @@ const TOPICS = [
   'conv.string',
   'conv.bytes',
   'conv.poison',
+  'conv.shapes',
 ];
 const READER_GROUP = 'conv-reader';
 
@@ -267,6 +268,31 @@ afterAll(async () => {
   await s3?.close();
 }, 60_000);
 
+/** The first `count` records of a dead-letter topic, their headers as strings. */
+async function deadLetters(topic: string, count: number) {
+  const dead: { key: string; value: string; headers: Record<string, string> }[] = [];
+  const consumer = cluster.kafka.consumer({ groupId: READER_GROUP });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        dead.push({
+          key: String(message.key),
+          value: String(message.value),
+          headers: Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([key, value]) => [key, String(value)]),
+          ),
+        });
+      },
+    });
+    await eventually(() => expect(dead).toHaveLength(count), 30_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return dead;
+}
+
 const s3Config = (topic: string) => ({
   'connector.class': 'io.confluent.connect.s3.S3SinkConnector',
   topics: topic,
@@ -495,26 +521,7 @@ describeWithPostgres('every converter into PostgreSQL, and errors', () => {
         { order_key: 'order-3' },
       ]);
     }, 30_000);
-    const dead: { key: string; value: string; headers: Record<string, string> }[] = [];
-    const consumer = cluster.kafka.consumer({ groupId: READER_GROUP });
-    await consumer.connect();
-    try {
-      await consumer.subscribe({ topic: 'conv.dlq', fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          dead.push({
-            key: String(message.key),
-            value: String(message.value),
-            headers: Object.fromEntries(
-              Object.entries(message.headers ?? {}).map(([key, value]) => [key, String(value)]),
-            ),
-          });
-        },
-      });
-      await eventually(() => expect(dead).toHaveLength(1), 30_000);
-    } finally {
-      await consumer.disconnect();
-    }
+    const dead = await deadLetters('conv.dlq', 1);
     expect(dead[0]).toMatchObject({
       key: 'order-2',
       value: JSON.stringify({ id: 2, note: 'not Avro' }),
@@ -537,6 +544,43 @@ describeWithPostgres('every converter into PostgreSQL, and errors', () => {
     expect((await statusOf('poison-db')).tasks).toEqual([
       expect.objectContaining({ id: 0, state: 'RUNNING' }),
     ]);
+  });
+
+  it('sends a record the sink refuses to the dead-letter topic from the TASK_PUT stage, writing the rest of its batch', async () => {
+    await send('conv.shapes', [
+      { key: 'order-1', value: JSON.stringify({ id: 1 }) },
+      { key: 'order-2', value: JSON.stringify([2, 'not a row']) },
+      { key: 'order-3', value: JSON.stringify({ id: 3 }) },
+    ]);
+    const created = await connect('POST', '/connectors', {
+      name: 'shapes-db',
+      config: {
+        ...jdbcConfig('conv.shapes', 'shapes'),
+        ...STRING_KEYS,
+        'value.converter.schemas.enable': 'false',
+        'errors.tolerance': 'all',
+        'errors.deadletterqueue.topic.name': 'conv.dlq-put',
+        'errors.deadletterqueue.context.headers.enable': 'true',
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await eventually(async () => {
+      expect(await query('select order_key, id from shapes order by order_key')).toEqual([
+        { order_key: 'order-1', id: '1' },
+        { order_key: 'order-3', id: '3' },
+      ]);
+    }, 30_000);
+    const [dead] = await deadLetters('conv.dlq-put', 1);
+    expect(dead).toMatchObject({
+      key: 'order-2',
+      headers: {
+        '__connect.errors.offset': '1',
+        '__connect.errors.stage': 'TASK_PUT',
+        '__connect.errors.class.name': 'io.confluent.connect.jdbc.sink.JdbcSinkTask',
+        '__connect.errors.exception.class.name': 'org.apache.kafka.connect.errors.DataException',
+      },
+    });
+    expect(dead!.headers['__connect.errors.exception.message']).toContain('is not a JSON object');
   });
 
   it('fails the task on the poison record without tolerance, the trace naming the stage and the record', async () => {
