@@ -23,7 +23,6 @@ export interface ErrorHandlingSettings {
   log: boolean;
   logMessages: boolean;
   deadLetterTopic: string | undefined;
-  deadLetterReplicationFactor: number;
   contextHeaders: boolean;
 }
 
@@ -38,7 +37,6 @@ export function errorHandlingSettingsOf(config: Record<string, string>): ErrorHa
     log: isTrue(config['errors.log.enable']),
     logMessages: isTrue(config['errors.log.include.messages']),
     deadLetterTopic: topic || undefined,
-    deadLetterReplicationFactor: Number(config['errors.deadletterqueue.topic.replication.factor'] || 3),
     contextHeaders: isTrue(config['errors.deadletterqueue.context.headers.enable']),
   };
 }
