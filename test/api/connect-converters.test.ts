@@ -544,6 +544,9 @@ describeWithPostgres('every converter into PostgreSQL, and errors', () => {
     expect((await statusOf('poison-db')).tasks).toEqual([
       expect.objectContaining({ id: 0, state: 'RUNNING' }),
     ]);
+    // The registry credentials are a secret: sealed, and answered hidden.
+    const config = (await connect('GET', '/connectors/poison-db/config')).body;
+    expect(config['value.converter.basic.auth.user.info']).toBe('[hidden]');
   });
 
   it('sends a record the sink refuses to the dead-letter topic from the TASK_PUT stage, writing the rest of its batch', async () => {
