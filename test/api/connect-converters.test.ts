@@ -401,6 +401,23 @@ describe('the registry converters writing, as a source writes', () => {
       });
     },
   );
+
+  it('with auto.register.schemas=false only looks the schema up, and refuses one never registered', async () => {
+    const lookup = (schema: ConnectSchema) =>
+      converterFor(
+        {
+          ...registryConverter('io.confluent.connect.avro.AvroConverter'),
+          'value.converter.auto.register.schemas': 'false',
+        },
+        'value',
+      ).fromConnectData('conv.written', schema, { id: 1, item: 'x', note: null });
+    const written = (await lookup(ORDER_SCHEMA))!;
+    expect(await registry.decode(written)).toMatchObject({ id: 1, item: 'x' });
+    const other: ConnectSchema = { ...ORDER_SCHEMA, fields: ORDER_SCHEMA.fields!.slice(0, 2) };
+    await expect(lookup(other)).rejects.toThrow(
+      /Failed to serialize Avro data from topic conv.written: .*not found/i,
+    );
+  });
 });
 
 describe('converter configuration', () => {
