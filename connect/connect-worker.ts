@@ -6,7 +6,7 @@
  * the API wakes the worker after each change rather than waiting for the next pass.
  */
 import os from 'node:os';
-import type { EachBatchPayload, IHeaders, Kafka, Producer } from 'kafkajs';
+import type { EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
@@ -21,8 +21,6 @@ import {
   POSTGRES_SOURCE,
   S3_SINK,
 } from './connector-plugins.js';
-import { ConnectException } from './connect-exceptions.js';
-import { converterFor, type Converter } from './converters/index.js';
 import { errorHandlingSettingsOf, stackTraceOf, type ConsumedRecord } from './error-handling.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import { JdbcSinkTask } from './jdbc-sink.js';
@@ -30,6 +28,8 @@ import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsO
 import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './postgres-source.js';
 import { S3SinkTask } from './s3-sink.js';
 import { SinkPipeline, type DeadLetterWriter } from './sink-pipeline.js';
+import { kafkaHeadersOf } from './kafka-headers.js';
+import { SourcePipeline } from './source-pipeline.js';
 import type { SinkTask } from './sink-record.js';
 import type { SourceOffsetStore } from './source-offsets.js';
 import { isUnavailable, unavailableError } from './unavailable-connectors.js';
@@ -69,23 +69,6 @@ const isSource = (connector: StoredConnector) =>
 interface RunningSource {
   task: SourceTask;
   producer: Producer;
-}
-
-/** A source record's conversion; a failure fails the task, naming the stage and the converter as Kafka does. */
-async function sourceStage(
-  stage: 'KEY_CONVERTER' | 'VALUE_CONVERTER',
-  converter: Converter,
-  record: SourceRecord,
-  convert: () => Promise<Buffer | null>,
-): Promise<Buffer | null> {
-  try {
-    return await convert();
-  } catch (error) {
-    throw new ConnectException(
-      `Executing stage '${stage}' with class '${converter.className}' failed for a change of ${record.topic}`,
-      { cause: error },
-    );
-  }
 }
 
 function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void): SinkTask {
@@ -361,11 +344,6 @@ export class ConnectWorker {
     entry.deadLetter = producer;
     await producer.connect();
     return async (record: ConsumedRecord, context: Record<string, string>) => {
-      const headers: IHeaders = {};
-      for (const header of record.headers) {
-        const known = headers[header.key];
-        headers[header.key] = known === undefined ? header.value : [...[known].flat(), header.value];
-      }
       await producer.send({
         topic,
         acks: -1,
@@ -373,7 +351,7 @@ export class ConnectWorker {
           {
             key: record.key,
             value: record.value,
-            headers: { ...headers, ...context },
+            headers: { ...kafkaHeadersOf(record.headers), ...context },
             timestamp: String(record.timestamp ?? this.deps.now().getTime()),
           },
         ],
@@ -393,36 +371,26 @@ export class ConnectWorker {
       entry.kafka = await this.deps.access.clientFor(connector, cluster);
       const producer = entry.kafka.producer({ allowAutoTopicCreation: false });
       await producer.connect();
-      const keyConverter = converterFor(connector.config, 'key');
-      const valueConverter = converterFor(connector.config, 'value');
+      const pipeline = new SourcePipeline(connector.config);
       const produce: ProduceRecords = async (records: SourceRecord[]) => {
-        for (const record of records) {
-          if (topics.has(record.topic)) continue;
-          await this.deps.access.ensureTopic(cluster, record.topic);
-          topics.add(record.topic);
+        const messages = await pipeline.messagesOf(records);
+        for (const message of messages) {
+          if (topics.has(message.topic)) continue;
+          await this.deps.access.ensureTopic(cluster, message.topic);
+          topics.add(message.topic);
         }
-        const messages = await Promise.all(
-          records.map(async (record) => ({
-            topic: record.topic,
-            key: await sourceStage('KEY_CONVERTER', keyConverter, record, () =>
-              keyConverter.fromConnectData(record.topic, record.keySchema, record.key),
-            ),
-            value: await sourceStage('VALUE_CONVERTER', valueConverter, record, () =>
-              valueConverter.fromConnectData(record.topic, record.valueSchema, record.value),
-            ),
-          })),
-        );
+        if (messages.length === 0) return;
         // Every record acknowledged by all in-sync replicas before the slot moves past it.
         await producer.sendBatch({
           acks: -1,
-          topicMessages: [...new Set(records.map((record) => record.topic))].map((topic) => ({
+          topicMessages: [...new Set(messages.map((message) => message.topic))].map((topic) => ({
             topic,
             messages: messages
               .filter((message) => message.topic === topic)
-              .map(({ key, value }) => ({ key, value })),
+              .map(({ key, value, headers }) => ({ key, value, headers })),
           })),
         });
-        for (const record of records) entry.activeTopics.add(record.topic);
+        for (const message of messages) entry.activeTopics.add(message.topic);
         entry.failures = 0;
       };
       const task = this.sourceTaskOf(connector, produce, (error) => this.fail(entry, error));

@@ -10,6 +10,7 @@
  * class and the record.
  */
 import { ConnectException, exceptionClassOf, RetriableException } from './connect-exceptions.js';
+import type { HeaderBytes } from './kafka-headers.js';
 
 /** The stages as Kafka names them (`org.apache.kafka.connect.runtime.errors.Stage`). */
 export type ErrorStage =
@@ -88,7 +89,7 @@ export interface ConsumedRecord {
   timestamp: number | null;
   key: Buffer | null;
   value: Buffer | null;
-  headers: { key: string; value: Buffer }[];
+  headers: HeaderBytes[];
 }
 
 /** A failure of one stage of one record, as the reporters see it. */
