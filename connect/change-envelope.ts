@@ -3,6 +3,8 @@
  * primary key, valued `{before, after, source, op, ts_ms}`, on the topic
  * `<topic.prefix>.<database or schema>.<table>`. The sources differ only in their `source` block.
  */
+import type { ConnectSchema } from './connect-record.js';
+
 export type ColumnValue = string | number | boolean | null;
 export type Row = Record<string, ColumnValue>;
 
@@ -21,10 +23,12 @@ export interface SourceInfo {
   ts_ms: number | null;
 }
 
-/** A record as a source produces it: Debezium's key and value. */
+/** A record as a source produces it: Debezium's key and value, with their schemas when the source knows them. */
 export interface SourceRecord<Source extends SourceInfo = SourceInfo> {
   topic: string;
   key: Row | null;
+  keySchema?: ConnectSchema;
+  valueSchema?: ConnectSchema;
   value: {
     before: Row | null;
     after: Row | null;

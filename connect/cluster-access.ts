@@ -10,7 +10,7 @@ import type { Kafka } from 'kafkajs';
 import { isStoreError, type ObjectStore } from '../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../workloads/local/kafka/index.js';
-import type { StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
+import type { StreamingAcl, StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
 import { listOf, pluginOf } from './connector-plugins.js';
 import { errorHandlingSettingsOf } from './error-handling.js';
 import type { StoredConnector } from './connector-store.js';
@@ -78,54 +78,12 @@ export class ClusterAccess {
     const password = randomBytes(24).toString('base64url');
     const username = connectorUserOf(connector);
     const group = connectorGroupOf(connector.name);
-    const topics = listOf(connector.config.topics);
-    const isSource = pluginOf(connector.config['connector.class'])?.type === 'source';
-    const deadLetterTopic = isSource ? undefined : errorHandlingSettingsOf(connector.config).deadLetterTopic;
     await this.streaming.ensureUser(cluster.workload, {
       name: username,
       credential: scramCredential(password),
       password,
       consumerGroup: group,
-      acls: [
-        ...topics.map((topic) => ({
-          resourceType: 'topic' as const,
-          patternType: 'literal' as const,
-          name: topic,
-          operations: ['read' as const, 'describe' as const],
-          permission: 'allow' as const,
-        })),
-        // A sink writes the records that failed to its dead-letter topic, made when it starts.
-        ...(deadLetterTopic
-          ? [
-              {
-                resourceType: 'topic' as const,
-                patternType: 'literal' as const,
-                name: deadLetterTopic,
-                operations: ['write' as const, 'describe' as const, 'create' as const],
-                permission: 'allow' as const,
-              },
-            ]
-          : []),
-        // A source writes the topics under its prefix, made on first use.
-        ...(isSource
-          ? [
-              {
-                resourceType: 'topic' as const,
-                patternType: 'prefixed' as const,
-                name: `${connector.config['topic.prefix']}.`,
-                operations: ['write' as const, 'describe' as const, 'create' as const],
-                permission: 'allow' as const,
-              },
-            ]
-          : []),
-        {
-          resourceType: 'group',
-          patternType: 'literal',
-          name: group,
-          operations: ['read', 'describe', 'delete'],
-          permission: 'allow',
-        },
-      ],
+      acls: connectorAcls(connector),
     });
     // kafkajs is CommonJS: its named exports come through the default one. Loaded when a connector first runs.
     const { default: kafkajs } = await import('kafkajs');
@@ -154,4 +112,51 @@ export class ClusterAccess {
   async removeUser(connector: StoredConnector, workload: StreamingClusterWorkload): Promise<void> {
     await this.streaming.removeUser(workload, connectorUserOf(connector));
   }
+}
+
+/**
+ * What the connectors need of the brokers: a sink reads its topics and writes its dead-letter
+ * topic, a source writes under its prefix; each its group.
+ */
+export function connectorAcls(connector: StoredConnector): StreamingAcl[] {
+  const isSource = pluginOf(connector.config['connector.class'])?.type === 'source';
+  const deadLetterTopic = isSource ? undefined : errorHandlingSettingsOf(connector.config).deadLetterTopic;
+  return [
+    ...listOf(connector.config.topics).map((topic): StreamingAcl => ({
+      resourceType: 'topic',
+      patternType: 'literal',
+      name: topic,
+      operations: ['read', 'describe'],
+      permission: 'allow',
+    })),
+    ...(deadLetterTopic
+      ? [
+          {
+            resourceType: 'topic',
+            patternType: 'literal',
+            name: deadLetterTopic,
+            operations: ['write', 'describe', 'create'],
+            permission: 'allow',
+          } satisfies StreamingAcl,
+        ]
+      : []),
+    ...(isSource && connector.config['topic.prefix']
+      ? [
+          {
+            resourceType: 'topic',
+            patternType: 'prefixed',
+            name: `${connector.config['topic.prefix']}.`,
+            operations: ['write', 'describe', 'create'],
+            permission: 'allow',
+          } satisfies StreamingAcl,
+        ]
+      : []),
+    {
+      resourceType: 'group',
+      patternType: 'literal',
+      name: connectorGroupOf(connector.name),
+      operations: ['read', 'describe', 'delete'],
+      permission: 'allow',
+    },
+  ];
 }

@@ -12,13 +12,12 @@ import {
   type ConnectorSpec,
   type ConnectRuntime,
   type ConnectUserSpec,
-  type StreamingAcl,
   type StreamingClusterWorkload,
 } from '../workloads/runtime.js';
 import { PassLoop } from './pass-loop.js';
-import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
+import { connectorAcls, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import type { ConnectorObservationStore } from './cluster-connect-store.js';
-import { isSecretKey, listOf, pluginOf } from './connector-plugins.js';
+import { isSecretKey, pluginOf } from './connector-plugins.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 
 export const CLUSTER_CONNECT_POLL_MS = 5_000;
@@ -63,38 +62,6 @@ export function connectorSpecOf(connector: StoredConnector): ConnectorSpec {
           ? 'stopped'
           : 'running',
   };
-}
-
-/** What the connectors need of the brokers: a sink reads its topics, a source writes under its prefix; each its group. */
-export function connectorAcls(connector: StoredConnector): StreamingAcl[] {
-  const isSource = pluginOf(connector.config['connector.class'])?.type === 'source';
-  return [
-    ...listOf(connector.config.topics).map((topic): StreamingAcl => ({
-      resourceType: 'topic',
-      patternType: 'literal',
-      name: topic,
-      operations: ['read', 'describe'],
-      permission: 'allow',
-    })),
-    ...(isSource && connector.config['topic.prefix']
-      ? [
-          {
-            resourceType: 'topic',
-            patternType: 'prefixed',
-            name: `${connector.config['topic.prefix']}.`,
-            operations: ['write', 'describe', 'create'],
-            permission: 'allow',
-          } satisfies StreamingAcl,
-        ]
-      : []),
-    {
-      resourceType: 'group',
-      patternType: 'literal',
-      name: connectorGroupOf(connector.name),
-      operations: ['read', 'describe', 'delete'],
-      permission: 'allow',
-    },
-  ];
 }
 
 /** What the API answers before the workers have reported, and for a connector they refused. */

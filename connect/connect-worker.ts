@@ -6,7 +6,7 @@
  * the API wakes the worker after each change rather than waiting for the next pass.
  */
 import os from 'node:os';
-import type { EachBatchPayload, IHeaders, Kafka, Producer } from 'kafkajs';
+import type { EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
@@ -28,6 +28,8 @@ import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsO
 import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './postgres-source.js';
 import { S3SinkTask } from './s3-sink.js';
 import { SinkPipeline, type DeadLetterWriter } from './sink-pipeline.js';
+import { kafkaHeadersOf } from './kafka-headers.js';
+import { SourcePipeline } from './source-pipeline.js';
 import type { SinkTask } from './sink-record.js';
 import type { SourceOffsetStore } from './source-offsets.js';
 import { isUnavailable, unavailableError } from './unavailable-connectors.js';
@@ -342,11 +344,6 @@ export class ConnectWorker {
     entry.deadLetter = producer;
     await producer.connect();
     return async (record: ConsumedRecord, context: Record<string, string>) => {
-      const headers: IHeaders = {};
-      for (const header of record.headers) {
-        const known = headers[header.key];
-        headers[header.key] = known === undefined ? header.value : [...[known].flat(), header.value];
-      }
       await producer.send({
         topic,
         acks: -1,
@@ -354,7 +351,7 @@ export class ConnectWorker {
           {
             key: record.key,
             value: record.value,
-            headers: { ...headers, ...context },
+            headers: { ...kafkaHeadersOf(record.headers), ...context },
             timestamp: String(record.timestamp ?? this.deps.now().getTime()),
           },
         ],
@@ -374,26 +371,26 @@ export class ConnectWorker {
       entry.kafka = await this.deps.access.clientFor(connector, cluster);
       const producer = entry.kafka.producer({ allowAutoTopicCreation: false });
       await producer.connect();
+      const pipeline = new SourcePipeline(connector.config);
       const produce: ProduceRecords = async (records: SourceRecord[]) => {
-        for (const record of records) {
-          if (topics.has(record.topic)) continue;
-          await this.deps.access.ensureTopic(cluster, record.topic);
-          topics.add(record.topic);
+        const messages = await pipeline.messagesOf(records);
+        for (const message of messages) {
+          if (topics.has(message.topic)) continue;
+          await this.deps.access.ensureTopic(cluster, message.topic);
+          topics.add(message.topic);
         }
+        if (messages.length === 0) return;
         // Every record acknowledged by all in-sync replicas before the slot moves past it.
         await producer.sendBatch({
           acks: -1,
-          topicMessages: [...new Set(records.map((record) => record.topic))].map((topic) => ({
+          topicMessages: [...new Set(messages.map((message) => message.topic))].map((topic) => ({
             topic,
-            messages: records
-              .filter((record) => record.topic === topic)
-              .map((record) => ({
-                key: record.key === null ? null : JSON.stringify(record.key),
-                value: JSON.stringify(record.value),
-              })),
+            messages: messages
+              .filter((message) => message.topic === topic)
+              .map(({ key, value, headers }) => ({ key, value, headers })),
           })),
         });
-        for (const record of records) entry.activeTopics.add(record.topic);
+        for (const message of messages) entry.activeTopics.add(message.topic);
         entry.failures = 0;
       };
       const task = this.sourceTaskOf(connector, produce, (error) => this.fail(entry, error));

@@ -632,7 +632,8 @@ export function isSecretKey(plugin: ConnectorPlugin | undefined, key: string): b
   const declared = plugin?.definitions.find((definition) => definition.name === key);
   return declared
     ? declared.type === 'PASSWORD'
-    : /(password|secret|\.key$)/i.test(key) && key !== 'aws.access.key.id';
+    : // A registry converter's `basic.auth.user.info` is `user:password`.
+      /(password|secret|\.key$|basic\.auth\.user\.info$)/i.test(key) && key !== 'aws.access.key.id';
 }
 
 function valueProblems(definition: ConfigDefinition, value: string | undefined): string[] {

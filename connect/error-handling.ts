@@ -10,6 +10,7 @@
  * class and the record.
  */
 import { ConnectException, exceptionClassOf, RetriableException } from './connect-exceptions.js';
+import type { HeaderBytes } from './kafka-headers.js';
 
 /** The stages as Kafka names them (`org.apache.kafka.connect.runtime.errors.Stage`). */
 export type ErrorStage =
@@ -23,7 +24,6 @@ export interface ErrorHandlingSettings {
   log: boolean;
   logMessages: boolean;
   deadLetterTopic: string | undefined;
-  deadLetterReplicationFactor: number;
   contextHeaders: boolean;
 }
 
@@ -38,7 +38,6 @@ export function errorHandlingSettingsOf(config: Record<string, string>): ErrorHa
     log: isTrue(config['errors.log.enable']),
     logMessages: isTrue(config['errors.log.include.messages']),
     deadLetterTopic: topic || undefined,
-    deadLetterReplicationFactor: Number(config['errors.deadletterqueue.topic.replication.factor'] || 3),
     contextHeaders: isTrue(config['errors.deadletterqueue.context.headers.enable']),
   };
 }
@@ -90,7 +89,7 @@ export interface ConsumedRecord {
   timestamp: number | null;
   key: Buffer | null;
   value: Buffer | null;
-  headers: { key: string; value: Buffer }[];
+  headers: HeaderBytes[];
 }
 
 /** A failure of one stage of one record, as the reporters see it. */

@@ -9,6 +9,7 @@ import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from '../observability/logger.js';
 import type { ConnectHeader, ConnectRecord } from './connect-record.js';
 import { DataException } from './connect-exceptions.js';
+import { headerListOf } from './kafka-headers.js';
 import { converterFor, type Converter } from './converters/index.js';
 import {
   deadLetterHeadersOf,
@@ -46,17 +47,8 @@ export interface SinkPipelineDependencies {
   sleep(ms: number): Promise<void>;
 }
 
-function headerBytes(value: Buffer | string): Buffer {
-  return Buffer.isBuffer(value) ? value : Buffer.from(value);
-}
-
 /** A consumed message as the error handling reports it. */
 export function consumedRecordOf(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
-  const headers = Object.entries(message.headers ?? {}).flatMap(([key, value]) =>
-    value === undefined
-      ? []
-      : (Array.isArray(value) ? value : [value]).map((each) => ({ key, value: headerBytes(each) })),
-  );
   const timestamp = Number(message.timestamp);
   return {
     topic,
@@ -65,7 +57,7 @@ export function consumedRecordOf(topic: string, partition: number, message: Kafk
     timestamp: Number.isFinite(timestamp) && timestamp >= 0 ? timestamp : null,
     key: message.key ?? null,
     value: message.value ?? null,
-    headers,
+    headers: headerListOf(message.headers),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connectClusterUserOf, connectorAcls, connectorSpecOf } from '../../connect/cluster-connect.js';
+import { connectorAcls } from '../../connect/cluster-access.js';
+import { connectClusterUserOf, connectorSpecOf } from '../../connect/cluster-connect.js';
 import type { StoredConnector } from '../../connect/connector-store.js';
 import type { TargetState } from '../../connect/task-state.js';
 import { kafkaUserName } from '../../workloads/kubernetes/strimzi-render.js';

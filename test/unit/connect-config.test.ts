@@ -157,6 +157,9 @@ describe('plugins and secrets', () => {
     [undefined, 'database.password', true],
     [undefined, 'ssl.key', true],
     [undefined, 'topics', false],
+    [JDBC_SINK, 'value.converter.basic.auth.user.info', true],
+    [JDBC_SINK, 'key.converter.schema.registry.basic.auth.user.info', true],
+    [JDBC_SINK, 'value.converter.schema.registry.url', false],
   ])('%# %s is secret: %s', (plugin, key, secret) => {
     expect(isSecretKey(plugin, key)).toBe(secret);
   });
