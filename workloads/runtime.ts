@@ -321,6 +321,12 @@ export interface GroupLag {
 
 /** Event-streaming clusters: an embedded Kafka-protocol broker locally, Strimzi in a cluster. */
 export interface StreamingRuntime {
+  /**
+   * Calls `listener` with a cluster's id whenever its topics change, also over the Kafka protocol
+   * (made, altered, grown, deleted by a client), for a runtime whose brokers can tell; returns
+   * what stops it.
+   */
+  watchTopics?(listener: (clusterId: string) => void): () => void;
   /** Starts (or adopts) the cluster's brokers; idempotent. */
   ensureCluster(cluster: StreamingClusterWorkload): Promise<StreamingClusterObservation>;
   /** Closes its ports and removes its data. Idempotent. */
