@@ -25,6 +25,9 @@ async function pythonHas(module: string): Promise<boolean> {
 }
 
 const confluent = await pythonHas('confluent_kafka');
+const kafkaPython = await pythonHas('kafka');
+if (!kafkaPython)
+  console.warn('python3-kafka is not installed: the kafka-python admin test of the embedded broker SKIPS');
 if (!confluent)
   console.warn('python3-confluent-kafka is not installed: the AdminClient tests of the embedded broker SKIP');
 
@@ -181,6 +184,29 @@ describe.skipIf(!confluent)(
       expect(offsets.find((entry) => entry.partition === 0)).toMatchObject({ low: '4', high: '10' });
       await kafkaAdmin.disconnect();
     }, 60_000);
+
+    it.skipIf(!kafkaPython)(
+      'lists and describes topics through kafka-python',
+      async () => {
+        const script = String.raw`
+import json, sys
+from kafka.admin import KafkaAdminClient, ConfigResource, ConfigResourceType
+admin = KafkaAdminClient(bootstrap_servers=sys.argv[1].split(','), security_protocol='SASL_SSL',
+    sasl_mechanism='SCRAM-SHA-512', sasl_plain_username='ops', sasl_plain_password='ops-secret',
+    ssl_cafile=sys.argv[2], ssl_check_hostname=False)
+described = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, 'admin-made')])
+entries = described[0].resources[0][4]
+print(json.dumps({'topics': admin.list_topics(), 'configs': {entry[0]: entry[1] for entry in entries}}))
+`;
+        const { stdout } = await run(PYTHON, ['-c', script, observed.bootstrapServers.join(','), caFile], {
+          timeout: 30_000,
+        });
+        const answer = JSON.parse(stdout) as { topics: string[]; configs: Record<string, string> };
+        expect(answer.topics).toContain('admin-made');
+        expect(answer.configs['retention.ms']).toBe('7200000');
+      },
+      60_000,
+    );
 
     it('grows the topic and then deletes it', async () => {
       expect((await admin('grow')).partitions).toBe(5);
