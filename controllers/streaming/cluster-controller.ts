@@ -7,6 +7,8 @@ import {
   type ConsumerGroupSummary,
   type StreamingCluster,
   type StreamingTopic,
+  type StreamingUser,
+  type StreamingUserAcl,
 } from '../../crds/streaming.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import {
@@ -110,7 +112,10 @@ export function streamingClusterController(options: StreamingControllerOptions):
     const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
     // Topics first: the status write wakes the topics' reconciles, which would otherwise bring
     // back a topic a client just deleted, or undo a config it just altered.
-    if (running) await mirrorKafkaTopics(context, cluster, streaming, workload);
+    if (running) {
+      await mirrorKafkaTopics(context, cluster, streaming, workload);
+      await mirrorKafkaAcls(context, cluster, streaming, workload);
+    }
     await writeStatusIfChanged(
       store,
       STREAMING_CLUSTER,
@@ -125,10 +130,10 @@ export function streamingClusterController(options: StreamingControllerOptions):
     name: 'streamingcluster',
     for: STREAMING_CLUSTER,
     owns: [STREAMING_TOPIC, STREAMING_USER],
-    // A topic a Kafka client made, altered or deleted wakes its cluster at once to mirror it.
+    // A topic or ACL a Kafka client changed wakes its cluster at once to mirror it.
     sources: [
       (enqueue, cache) =>
-        runtime.streaming.watchTopics?.((clusterId) => {
+        runtime.streaming.watchChanges?.((clusterId) => {
           for (const cluster of cache.list<StreamingCluster>(STREAMING_CLUSTER)) {
             if (cluster.spec && clusterWorkload(cluster).id === clusterId)
               enqueue({ namespace: cluster.metadata.namespace, name: cluster.metadata.name });
@@ -185,6 +190,48 @@ async function recordClusterUsage(
       },
     ],
     now,
+  );
+}
+
+/**
+ * Gives each user object, applied at its generation, the ACLs its user has on the brokers, so the
+ * API and kubectl show ACLs a Kafka client created or deleted (and the user's reconcile keeps
+ * them). An object with a change not yet applied keeps its own.
+ */
+async function mirrorKafkaAcls(
+  { store, cache, logger }: ReconcileContext,
+  cluster: StreamingCluster,
+  streaming: StreamingRuntime,
+  workload: StreamingClusterWorkload,
+): Promise<void> {
+  if (!streaming.listUserAcls) return;
+  const held = new Map((await streaming.listUserAcls(workload)).map((user) => [user.name, user.acls]));
+  const objects = childrenOf(
+    cache.list<StreamingUser>(STREAMING_USER, cluster.metadata.namespace),
+    cluster.metadata.name,
+  );
+  for (const object of objects) {
+    const acls = held.get(object.spec!.name);
+    const applied =
+      object.status?.phase === 'ready' && object.status.observedGeneration === object.metadata.generation;
+    if (!acls || !applied || object.metadata.deletionTimestamp) continue;
+    if (aclsKey(acls) === aclsKey(object.spec!.acls)) continue;
+    try {
+      await store.update<StreamingUser>(STREAMING_USER, { ...object, spec: { ...object.spec!, acls } });
+      logger.info(
+        { user: object.spec!.name },
+        'ACLs changed over the Kafka protocol; the user object follows',
+      );
+    } catch (error) {
+      if (!isStoreError(error, 'Conflict')) throw error;
+    }
+  }
+}
+
+/** ACLs compared by what they grant, whatever order their fields were written in. */
+function aclsKey(acls: readonly StreamingUserAcl[]): string {
+  return JSON.stringify(
+    acls.map((acl) => [acl.resourceType, acl.patternType, acl.name, acl.operations, acl.permission]),
   );
 }
 

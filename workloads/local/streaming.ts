@@ -174,6 +174,9 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
       for (const listener of listeners.get(workload.id) ?? []) listener(observed);
       for (const watcher of watchers) watcher(workload.id);
     });
+    cluster.onAclsChanged(() => {
+      for (const watcher of watchers) watcher(workload.id);
+    });
     logger.info({ ports }, 'streaming cluster started');
     return cluster;
   }
@@ -283,7 +286,12 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
       return (await existing(workload))?.groupLag(groupId);
     },
 
-    watchTopics(watcher) {
+    async listUserAcls(workload) {
+      const cluster = await existing(workload);
+      return (cluster?.userSpecs() ?? []).map((user) => ({ name: user.name, acls: user.acls }));
+    },
+
+    watchChanges(watcher) {
       watchers.add(watcher);
       return () => watchers.delete(watcher);
     },

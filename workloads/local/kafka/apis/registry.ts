@@ -3,11 +3,14 @@ import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
 import { alterConfigs } from './alter-configs.js';
 import { apiVersions } from './api-versions.js';
+import { createAcls } from './create-acls.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
+import { deleteAcls } from './delete-acls.js';
 import { deleteGroups } from './delete-groups.js';
 import { deleteRecords } from './delete-records.js';
 import { deleteTopics } from './delete-topics.js';
+import { describeAcls } from './describe-acls.js';
 import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
@@ -58,6 +61,9 @@ const MODULES: readonly ApiModule[] = [
   deleteTopics,
   deleteRecords,
   offsetForLeaderEpoch,
+  describeAcls,
+  createAcls,
+  deleteAcls,
   describeConfigs,
   alterConfigs,
   describeLogDirs,
