@@ -1506,7 +1506,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a VPC and everything in it
-     * @description Answered 202: the deletion is one to watch. The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route tables, security groups and network ACLs in that order, then the VPC, which is then listed with status=deleted until garbage collection purges it.
+     * @description The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route tables, security groups and network ACLs in that order, then the VPC, which is then listed with status=deleted until garbage collection purges it.
      */
     delete: operations['deleteApiV1VpcsById'];
     options?: never;
@@ -14604,8 +14604,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The VPC, deleting */
-      202: {
+      /** @description Deletion has begun */
+      204: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
           'X-RateLimit-Limit': components['headers']['RateLimitLimit'];
@@ -14613,34 +14613,7 @@ export interface operations {
           'X-RateLimit-Reset': components['headers']['RateLimitReset'];
           [name: string]: unknown;
         };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id?: string;
-            name?: string;
-            /** @example 10.0.0.0/16 */
-            cidr_block?: string;
-            region?: string;
-            /** @enum {string} */
-            status?: 'provisioning' | 'available' | 'deleting' | 'deleted';
-            is_default?: boolean;
-            subnet_count?: number;
-            route_table_count?: number;
-            nat_gateway_count?: number;
-            flow_logs_enabled?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            internet_gateway_count?: number;
-            security_group_count?: number;
-            network_acl_count?: number;
-            enable_dns_hostnames?: boolean;
-            enable_dns_support?: boolean;
-            enable_flow_logs?: boolean;
-            flow_logs_destination?: string | null;
-            /** Format: date-time */
-            updated_at?: string;
-          };
-        };
+        content?: never;
       };
       /** @description The request does not match its schema; `details.fields` names each field and rule */
       400: {

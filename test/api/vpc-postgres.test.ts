@@ -89,7 +89,7 @@ describeWithPostgres('VPC overlap and limit checks on PostgreSQL', () => {
       const detail = await app.call('GET', `/api/v1/vpcs/${ids[0]!}`, { token: owner.token });
       expect(((await detail.json()) as { status: string }).status).toBe('available');
     });
-    expect((await app.call('DELETE', `/api/v1/vpcs/${ids[0]!}`, { token: owner.token })).status).toBe(202);
+    expect((await app.call('DELETE', `/api/v1/vpcs/${ids[0]!}`, { token: owner.token })).status).toBe(204);
     await eventually(async () => {
       const detail = await app.call('GET', `/api/v1/vpcs/${ids[0]!}`, { token: owner.token });
       expect(((await detail.json()) as { status: string }).status).toBe('deleted');

@@ -137,7 +137,7 @@ type RuleEditor = (manifests: Manifest[]) => void;
         const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };
         expect(read.status).toBe('available');
       }, STARTUP_MS);
-      expect((await call('DELETE', `/api/v1/vpcs/${id}`)).status).toBe(202);
+      expect((await call('DELETE', `/api/v1/vpcs/${id}`)).status).toBe(204);
       // The operator removed its finalizer: what remains is the tombstone a deleted VPC reads as.
       await eventually(async () => {
         const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };

@@ -486,21 +486,17 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
       scopes: write,
       summary: 'Delete a VPC and everything in it',
       description:
-        'Answered 202: the deletion is one to watch. The VPC turns deleting; its controller removes NAT ' +
-        'gateways, internet gateways, subnets, route tables, security groups and network ACLs in that ' +
-        'order, then the VPC, which is then listed with status=deleted until garbage collection purges it.',
+        'The VPC turns deleting; its controller removes NAT gateways, internet gateways, subnets, route ' +
+        'tables, security groups and network ACLs in that order, then the VPC, which is then listed ' +
+        'with status=deleted until garbage collection purges it.',
       request: { params: VPC_PARAMS },
-      responses: { 202: { description: 'The VPC, deleting', schema: VPC_DETAIL } },
-      async handler({ params, principal, logger, now, store }) {
+      responses: { 204: { description: 'Deletion has begun' } },
+      async handler({ params, principal, logger, store }) {
         const namespace = tenantNamespace(principal);
-        const vpc = await readVpc(store, namespace, params.id);
-        const counts = countsByVpc(await readParts(store, namespace));
-        const marked = await store.delete<Vpc>(VPC, namespace, params.id);
+        await readVpc(store, namespace, params.id);
+        await store.delete(VPC, namespace, params.id);
         logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
-        // Marked, or already removed when nothing held it: either way it is deleting to the caller.
-        const deletionTimestamp = marked.metadata.deletionTimestamp ?? now().toISOString();
-        const deleting = { ...vpc, metadata: { ...vpc.metadata, deletionTimestamp } };
-        return { status: 202, data: detail(deleting, counts.get(vpc.metadata.name) ?? NO_PARTS, now()) };
+        return { status: 204 };
       },
     }),
     defineRoute<{ params: VpcParams; query: { prefix: number; count: number } }>({
