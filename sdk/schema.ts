@@ -10367,11 +10367,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];
@@ -10485,11 +10487,13 @@ export interface operations {
           consumer_group?: string;
           acls?: {
             /** @enum {string} */
-            resource_type: 'topic' | 'group';
+            resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
             /** @enum {string} */
             pattern_type: 'literal' | 'prefixed';
             name: string;
-            operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+            operations: (
+              'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+            )[];
             /** @enum {string} */
             permission: 'allow' | 'deny';
           }[];
@@ -10515,11 +10519,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];
@@ -13165,11 +13171,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];

@@ -4,8 +4,12 @@ import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
 
 const GROUP_KEY = 0;
+const TRANSACTION_KEY = 1;
 
-/** FindCoordinator: groups only (no transactions); the coordinator is a hash of the group id. */
+/**
+ * FindCoordinator for a group (key type 0) or a transactional id (1): the coordinator is a hash of
+ * the key. Kafka's checks: DESCRIBE on the group, or on the transactional id.
+ */
 export const findCoordinator: ApiModule = {
   key: 10,
   name: 'FindCoordinator',
@@ -22,9 +26,18 @@ export const findCoordinator: ApiModule = {
       if (version >= 1) writer.nullableString(message);
       return writer.int32(-1).string('').int32(-1);
     };
-    if (keyType !== GROUP_KEY)
-      return refuse(ErrorCode.COORDINATOR_NOT_AVAILABLE, 'transactions are not supported');
-    if (!isAllowed(principal, 'group', key, 'describe')) {
+    if (keyType === TRANSACTION_KEY) {
+      if (!isAllowed(principal, 'transactional_id', key, 'describe'))
+        return refuse(
+          ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+          'Transactional Id authorization failed.',
+        );
+    } else if (keyType !== GROUP_KEY) {
+      return refuse(
+        ErrorCode.INVALID_REQUEST,
+        `Unknown coordinator type ${keyType} in FindCoordinator request`,
+      );
+    } else if (!isAllowed(principal, 'group', key, 'describe')) {
       return refuse(ErrorCode.GROUP_AUTHORIZATION_FAILED, `Not authorized to access group: ${key}`);
     }
     const coordinator = cluster.coordinatorOf(key);

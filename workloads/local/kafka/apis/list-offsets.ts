@@ -5,8 +5,12 @@ import type { ApiModule } from './api.js';
 
 const LATEST = -1;
 const EARLIEST = -2;
+const READ_COMMITTED = 1;
 
-/** ListOffsets (v1+): the earliest, the latest, or the first offset at or after a timestamp. */
+/**
+ * ListOffsets (v1+): the earliest, the latest, or the first offset at or after a timestamp; for a
+ * read_committed reader (v2+) the latest is the last stable offset, and no answer passes it.
+ */
 export const listOffsets: ApiModule = {
   key: 2,
   name: 'ListOffsets',
@@ -15,7 +19,7 @@ export const listOffsets: ApiModule = {
   handle(context, reader) {
     const { version, cluster, principal } = context;
     reader.int32();
-    if (version >= 2) reader.int8();
+    const readCommitted = version >= 2 && reader.int8() === READ_COMMITTED;
     const topics = reader.array((topicReader) => {
       const name = topicReader.string();
       const describable = isAllowed(principal, 'topic', name, 'describe');
@@ -32,14 +36,11 @@ export const listOffsets: ApiModule = {
         if (!describable) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         const state = cluster.store.topic(name) ? cluster.store.partition(name, partition) : undefined;
         if (!state) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (timestamp === LATEST) return answer(ErrorCode.NONE, state.logEndOffset);
+        const end = readCommitted ? cluster.store.lastStableOffset(name, partition) : state.logEndOffset;
+        if (timestamp === LATEST) return answer(ErrorCode.NONE, end);
         if (timestamp === EARLIEST) return answer(ErrorCode.NONE, state.logStartOffset);
-        const offset = cluster.store.offsetForTimestamp(name, partition, timestamp);
-        return answer(
-          ErrorCode.NONE,
-          Math.max(offset, state.logStartOffset),
-          offset < state.logEndOffset ? timestamp : -1,
-        );
+        const offset = Math.min(cluster.store.offsetForTimestamp(name, partition, timestamp), end);
+        return answer(ErrorCode.NONE, Math.max(offset, state.logStartOffset), offset < end ? timestamp : -1);
       });
       return { name, partitions };
     });

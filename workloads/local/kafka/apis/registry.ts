@@ -22,6 +22,11 @@ import { produce } from './produce.js';
 import { saslAuthenticate } from './sasl-authenticate.js';
 import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
+import { addOffsetsToTxn } from './add-offsets-to-txn.js';
+import { addPartitionsToTxn } from './add-partitions-to-txn.js';
+import { endTxn } from './end-txn.js';
+import { initProducerId } from './init-producer-id.js';
+import { txnOffsetCommit } from './txn-offset-commit.js';
 
 function writeRanges(writer: Writer): void {
   writer.array(MODULES, (w, module) => w.int16(module.key).int16(module.minVersion).int16(module.maxVersion));
@@ -50,6 +55,11 @@ const MODULES: readonly ApiModule[] = [
   saslAuthenticate,
   createPartitions,
   deleteGroups,
+  initProducerId,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  txnOffsetCommit,
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
