@@ -209,10 +209,19 @@ export function encodeControlBatch(
   ]);
 }
 
+/** The producer fields of a batch an idempotent (or transactional) producer writes. */
+export interface BatchProducer {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  transactional?: boolean;
+}
+
 /** Builds an uncompressed batch: what tests and the broker's own writes use. */
 export function encodeBatch(
   baseOffset: number,
   records: readonly { key: Buffer | null; value: Buffer | null; timestamp: number }[],
+  producer: BatchProducer = { producerId: -1, producerEpoch: -1, baseSequence: -1 },
 ): Buffer {
   const first = records[0]?.timestamp ?? 0;
   const max = records.reduce((most, record) => Math.max(most, record.timestamp), first);
@@ -223,9 +232,10 @@ export function encodeBatch(
   header.writeInt32BE(Math.max(0, records.length - 1), LAST_OFFSET_DELTA_AT);
   header.writeBigInt64BE(BigInt(first), FIRST_TIMESTAMP_AT);
   header.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP_AT);
-  header.writeBigInt64BE(-1n, 43);
-  header.writeInt16BE(-1, 51);
-  header.writeInt32BE(-1, 53);
+  header.writeInt16BE(producer.transactional ? TRANSACTIONAL : 0, ATTRIBUTES_AT);
+  header.writeBigInt64BE(BigInt(producer.producerId), PRODUCER_ID_AT);
+  header.writeInt16BE(producer.producerEpoch, PRODUCER_EPOCH_AT);
+  header.writeInt32BE(producer.baseSequence, BASE_SEQUENCE_AT);
   return rebuildBatch(
     header,
     records.map((record, index) => ({
