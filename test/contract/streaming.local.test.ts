@@ -105,7 +105,7 @@ describe('the local streaming runtime', () => {
   });
 
   it('answers ApiVersions it does not speak with UNSUPPORTED_VERSION and its ranges, v0-framed', async () => {
-    const { answer } = await rawExchange(request(18, 3), 500);
+    const { answer } = await rawExchange(request(18, 5), 500);
     expect(answer.readInt32BE(4)).toBe(7);
     expect(answer.readInt16BE(8)).toBe(35);
     expect(answer.readInt32BE(10)).toBeGreaterThan(15);

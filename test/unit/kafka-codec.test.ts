@@ -68,6 +68,80 @@ describe('the wire codec', () => {
   });
 });
 
+describe('the flexible shape (KIP-482)', () => {
+  it('writes compact strings, bytes and arrays with length + 1 and 0 for null', () => {
+    const written = new Writer(true)
+      .string('ab')
+      .nullableString(null)
+      .bytes(Buffer.from([9]))
+      .nullableBytes(null)
+      .array([7], (w, n) => w.int8(n))
+      .nullableArray(null, () => undefined)
+      .toBuffer();
+    expect([...written]).toEqual([3, 0x61, 0x62, 0, 2, 9, 0, 2, 7, 0]);
+    const reader = new Reader(written, 0, true);
+    expect([reader.string(), reader.nullableString()]).toEqual(['ab', null]);
+    expect([...reader.bytes()]).toEqual([9]);
+    expect(reader.nullableBytes()).toBeNull();
+    expect(reader.array((r) => r.int8())).toEqual([7]);
+    expect(reader.nullableArray((r) => r.int8())).toBeNull();
+    expect(reader.remaining).toBe(0);
+  });
+
+  it.each([
+    [0, [0x00]],
+    [127, [0x7f]],
+    [128, [0x80, 0x01]],
+    [300, [0xac, 0x02]],
+    [0xffffffff, [0xff, 0xff, 0xff, 0xff, 0x0f]],
+  ])('encodes the unsigned varint %i as %j', (value, bytes) => {
+    expect([...new Writer().uvarint(value).toBuffer()]).toEqual(bytes);
+    expect(new Reader(Buffer.from(bytes)).uvarint()).toBe(value);
+  });
+
+  it('refuses a varint of more than five bytes', () => {
+    expect(() => new Reader(Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01])).uvarint()).toThrow(
+      ProtocolError,
+    );
+  });
+
+  it('skips tagged fields it does not know and reads those it asks for', () => {
+    const written = new Writer(true)
+      .tags([
+        [0, (w) => w.int32(42)],
+        [5, (w) => w.string('unknown to the reader')],
+      ])
+      .int8(1)
+      .toBuffer();
+    const seen: [number, number][] = [];
+    const reader = new Reader(written, 0, true);
+    reader.tags((tag, field) => {
+      if (tag === 0) seen.push([tag, field.int32()]);
+    });
+    expect(seen).toEqual([[0, 42]]);
+    expect(reader.int8()).toBe(1);
+    expect(reader.remaining).toBe(0);
+  });
+
+  it('writes and reads nothing for tags in a non-flexible version', () => {
+    expect(new Writer().tags([[0, (w) => w.int8(1)]]).length).toBe(0);
+    const reader = new Reader(Buffer.from([5]));
+    reader.tags();
+    expect(reader.offset).toBe(0);
+  });
+
+  it('round-trips a UUID', () => {
+    const id = '5f2c8a3e-1b4d-4c6e-9a7b-0123456789ab';
+    const written = new Writer().uuid(id).toBuffer();
+    expect(written.length).toBe(16);
+    expect(new Reader(written).uuid()).toBe(id);
+  });
+
+  it('throws ProtocolError on a compact string longer than the request', () => {
+    expect(() => new Reader(Buffer.from([0x10, 0x41]), 0, true).string()).toThrow(ProtocolError);
+  });
+});
+
 describe('the frame decoder', () => {
   it('cuts frames however the stream is split', () => {
     const bodies = Array.from({ length: 20 }, (_, i) => randomBytes(i * 37));

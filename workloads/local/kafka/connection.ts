@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { RequestContext, SaslSession } from './apis/api.js';
+import { isFlexible, type RequestContext, type SaslSession } from './apis/api.js';
 import { apiModule, writeUnsupportedApiVersions } from './apis/registry.js';
 import { authenticateToken } from './apis/sasl-authenticate.js';
 import type { KafkaCluster } from './cluster.js';
@@ -102,24 +102,35 @@ export class Connection {
     const apiKey = reader.int16();
     const version = reader.int16();
     const correlationId = reader.int32();
+    // The client id stays an int16-prefixed string in every header version.
     const clientId = reader.nullableString() ?? '';
     const module = apiModule(apiKey);
     if (apiKey === API_VERSIONS_KEY && module && version > module.maxVersion) {
-      // KIP-511: the client learns our range from a v0-framed answer and retries.
+      // KIP-511: the client learns our range from a v0 answer and retries.
       const slot = this.reserve();
-      this.complete(slot, this.framed(correlationId, writeUnsupportedApiVersions()));
+      this.complete(slot, this.framed(correlationId, writeUnsupportedApiVersions(), false));
       return;
     }
     if (!module) throw new ProtocolError(`unknown API key ${apiKey}`);
     if (version < module.minVersion || version > module.maxVersion) {
       throw new ProtocolError(`${module.name} v${version} is not supported`);
     }
+    const flexible = isFlexible(module, version);
+    if (flexible) {
+      // Request header v2: the header's tagged fields, then a body of the flexible shape.
+      reader.flexible = true;
+      reader.tags();
+    }
+    // ApiVersions answers with response header v0 in every version, so that a client that does
+    // not yet know our versions can read it (KIP-511).
+    const flexibleHeader = flexible && apiKey !== API_VERSIONS_KEY;
     const principal = this.sasl.principal;
     if (!principal && !module.beforeAuthentication)
       throw new ProtocolError(`${module.name} before authentication`);
     const context: RequestContext = {
       cluster: this.cluster,
       version,
+      flexible,
       clientId,
       clientHost: this.socket.remoteAddress ?? '',
       brokerId: this.brokerId,
@@ -129,7 +140,7 @@ export class Connection {
     };
     const slot = this.reserve();
     const answered = (body: Writer | undefined) => {
-      this.complete(slot, body ? this.framed(correlationId, body) : undefined);
+      this.complete(slot, body ? this.framed(correlationId, body, flexibleHeader) : undefined);
       // A failed authentication: Kafka answers with the error, then closes the connection.
       if (this.sasl.failed) this.socket.end();
     };
@@ -149,11 +160,14 @@ export class Connection {
     } else answered(result);
   }
 
-  private framed(correlationId: number, body: Writer): Buffer[] {
+  /** Size, response header (v1 adds an empty tagged-field section) and body. */
+  private framed(correlationId: number, body: Writer, flexibleHeader: boolean): Buffer[] {
     const chunks = body.finish();
-    const head = Buffer.allocUnsafe(8);
-    head.writeInt32BE(body.length + 4, 0);
+    const headerBytes = flexibleHeader ? 5 : 4;
+    const head = Buffer.allocUnsafe(4 + headerBytes);
+    head.writeInt32BE(body.length + headerBytes, 0);
     head.writeInt32BE(correlationId, 4);
+    if (flexibleHeader) head.writeUInt8(0, 8);
     return [head, ...chunks];
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
@@ -24,7 +25,12 @@ export interface StoredTopic {
   retentionMs: number;
   cleanupPolicy: CleanupPolicy;
   createdAt: string;
+  /** Kafka's topic id (a UUID), made when the topic is and kept for its life. */
+  topicId: string;
 }
+
+/** A topic to create: its id is made by the store unless given. */
+export type NewTopic = Omit<StoredTopic, 'topicId'> & { topicId?: string };
 
 export interface PartitionState {
   logStartOffset: number;
@@ -90,11 +96,16 @@ export interface AbortedTransaction {
 export interface LogStore {
   topics(): StoredTopic[];
   topic(name: string): StoredTopic | undefined;
-  createTopic(topic: StoredTopic): void;
+  createTopic(topic: NewTopic): StoredTopic;
   deleteTopic(name: string): void;
   setPartitionCount(name: string, partitions: number): void;
   updateTopic(name: string, change: Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>): void;
   partition(topic: string, partition: number): PartitionState | undefined;
+  /**
+   * DeleteRecords: drops the records below `offset` and moves the log start there (never past the
+   * log end, never back); the partition's state after.
+   */
+  deleteRecordsBefore(topic: string, partition: number, offset: number): PartitionState | undefined;
   /**
    * Assigns offsets to `batches` (rewriting their base offsets in place) and stores them durably,
    * with their producer's state on the partition in the same transaction. An idempotent producer's
@@ -164,7 +175,8 @@ const producerKey = (topic: string, partition: number, producerId: number) =>
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS topics (
     name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, replicas INTEGER NOT NULL,
-    retention_ms INTEGER NOT NULL, cleanup_policy TEXT NOT NULL, created_at TEXT NOT NULL);
+    retention_ms INTEGER NOT NULL, cleanup_policy TEXT NOT NULL, created_at TEXT NOT NULL,
+    topic_id TEXT);
   CREATE TABLE IF NOT EXISTS partitions (
     topic TEXT NOT NULL, partition INTEGER NOT NULL, log_start_offset INTEGER NOT NULL,
     log_end_offset INTEGER NOT NULL, PRIMARY KEY (topic, partition)) WITHOUT ROWID;
@@ -197,6 +209,7 @@ interface TopicRow {
   retention_ms: number;
   cleanup_policy: CleanupPolicy;
   created_at: string;
+  topic_id: string | null;
 }
 
 interface BatchRow {
@@ -226,6 +239,7 @@ export class SqliteLogStore implements LogStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
+    this.addTopicIds();
     this.statements = {
       insertBatch: this.db.prepare(
         'INSERT INTO batches (topic, partition, base_offset, last_offset, max_timestamp, append_time, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -258,6 +272,21 @@ export class SqliteLogStore implements LogStore {
       ),
     };
     this.load();
+  }
+
+  /** Stores made before topic ids gain the column, and each topic an id, once. */
+  private addTopicIds(): void {
+    const columns = this.db.prepare('PRAGMA table_info(topics)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'topic_id'))
+      this.db.exec('ALTER TABLE topics ADD COLUMN topic_id TEXT');
+    const missing = this.db
+      .prepare('SELECT name FROM topics WHERE topic_id IS NULL')
+      .pluck()
+      .all() as string[];
+    const assign = this.db.prepare('UPDATE topics SET topic_id = ? WHERE name = ?');
+    this.db.transaction(() => {
+      for (const name of missing) assign.run(randomUUID(), name);
+    })();
   }
 
   private load(): void {
@@ -318,11 +347,12 @@ export class SqliteLogStore implements LogStore {
     return this.topicCache.get(name);
   }
 
-  createTopic(topic: StoredTopic): void {
+  createTopic(spec: NewTopic): StoredTopic {
+    const topic: StoredTopic = { ...spec, topicId: spec.topicId ?? randomUUID() };
     this.db.transaction(() => {
       this.db
         .prepare(
-          'INSERT INTO topics (name, partitions, replicas, retention_ms, cleanup_policy, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          'INSERT INTO topics (name, partitions, replicas, retention_ms, cleanup_policy, created_at, topic_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
         )
         .run(
           topic.name,
@@ -331,6 +361,7 @@ export class SqliteLogStore implements LogStore {
           topic.retentionMs,
           topic.cleanupPolicy,
           topic.createdAt,
+          topic.topicId,
         );
       this.db.prepare('DELETE FROM batches WHERE topic = ?').run(topic.name);
       this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(topic.name);
@@ -347,6 +378,7 @@ export class SqliteLogStore implements LogStore {
         sizeBytes: 0,
       });
     }
+    return topic;
   }
 
   deleteTopic(name: string): void {
@@ -399,6 +431,11 @@ export class SqliteLogStore implements LogStore {
 
   partition(topic: string, partition: number): PartitionState | undefined {
     return this.state.get(partitionKey(topic, partition));
+  }
+
+  deleteRecordsBefore(topic: string, partition: number, offset: number): PartitionState | undefined {
+    this.truncateBefore(topic, partition, offset);
+    return this.partition(topic, partition);
   }
 
   append(
@@ -863,6 +900,7 @@ function rowToTopic(row: TopicRow): StoredTopic {
     retentionMs: row.retention_ms,
     cleanupPolicy: row.cleanup_policy,
     createdAt: row.created_at,
+    topicId: row.topic_id!,
   };
 }
 

@@ -4,6 +4,8 @@ import { ErrorCode } from './errors.js';
 /** Kafka's default retention (7 days), lowered to the tier's maximum when that is shorter. */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+/** Kafka's default `max.message.bytes`: 1 MiB of records plus the batch overhead. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
 
 /** A refusal with Kafka's error code and a message for the client. */
 export interface Refusal {
@@ -61,4 +63,13 @@ export function partitionLimitProblem(
 export function cleanupPolicyOf(value: string | null | undefined): CleanupPolicy | undefined {
   if (value === undefined || value === null) return 'delete';
   return value === 'delete' || value === 'compact' ? value : undefined;
+}
+
+/** A record batch over the topic's `max.message.bytes` is refused as Kafka refuses it. */
+export function batchSizeProblem(batchBytes: number): Refusal | undefined {
+  if (batchBytes <= MAX_MESSAGE_BYTES) return undefined;
+  return {
+    errorCode: ErrorCode.MESSAGE_TOO_LARGE,
+    message: `The record batch of ${batchBytes} bytes is larger than max.message.bytes (${MAX_MESSAGE_BYTES})`,
+  };
 }

@@ -18,6 +18,8 @@ export interface SaslSession {
 export interface RequestContext {
   cluster: KafkaCluster;
   version: number;
+  /** The version is a flexible one: the answer is written with `new Writer(context.flexible)`. */
+  flexible: boolean;
   clientId: string;
   clientHost: string;
   /** The broker id whose listener took the connection. */
@@ -28,14 +30,28 @@ export interface RequestContext {
   log: Logger;
 }
 
-/** One API key: its version range and its handler, which reads the body and writes the answer. */
+/**
+ * One API key: its version range, its first flexible version, and its handler, which reads the
+ * body and writes the answer.
+ */
 export interface ApiModule {
   key: number;
   name: string;
   minVersion: number;
   maxVersion: number;
+  /**
+   * The first version with compact fields and tagged fields (KIP-482), as the key's
+   * `flexibleVersions` in Kafka's message schemas; absent when no version is flexible. It also
+   * picks the headers: request header v2 and response header v1 from this version on.
+   */
+  flexibleVersion?: number;
   /** Served before authentication (ApiVersions and the SASL requests). */
   beforeAuthentication?: boolean;
   /** The response body; undefined for no response at all (Produce with acks=0). */
   handle(context: RequestContext, reader: Reader): Writer | undefined | Promise<Writer | undefined>;
+}
+
+/** Whether `version` of `module` is written in the flexible shape. */
+export function isFlexible(module: ApiModule, version: number): boolean {
+  return module.flexibleVersion !== undefined && version >= module.flexibleVersion;
 }

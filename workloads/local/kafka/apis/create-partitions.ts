@@ -8,16 +8,26 @@ export const createPartitions: ApiModule = {
   key: 37,
   name: 'CreatePartitions',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 3,
+  flexibleVersion: 2,
   handle(context, reader) {
     const { cluster, principal } = context;
-    const requests = reader.array((r) => ({
-      name: r.string(),
-      count: r.int32(),
-      assignments: r.nullableArray((a) => a.array((b) => b.int32())),
-    }));
+    const requests = reader.array((r) => {
+      const request = {
+        name: r.string(),
+        count: r.int32(),
+        assignments: r.nullableArray((a) => {
+          const brokers = a.array((b) => b.int32());
+          a.tags();
+          return brokers;
+        }),
+      };
+      r.tags();
+      return request;
+    });
     reader.int32();
     const validateOnly = reader.bool();
+    reader.tags();
     const results = requests.map((request) => {
       if (!isAllowed(principal, 'topic', request.name, 'alter')) {
         return {
@@ -33,10 +43,11 @@ export const createPartitions: ApiModule = {
         message: refusal?.message ?? null,
       };
     });
-    return new Writer()
+    return new Writer(context.flexible)
       .int32(0)
       .array(results, (w, result) =>
-        w.string(result.name).int16(result.errorCode).nullableString(result.message),
-      );
+        w.string(result.name).int16(result.errorCode).nullableString(result.message).tags(),
+      )
+      .tags();
   },
 };

@@ -2,28 +2,36 @@ import { isAllowed } from '../acl.js';
 import { ErrorCode } from '../errors.js';
 import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
+import { authorizedOperations } from './authorized-operations.js';
 
-const OPERATIONS_OMITTED = -2147483648;
-
-/** DescribeGroups: state, protocol and members with their metadata and assignments. */
+/**
+ * DescribeGroups: state, protocol and members with their metadata and assignments. A broker
+ * describes only the groups it coordinates (NOT_COORDINATOR for the others), as Kafka's do.
+ */
 export const describeGroups: ApiModule = {
   key: 15,
   name: 'DescribeGroups',
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
+  flexibleVersion: 5,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupIds = reader.array((r) => r.string());
-    if (version >= 3) reader.bool();
-    const writer = new Writer();
+    const operationsAsked = version >= 3 ? reader.bool() : false;
+    reader.tags();
+    const writer = new Writer(context.flexible);
     if (version >= 1) writer.int32(0);
-    return writer.array(groupIds, (w, groupId) => {
+    writer.array(groupIds, (w, groupId) => {
       const allowed = isAllowed(principal, 'group', groupId, 'describe');
-      const group = allowed ? cluster.groups.group(groupId) : undefined;
+      const coordinated = cluster.coordinatorOf(groupId).nodeId === context.brokerId;
+      const group = allowed && coordinated ? cluster.groups.group(groupId) : undefined;
       const members = [...(group?.members.values() ?? [])];
-      w.int16(allowed ? ErrorCode.NONE : ErrorCode.GROUP_AUTHORIZATION_FAILED)
+      let errorCode: number = ErrorCode.NONE;
+      if (!allowed) errorCode = ErrorCode.GROUP_AUTHORIZATION_FAILED;
+      else if (!coordinated) errorCode = ErrorCode.NOT_COORDINATOR;
+      w.int16(errorCode)
         .string(groupId)
-        .string(allowed ? (group?.state ?? 'Dead') : '')
+        .string(errorCode === ErrorCode.NONE ? (group?.state ?? 'Dead') : '')
         .string(group?.protocolType ?? '')
         .string(group?.state === 'Stable' || group?.state === 'CompletingRebalance' ? group.protocolName : '')
         .array(members, (mw, member) => {
@@ -35,9 +43,13 @@ export const describeGroups: ApiModule = {
           mw.string(member.clientId)
             .string(member.clientHost)
             .bytes(metadata ?? Buffer.alloc(0))
-            .bytes(member.assignment);
+            .bytes(member.assignment)
+            .tags();
         });
-      if (version >= 3) w.int32(OPERATIONS_OMITTED);
+      if (version >= 3)
+        w.int32(authorizedOperations(principal, 'group', groupId, operationsAsked && allowed));
+      w.tags();
     });
+    return writer.tags();
   },
 };

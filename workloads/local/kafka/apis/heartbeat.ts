@@ -8,18 +8,20 @@ export const heartbeat: ApiModule = {
   key: 12,
   name: 'Heartbeat',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
+  flexibleVersion: 4,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupId = reader.string();
     const generationId = reader.int32();
     const memberId = reader.string();
     if (version >= 3) reader.nullableString();
+    reader.tags();
     const errorCode = isAllowed(principal, 'group', groupId, 'read')
       ? cluster.groups.heartbeat(groupId, generationId, memberId)
       : ErrorCode.GROUP_AUTHORIZATION_FAILED;
-    const writer = new Writer();
+    const writer = new Writer(context.flexible);
     if (version >= 1) writer.int32(0);
-    return writer.int16(errorCode);
+    return writer.int16(errorCode).tags();
   },
 };

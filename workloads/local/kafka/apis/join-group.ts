@@ -8,7 +8,8 @@ export const joinGroup: ApiModule = {
   key: 11,
   name: 'JoinGroup',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 9,
+  flexibleVersion: 6,
   async handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupId = reader.string();
@@ -17,7 +18,13 @@ export const joinGroup: ApiModule = {
     const memberId = reader.string();
     const groupInstanceId = version >= 5 ? reader.nullableString() : null;
     const protocolType = reader.string();
-    const protocols = reader.array((r) => ({ name: r.string(), metadata: Buffer.from(r.bytes()) }));
+    const protocols = reader.array((r) => {
+      const protocol = { name: r.string(), metadata: Buffer.from(r.bytes()) };
+      r.tags();
+      return protocol;
+    });
+    if (version >= 8) reader.nullableString();
+    reader.tags();
     const result = !isAllowed(principal, 'group', groupId, 'read')
       ? {
           errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
@@ -47,18 +54,19 @@ export const joinGroup: ApiModule = {
             protocolType,
             protocols,
           });
-    const writer = new Writer();
+    const chosen = result.errorCode === ErrorCode.NONE;
+    const writer = new Writer(context.flexible);
     if (version >= 2) writer.int32(0);
-    writer
-      .int16(result.errorCode)
-      .int32(result.generationId)
-      .string(result.protocolName)
-      .string(result.leader)
-      .string(result.memberId);
-    return writer.array(result.members, (w, member) => {
+    writer.int16(result.errorCode).int32(result.generationId);
+    if (version >= 7) writer.nullableString(chosen ? protocolType : null);
+    writer.nullableString(version >= 7 && !chosen ? null : result.protocolName).string(result.leader);
+    // The leader always computes the assignment: the broker runs no assignor of its own.
+    if (version >= 9) writer.bool(false);
+    writer.string(result.memberId).array(result.members, (w, member) => {
       w.string(member.memberId);
       if (version >= 5) w.nullableString(member.groupInstanceId);
-      w.bytes(member.metadata);
+      w.bytes(member.metadata).tags();
     });
+    return writer.tags();
   },
 };

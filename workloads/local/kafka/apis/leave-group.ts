@@ -8,14 +8,21 @@ export const leaveGroup: ApiModule = {
   key: 13,
   name: 'LeaveGroup',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 5,
+  flexibleVersion: 4,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupId = reader.string();
     const members =
       version >= 3
-        ? reader.array((r) => ({ memberId: r.string(), groupInstanceId: r.nullableString() }))
+        ? reader.array((r) => {
+            const member = { memberId: r.string(), groupInstanceId: r.nullableString() };
+            if (version >= 5) r.nullableString();
+            r.tags();
+            return member;
+          })
         : [{ memberId: reader.string(), groupInstanceId: null }];
+    reader.tags();
     const allowed = isAllowed(principal, 'group', groupId, 'read');
     const results = members.map((member) => ({
       ...member,
@@ -23,12 +30,13 @@ export const leaveGroup: ApiModule = {
         ? cluster.groups.leave(groupId, member.memberId)
         : ErrorCode.GROUP_AUTHORIZATION_FAILED,
     }));
-    const writer = new Writer();
+    const writer = new Writer(context.flexible);
     if (version >= 1) writer.int32(0);
     if (version < 3) return writer.int16(results[0]!.errorCode);
     writer.int16(allowed ? ErrorCode.NONE : ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    return writer.array(results, (w, result) => {
-      w.string(result.memberId).nullableString(result.groupInstanceId).int16(result.errorCode);
+    writer.array(results, (w, result) => {
+      w.string(result.memberId).nullableString(result.groupInstanceId).int16(result.errorCode).tags();
     });
+    return writer.tags();
   },
 };

@@ -13,7 +13,8 @@ export const offsetCommit: ApiModule = {
   key: 8,
   name: 'OffsetCommit',
   minVersion: 0,
-  maxVersion: 7,
+  maxVersion: 9,
+  flexibleVersion: 8,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupId = reader.string();
@@ -21,16 +22,21 @@ export const offsetCommit: ApiModule = {
     const memberId = version >= 1 ? reader.string() : '';
     if (version >= 7) reader.nullableString();
     if (version >= 2 && version <= 4) reader.int64();
-    const topics = reader.array((topicReader) => ({
-      name: topicReader.string(),
-      partitions: topicReader.array((partitionReader) => {
+    const topics = reader.array((topicReader) => {
+      const name = topicReader.string();
+      const partitions = topicReader.array((partitionReader) => {
         const partition = partitionReader.int32();
         const offset = partitionReader.int64();
         if (version >= 6) partitionReader.int32();
         if (version === 1) partitionReader.int64();
-        return { partition, offset, metadata: partitionReader.nullableString() };
-      }),
-    }));
+        const metadata = partitionReader.nullableString();
+        partitionReader.tags();
+        return { partition, offset, metadata };
+      });
+      topicReader.tags();
+      return { name, partitions };
+    });
+    reader.tags();
     const groupError = !isAllowed(principal, 'group', groupId, 'read')
       ? ErrorCode.GROUP_AUTHORIZATION_FAILED
       : cluster.groups.validateCommit(groupId, generationId, memberId);
@@ -67,12 +73,14 @@ export const offsetCommit: ApiModule = {
       cluster.store.commitOffsets(groupId, accepted);
       cluster.offsetsCommitted(groupId, accepted);
     }
-    const writer = new Writer();
+    const writer = new Writer(context.flexible);
     if (version >= 3) writer.int32(0);
-    return writer.array(answers, (w, topic) => {
+    writer.array(answers, (w, topic) => {
       w.string(topic.name).array(topic.partitions, (pw, answer) =>
-        pw.int32(answer.partition).int16(answer.errorCode),
+        pw.int32(answer.partition).int16(answer.errorCode).tags(),
       );
+      w.tags();
     });
+    return writer.tags();
   },
 };

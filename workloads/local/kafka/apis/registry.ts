@@ -29,7 +29,9 @@ import { initProducerId } from './init-producer-id.js';
 import { txnOffsetCommit } from './txn-offset-commit.js';
 
 function writeRanges(writer: Writer): void {
-  writer.array(MODULES, (w, module) => w.int16(module.key).int16(module.minVersion).int16(module.maxVersion));
+  writer.array(MODULES, (w, module) =>
+    w.int16(module.key).int16(module.minVersion).int16(module.maxVersion).tags(),
+  );
 }
 
 /** Every API the broker serves; ApiVersions advertises exactly these ranges. */
@@ -63,6 +65,11 @@ const MODULES: readonly ApiModule[] = [
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
+
+/** Every API the broker serves, in key order. */
+export function apiModules(): readonly ApiModule[] {
+  return MODULES;
+}
 
 export function apiModule(key: number): ApiModule | undefined {
   return BY_KEY.get(key);

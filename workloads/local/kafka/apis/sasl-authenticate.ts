@@ -58,12 +58,18 @@ export const saslAuthenticate: ApiModule = {
   key: 36,
   name: 'SaslAuthenticate',
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
+  flexibleVersion: 2,
   beforeAuthentication: true,
   handle(context, reader) {
-    const outcome = authenticateToken(context.cluster, context.sasl, reader.bytes(), context.log);
-    const writer = new Writer().int16(outcome.errorCode).nullableString(outcome.message).bytes(outcome.token);
+    const token = reader.bytes();
+    reader.tags();
+    const outcome = authenticateToken(context.cluster, context.sasl, token, context.log);
+    const writer = new Writer(context.flexible)
+      .int16(outcome.errorCode)
+      .nullableString(outcome.message)
+      .bytes(outcome.token);
     if (context.version >= 1) writer.int64(0);
-    return writer;
+    return writer.tags();
   },
 };
