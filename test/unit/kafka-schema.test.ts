@@ -64,6 +64,31 @@ const SAMPLES: Record<number, Record<string, unknown>> = {
     IncludeSynonyms: true,
     IncludeDocumentation: true,
   },
+  21: { Topics: [{ Name: 'orders', Partitions: [{ PartitionIndex: 0, Offset: 0 }] }], TimeoutMs: 1000 },
+  23: {
+    ReplicaId: -1,
+    Topics: [{ Topic: 'orders', Partitions: [{ Partition: 0, CurrentLeaderEpoch: 0, LeaderEpoch: 0 }] }],
+  },
+  33: {
+    Resources: [
+      { ResourceType: 2, ResourceName: 'orders', Configs: [{ Name: 'retention.ms', Value: '60000' }] },
+    ],
+    ValidateOnly: true,
+  },
+  35: { Topics: null },
+  44: {
+    Resources: [
+      {
+        ResourceType: 2,
+        ResourceName: 'orders',
+        Configs: [{ Name: 'retention.ms', ConfigOperation: 0, Value: '60000' }],
+      },
+    ],
+    ValidateOnly: true,
+  },
+  47: { GroupId: 'g', Topics: [{ Name: 'orders', Partitions: [{ PartitionIndex: 0 }] }] },
+  60: { IncludeClusterAuthorizedOperations: true, EndpointType: 1 },
+  61: { Topics: [{ Name: 'orders', PartitionIndexes: [0, 1] }] },
   36: { AuthBytes: Buffer.from('n,,n=nobody,r=abc') },
   37: { Topics: [{ Name: 'orders', Count: 4, Assignments: null }], TimeoutMs: 1000, ValidateOnly: true },
   42: { GroupsNames: ['g'] },

@@ -138,6 +138,8 @@ export interface LogStore {
   committedOffsets(groupId: string): CommittedOffset[];
   groupsWithOffsets(): string[];
   deleteGroupOffsets(groupId: string): void;
+  /** OffsetDelete: forgets the group's committed offsets of these partitions of `topic`. */
+  deleteCommittedOffsets(groupId: string, topic: string, partitions: readonly number[]): void;
   users(): StreamingUserSpec[];
   saveUser(user: StreamingUserSpec): void;
   deleteUser(name: string): void;
@@ -747,6 +749,15 @@ export class SqliteLogStore implements LogStore {
 
   deleteGroupOffsets(groupId: string): void {
     this.db.prepare('DELETE FROM group_offsets WHERE group_id = ?').run(groupId);
+  }
+
+  deleteCommittedOffsets(groupId: string, topic: string, partitions: readonly number[]): void {
+    const remove = this.db.prepare(
+      'DELETE FROM group_offsets WHERE group_id = ? AND topic = ? AND partition = ?',
+    );
+    this.db.transaction(() => {
+      for (const partition of partitions) remove.run(groupId, topic, partition);
+    })();
   }
 
   users(): StreamingUserSpec[] {

@@ -167,3 +167,25 @@ export function topicConfigChange(
 export function isRefusal(outcome: TopicChange | Refusal): outcome is Refusal {
   return 'errorCode' in outcome;
 }
+
+/**
+ * The change that sets each of `settings` (null: back to the default), or the first refusal;
+ * nothing is applied until every setting is accepted.
+ */
+export function planTopicConfigs(
+  settings: readonly { name: string; value: string | null }[],
+  limits: StreamingLimits,
+): TopicChange | Refusal {
+  let change: TopicChange = {};
+  for (const setting of settings) {
+    const outcome = topicConfigChange(setting.name, setting.value, limits);
+    if (isRefusal(outcome)) return outcome;
+    change = { ...change, ...outcome };
+  }
+  return change;
+}
+
+/** The names of the configs the platform keeps per topic (AlterConfigs resets those not given). */
+export const KEPT_TOPIC_CONFIGS: readonly string[] = DEFINITIONS.filter(
+  (definition) => definition.change,
+).map((definition) => definition.name);

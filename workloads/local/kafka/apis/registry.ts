@@ -1,31 +1,39 @@
 import { ErrorCode } from '../errors.js';
 import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
+import { addOffsetsToTxn } from './add-offsets-to-txn.js';
+import { addPartitionsToTxn } from './add-partitions-to-txn.js';
+import { alterConfigs } from './alter-configs.js';
 import { apiVersions } from './api-versions.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
 import { deleteGroups } from './delete-groups.js';
+import { deleteRecords } from './delete-records.js';
 import { deleteTopics } from './delete-topics.js';
+import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
+import { describeLogDirs } from './describe-log-dirs.js';
+import { describeProducers } from './describe-producers.js';
+import { endTxn } from './end-txn.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
 import { heartbeat } from './heartbeat.js';
+import { incrementalAlterConfigs } from './incremental-alter-configs.js';
+import { initProducerId } from './init-producer-id.js';
 import { joinGroup } from './join-group.js';
 import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
 import { listOffsets } from './list-offsets.js';
 import { metadata } from './metadata.js';
 import { offsetCommit } from './offset-commit.js';
+import { offsetDelete } from './offset-delete.js';
 import { offsetFetch } from './offset-fetch.js';
+import { offsetForLeaderEpoch } from './offset-for-leader-epoch.js';
 import { produce } from './produce.js';
 import { saslAuthenticate } from './sasl-authenticate.js';
 import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
-import { addOffsetsToTxn } from './add-offsets-to-txn.js';
-import { addPartitionsToTxn } from './add-partitions-to-txn.js';
-import { endTxn } from './end-txn.js';
-import { initProducerId } from './init-producer-id.js';
 import { txnOffsetCommit } from './txn-offset-commit.js';
 
 function writeRanges(writer: Writer): void {
@@ -53,15 +61,23 @@ const MODULES: readonly ApiModule[] = [
   apiVersions(writeRanges),
   createTopics,
   deleteTopics,
-  describeConfigs,
-  saslAuthenticate,
-  createPartitions,
-  deleteGroups,
+  deleteRecords,
   initProducerId,
+  offsetForLeaderEpoch,
   addPartitionsToTxn,
   addOffsetsToTxn,
   endTxn,
   txnOffsetCommit,
+  describeConfigs,
+  alterConfigs,
+  describeLogDirs,
+  saslAuthenticate,
+  createPartitions,
+  deleteGroups,
+  incrementalAlterConfigs,
+  offsetDelete,
+  describeCluster,
+  describeProducers,
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
