@@ -132,6 +132,8 @@ export interface LogStore {
   endTransaction(end: TransactionEnd, appendTime: number): Promise<void>;
   /** The first offset whose batch's max timestamp is at or after `timestamp`; the log end when none. */
   offsetForTimestamp(topic: string, partition: number, timestamp: number): number;
+  /** The first record with the largest timestamp (ListOffsets MAX_TIMESTAMP); undefined for an empty log. */
+  maxTimestampRecord(topic: string, partition: number): { offset: number; timestamp: number } | undefined;
   /** When the batch holding `offset` was appended (ms), if it is still stored. */
   appendTimeOf(topic: string, partition: number, offset: number): number | undefined;
   commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void;
@@ -694,6 +696,22 @@ export class SqliteLogStore implements LogStore {
     const first = Number(row.data.readBigInt64BE(27));
     const record = decodeRecords(row.data).find((candidate) => first + candidate.timestampDelta >= timestamp);
     return row.base_offset + (record?.offsetDelta ?? 0);
+  }
+
+  maxTimestampRecord(topic: string, partition: number): { offset: number; timestamp: number } | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT base_offset, max_timestamp, data FROM batches WHERE topic = ? AND partition = ? ORDER BY max_timestamp DESC, last_offset LIMIT 1',
+      )
+      .get(topic, partition) as { base_offset: number; max_timestamp: number; data: Buffer } | undefined;
+    if (!row) return undefined;
+    if (batchCompression(row.data) !== 0)
+      return { offset: lastOffsetOf(row.data), timestamp: row.max_timestamp };
+    const first = Number(row.data.readBigInt64BE(27));
+    const record = decodeRecords(row.data).find(
+      (candidate) => first + candidate.timestampDelta === row.max_timestamp,
+    );
+    return { offset: row.base_offset + (record?.offsetDelta ?? 0), timestamp: row.max_timestamp };
   }
 
   appendTimeOf(topic: string, partition: number, offset: number): number | undefined {

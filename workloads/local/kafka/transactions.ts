@@ -62,8 +62,15 @@ export class TransactionCoordinator {
     this.timers.clear();
   }
 
-  /** A new idempotent producer id; with a transactional id, its producer id and the next epoch. */
-  async initProducerId(transactionalId: string | null, timeoutMs: number): Promise<ProducerIdAndEpoch> {
+  /**
+   * A new idempotent producer id; with a transactional id, its producer id and the next epoch.
+   * A producer naming the id and epoch it had must name the current ones (KIP-360).
+   */
+  async initProducerId(
+    transactionalId: string | null,
+    timeoutMs: number,
+    expected?: { producerId: number; producerEpoch: number },
+  ): Promise<ProducerIdAndEpoch> {
     const failed = (errorCode: number) => ({ errorCode, producerId: -1, producerEpoch: -1 });
     if (transactionalId === null) {
       return { errorCode: ErrorCode.NONE, producerId: this.store.allocateProducerId(), producerEpoch: 0 };
@@ -72,6 +79,14 @@ export class TransactionCoordinator {
     if (timeoutMs <= 0 || timeoutMs > MAX_TRANSACTION_TIMEOUT_MS)
       return failed(ErrorCode.INVALID_TRANSACTION_TIMEOUT);
     let record = this.records.get(transactionalId);
+    if (
+      record &&
+      expected &&
+      (expected.producerId !== record.producerId ||
+        (expected.producerEpoch !== -1 && expected.producerEpoch !== record.producerEpoch))
+    ) {
+      return failed(ErrorCode.PRODUCER_FENCED);
+    }
     if (record?.state === 'PrepareCommit' || record?.state === 'PrepareAbort') {
       return failed(ErrorCode.CONCURRENT_TRANSACTIONS);
     }

@@ -12,18 +12,23 @@ export const endTxn: ApiModule = {
   key: 26,
   name: 'EndTxn',
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 4,
+  flexibleVersion: 3,
   async handle(context, reader) {
     const { cluster, principal, version } = context;
     const transactionalId = reader.string();
     const producerId = reader.int64();
     const producerEpoch = reader.int16();
     const commit = reader.bool();
+    reader.tags();
     const errorCode = isAllowed(principal, 'transactional_id', transactionalId, 'write')
       ? await cluster.transactions
           .endTransaction(transactionalId, producerId, producerEpoch, commit)
           .catch(() => ErrorCode.UNKNOWN_SERVER_ERROR)
       : ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-    return new Writer().int32(0).int16(fencedAnswer(errorCode, version, 2));
+    return new Writer(context.flexible)
+      .int32(0)
+      .int16(fencedAnswer(errorCode, version, 2))
+      .tags();
   },
 };

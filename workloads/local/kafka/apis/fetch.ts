@@ -1,7 +1,7 @@
 import { isAllowed } from '../acl.js';
 import type { KafkaCluster } from '../cluster.js';
 import { ErrorCode } from '../errors.js';
-import { Writer } from '../protocol/codec.js';
+import { Writer, ZERO_UUID } from '../protocol/codec.js';
 import { lastOffsetOf } from '../records.js';
 import type { ApiModule } from './api.js';
 import type { Principal } from '../acl.js';
@@ -14,7 +14,9 @@ interface FetchPartition {
 }
 
 interface FetchTopic {
+  /** Empty for a topic id (v13+) no topic has. */
   name: string;
+  topicId: string;
   partitions: FetchPartition[];
 }
 
@@ -62,6 +64,7 @@ function collect(
         batches: [],
         bytes: 0,
       });
+      if (topic.name === '') return answer(ErrorCode.UNKNOWN_TOPIC_ID);
       if (!readable) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
       const state = stored ? cluster.store.partition(topic.name, request.partition) : undefined;
       if (!state) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -99,7 +102,7 @@ function collect(
       }
       return data;
     });
-    return { name: topic.name, partitions };
+    return { name: topic.name, topicId: topic.topicId, partitions };
   });
   return { answers, total };
 }
@@ -115,10 +118,11 @@ export const fetch: ApiModule = {
   key: 1,
   name: 'Fetch',
   minVersion: 4,
-  maxVersion: 11,
+  maxVersion: 17,
+  flexibleVersion: 12,
   async handle(context, reader) {
     const { version, cluster, principal } = context;
-    reader.int32();
+    if (version <= 14) reader.int32();
     const maxWaitMs = Math.min(Math.max(0, reader.int32()), MAX_WAIT_MS);
     const minBytes = reader.int32();
     const maxBytes = reader.int32();
@@ -127,18 +131,35 @@ export const fetch: ApiModule = {
       reader.int32();
       reader.int32();
     }
-    const topics = reader.array((topicReader): FetchTopic => ({
-      name: topicReader.string(),
-      partitions: topicReader.array((partitionReader) => {
+    // From v13 topics are named by id.
+    const byId =
+      version >= 13 ? new Map(cluster.store.topics().map((topic) => [topic.topicId, topic.name])) : undefined;
+    const topics = reader.array((topicReader): FetchTopic => {
+      const topicId = byId ? topicReader.uuid() : ZERO_UUID;
+      const name = byId ? (byId.get(topicId) ?? '') : topicReader.string();
+      const partitions = topicReader.array((partitionReader) => {
         const partition = partitionReader.int32();
         if (version >= 9) partitionReader.int32();
         const fetchOffset = partitionReader.int64();
+        if (version >= 12) partitionReader.int32();
         if (version >= 5) partitionReader.int64();
-        return { partition, fetchOffset, maxBytes: partitionReader.int32() };
-      }),
-    }));
-    if (version >= 7) reader.array((r) => ({ topic: r.string(), partitions: r.array((p) => p.int32()) }));
+        const entry = { partition, fetchOffset, maxBytes: partitionReader.int32() };
+        partitionReader.tags();
+        return entry;
+      });
+      topicReader.tags();
+      return { name, topicId, partitions };
+    });
+    if (version >= 7) {
+      reader.array((forgotten) => {
+        if (byId) forgotten.uuid();
+        else forgotten.string();
+        forgotten.array((p) => p.int32());
+        forgotten.tags();
+      });
+    }
     if (version >= 11) reader.string();
+    reader.tags();
 
     const deadline = Date.now() + maxWaitMs;
     let result = collect(cluster, principal, topics, maxBytes, readCommitted);
@@ -150,20 +171,26 @@ export const fetch: ApiModule = {
       result = collect(cluster, principal, topics, maxBytes, readCommitted);
     }
 
-    const writer = new Writer().int32(0);
+    const writer = new Writer(context.flexible).int32(0);
     if (version >= 7) writer.int16(ErrorCode.NONE).int32(0);
     writer.array(result.answers, (w, topic) => {
-      w.string(topic.name).array(topic.partitions, (pw, data) => {
+      if (byId) w.uuid(topic.topicId);
+      else w.string(topic.name);
+      w.array(topic.partitions, (pw, data) => {
         pw.int32(data.partition).int16(data.errorCode).int64(data.highWatermark).int64(data.lastStableOffset);
         if (version >= 5) pw.int64(data.logStartOffset);
         pw.nullableArray(data.abortedTransactions, (aw, aborted) =>
-          aw.int64(aborted.producerId).int64(aborted.firstOffset),
+          aw.int64(aborted.producerId).int64(aborted.firstOffset).tags(),
         );
         if (version >= 11) pw.int32(-1);
-        pw.int32(data.bytes);
+        // RECORDS: an int32 length, or in a flexible version an unsigned varint of length + 1.
+        if (context.flexible) pw.uvarint(data.bytes + 1);
+        else pw.int32(data.bytes);
         for (const batch of data.batches) pw.raw(batch);
+        pw.tags();
       });
+      w.tags();
     });
-    return writer;
+    return writer.tags();
   },
 };

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors.js';
 import type { AppendResult } from '../log-store.js';
 import { Writer } from '../protocol/codec.js';
 import { CorruptBatchError, splitBatches } from '../records.js';
+import { batchSizeProblem } from '../topic-rules.js';
 import type { ApiModule } from './api.js';
 
 interface PartitionAnswer {
@@ -24,7 +25,8 @@ export const produce: ApiModule = {
   key: 0,
   name: 'Produce',
   minVersion: 3,
-  maxVersion: 7,
+  maxVersion: 11,
+  flexibleVersion: 9,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const transactionalId = reader.nullableString();
@@ -40,6 +42,7 @@ export const produce: ApiModule = {
       const partitions = topicReader.array((partitionReader) => {
         const partition = partitionReader.int32();
         const records = partitionReader.nullableBytes();
+        partitionReader.tags();
         const failed = (errorCode: number): Promise<PartitionAnswer> =>
           Promise.resolve({ partition, errorCode, baseOffset: -1, logStartOffset: -1 });
         if (!writable) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
@@ -62,6 +65,8 @@ export const produce: ApiModule = {
           throw error;
         }
         if (batches.length === 0) return failed(ErrorCode.CORRUPT_MESSAGE);
+        const tooLarge = batches.map((batch) => batchSizeProblem(batch.bytes.length)).find(Boolean);
+        if (tooLarge) return failed(tooLarge.errorCode);
         if (batches.some((batch) => batch.control)) return failed(ErrorCode.INVALID_RECORD);
         for (const batch of batches.filter((each) => each.transactional)) {
           if (transactionalId === null) return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
@@ -89,21 +94,25 @@ export const produce: ApiModule = {
           },
         );
       });
+      topicReader.tags();
       return { name, partitions };
     });
+    reader.tags();
     if (acks === 0) return undefined;
     return Promise.all(
       topics.map(async (topic) => ({ name: topic.name, partitions: await Promise.all(topic.partitions) })),
     ).then((answers) => {
-      const writer = new Writer();
+      const writer = new Writer(context.flexible);
       writer.array(answers, (w, topic) => {
         w.string(topic.name).array(topic.partitions, (pw, answer) => {
           pw.int32(answer.partition).int16(answer.errorCode).int64(answer.baseOffset).int64(-1);
           if (version >= 5) pw.int64(answer.logStartOffset);
+          if (version >= 8) pw.array([], () => undefined).nullableString(null);
+          pw.tags();
         });
+        w.tags();
       });
-      writer.int32(0);
-      return writer;
+      return writer.int32(0).tags();
     });
   },
 };

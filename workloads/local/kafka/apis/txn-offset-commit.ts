@@ -13,27 +13,42 @@ export const txnOffsetCommit: ApiModule = {
   key: 28,
   name: 'TxnOffsetCommit',
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 4,
+  flexibleVersion: 3,
   handle(context, reader) {
     const { cluster, principal, version } = context;
     const transactionalId = reader.string();
     const groupId = reader.string();
     const producerId = reader.int64();
     const producerEpoch = reader.int16();
-    const topics = reader.array((topicReader) => ({
-      name: topicReader.string(),
-      partitions: topicReader.array((partitionReader) => {
-        const partition = partitionReader.int32();
-        const offset = partitionReader.int64();
-        if (version >= 2) partitionReader.int32();
-        return { partition, offset, metadata: partitionReader.nullableString() };
-      }),
-    }));
+    // v3+ may name the consumer's generation and member, checked as for OffsetCommit.
+    const member =
+      version >= 3
+        ? { generationId: reader.int32(), memberId: reader.string(), instanceId: reader.nullableString() }
+        : undefined;
+    const topics = reader.array((topicReader) => {
+      const topic = {
+        name: topicReader.string(),
+        partitions: topicReader.array((partitionReader) => {
+          const partition = partitionReader.int32();
+          const offset = partitionReader.int64();
+          if (version >= 2) partitionReader.int32();
+          const entry = { partition, offset, metadata: partitionReader.nullableString() };
+          partitionReader.tags();
+          return entry;
+        }),
+      };
+      topicReader.tags();
+      return topic;
+    });
+    reader.tags();
     const groupError = !isAllowed(principal, 'transactional_id', transactionalId, 'write')
       ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
       : !isAllowed(principal, 'group', groupId, 'read')
         ? ErrorCode.GROUP_AUTHORIZATION_FAILED
-        : ErrorCode.NONE;
+        : member && (member.generationId >= 0 || member.memberId !== '')
+          ? cluster.groups.validateCommit(groupId, member.generationId, member.memberId)
+          : ErrorCode.NONE;
     const now = cluster.clock.now().getTime();
     const accepted: CommittedOffset[] = [];
     const answers = topics.map((topic) => {
@@ -61,13 +76,16 @@ export const txnOffsetCommit: ApiModule = {
       accepted.length > 0
         ? cluster.transactions.commitOffsets(transactionalId, producerId, producerEpoch, groupId, accepted)
         : ErrorCode.NONE;
-    const writer = new Writer().int32(0);
-    return writer.array(answers, (w, topic) => {
+    const writer = new Writer(context.flexible).int32(0);
+    writer.array(answers, (w, topic) => {
       w.string(topic.name).array(topic.partitions, (pw, answer) =>
         pw
           .int32(answer.partition)
-          .int16(fencedAnswer(answer.errorCode === ErrorCode.NONE ? kept : answer.errorCode, version, 3)),
+          .int16(fencedAnswer(answer.errorCode === ErrorCode.NONE ? kept : answer.errorCode, version, 3))
+          .tags(),
       );
+      w.tags();
     });
+    return writer.tags();
   },
 };
