@@ -15,6 +15,7 @@ import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
 import { describeLogDirs } from './describe-log-dirs.js';
 import { describeProducers } from './describe-producers.js';
+import { describeTransactions } from './describe-transactions.js';
 import { endTxn } from './end-txn.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
@@ -25,6 +26,7 @@ import { joinGroup } from './join-group.js';
 import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
 import { listOffsets } from './list-offsets.js';
+import { listTransactions } from './list-transactions.js';
 import { metadata } from './metadata.js';
 import { offsetCommit } from './offset-commit.js';
 import { offsetDelete } from './offset-delete.js';
@@ -78,6 +80,8 @@ const MODULES: readonly ApiModule[] = [
   offsetDelete,
   describeCluster,
   describeProducers,
+  describeTransactions,
+  listTransactions,
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
