@@ -9,6 +9,7 @@ import { ErrorCode } from '../../workloads/local/kafka/errors.js';
 import { KafkaCluster, SqliteLogStore } from '../../workloads/local/kafka/index.js';
 import { Reader } from '../../workloads/local/kafka/protocol/codec.js';
 import { encodeBatch, isControlBatch, splitBatches } from '../../workloads/local/kafka/records.js';
+import { eventually } from '../fixtures/eventually.js';
 import { FakeClock } from '../fixtures/fake-clock.js';
 import { apiSchemas, decodeMessage, encodeMessage } from '../fixtures/kafka-schema.js';
 
@@ -109,7 +110,7 @@ describe('the transaction coordinator', () => {
     expect(elsewhere.TransactionStates).toMatchObject([{ ErrorCode: ErrorCode.NOT_COORDINATOR }]);
 
     await clock.advance(1000);
-    await new Promise((resolve) => setImmediate(resolve));
+    await eventually(() => expect(cluster.transactions.describe('payments')?.state).toBe('CompleteAbort'));
     const aborted = await call(65, 0, { TransactionalIds: ['payments'] }, coordinator);
     expect(aborted.TransactionStates).toMatchObject([
       { TransactionState: 'CompleteAbort', ProducerEpoch: 1 },
@@ -135,12 +136,12 @@ describe('the transaction coordinator', () => {
     await cluster.store.append('orders', 0, transactional(0, 0), 1);
     await cluster.close();
     cluster = open();
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(cluster.transactions.describe('payments')).toMatchObject({
-      state: 'CompleteAbort',
-      producerEpoch: 1,
-    });
+    await eventually(() =>
+      expect(cluster.transactions.describe('payments')).toMatchObject({
+        state: 'CompleteAbort',
+        producerEpoch: 1,
+      }),
+    );
     const marker = cluster.store.read('orders', 0, 1, 1 << 20);
     expect(marker.map(isControlBatch)).toEqual([true]);
     const again = await cluster.transactions.initProducerId('payments', 60_000);
