@@ -322,6 +322,14 @@ export interface GroupLag {
 
 /** Event-streaming clusters: an embedded Kafka-protocol broker locally, Strimzi in a cluster. */
 export interface StreamingRuntime {
+  /**
+   * Calls `listener` with a cluster's id whenever its topics or its users' ACLs change, also over
+   * the Kafka protocol (a topic made, altered, grown or deleted by a client; ACLs created or
+   * deleted), for a runtime whose brokers can tell; returns what stops it.
+   */
+  watchChanges?(listener: (clusterId: string) => void): () => void;
+  /** Each user's ACLs as the brokers hold them, for a runtime whose brokers change them. */
+  listUserAcls?(cluster: StreamingClusterWorkload): Promise<{ name: string; acls: StreamingAcl[] }[]>;
   /** Starts (or adopts) the cluster's brokers; idempotent. */
   ensureCluster(cluster: StreamingClusterWorkload): Promise<StreamingClusterObservation>;
   /** Closes its ports and removes its data. Idempotent. */

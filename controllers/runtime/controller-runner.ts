@@ -26,6 +26,7 @@ interface RunningController {
   queue: WorkQueue;
   workers: Promise<void>[];
   resyncTimer?: TimerHandle;
+  stopSources: (() => void)[];
 }
 
 const typeKey = (type: ResourceType) => `${type.plural}.${type.group}/${type.version}`;
@@ -81,7 +82,7 @@ export class ControllerRunner {
     const queue = new WorkQueue(definition.backoff, this.clock, (depth) =>
       metrics.queueDepth.set({ kind: definition.for.kind }, depth),
     );
-    const controller: RunningController = { definition, queue, workers: [] };
+    const controller: RunningController = { definition, queue, workers: [], stopSources: [] };
     this.controllers.push(controller);
 
     this.informer(definition.for).addHandlers({
@@ -135,6 +136,10 @@ export class ControllerRunner {
         controller.workers.push(this.work(controller));
       }
       this.scheduleResync(controller);
+      for (const source of controller.definition.sources ?? []) {
+        const queue = controller.queue;
+        controller.stopSources.push(source((request) => queue.add(requestKey(request)), this.cache));
+      }
     }
     this.options.logger.info(
       { controllers: this.controllers.map((controller) => controller.definition.name) },
@@ -144,6 +149,7 @@ export class ControllerRunner {
 
   async stop(): Promise<void> {
     for (const controller of this.controllers) {
+      for (const stopSource of controller.stopSources.splice(0)) stopSource();
       controller.queue.shutDown();
       if (controller.resyncTimer) this.clock.clearTimeout(controller.resyncTimer);
     }

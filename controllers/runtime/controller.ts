@@ -79,6 +79,13 @@ export interface WatchedKind {
   map(object: KubeObject, cache: CacheReader): ReconcileRequest[];
 }
 
+/**
+ * Something outside the store whose events wake reconciles (controller-runtime's channel source):
+ * called once when the controllers start with the function that queues a request and what the
+ * cache holds; returns what stops it.
+ */
+export type EventSource = (enqueue: (request: ReconcileRequest) => void, cache: CacheReader) => () => void;
+
 /** What a controller is, in controller-runtime's builder terms: For(kind).Owns(children). */
 export interface ControllerDefinition {
   name: string;
@@ -86,6 +93,8 @@ export interface ControllerDefinition {
   /** Kinds whose objects carry a controller ownerReference to ours. */
   owns?: ResourceType[];
   watches?: WatchedKind[];
+  /** Events from outside the store (a runtime's) that wake reconciles. */
+  sources?: EventSource[];
   /** Kinds read from the cache without their changes waking this controller. */
   reads?: ResourceType[];
   /** Secondary keys the cache keeps for lookups by something other than namespace and name. */

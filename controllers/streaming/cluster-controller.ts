@@ -7,6 +7,8 @@ import {
   type ConsumerGroupSummary,
   type StreamingCluster,
   type StreamingTopic,
+  type StreamingUser,
+  type StreamingUserAcl,
 } from '../../crds/streaming.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import {
@@ -29,6 +31,7 @@ import {
   clusterStatus,
   formatRetention,
   GIGABYTE,
+  parseRetention,
   groupSummaries,
   regionProblem,
   tierProblem,
@@ -107,16 +110,19 @@ export function streamingClusterController(options: StreamingControllerOptions):
     }
     const running = observation.realization === 'real' && observation.state === 'ready';
     const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
+    // Topics first: the status write wakes the topics' reconciles, which would otherwise bring
+    // back a topic a client just deleted, or undo a config it just altered.
+    if (running) {
+      await mirrorKafkaTopics(context, cluster, streaming, workload);
+      await mirrorKafkaAcls(context, cluster, streaming, workload);
+    }
     await writeStatusIfChanged(
       store,
       STREAMING_CLUSTER,
       cluster,
       clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups),
     );
-    if (running) {
-      await recordClusterUsage(dataPlane, cluster, observation, now);
-      await mirrorKafkaTopics(context, cluster, streaming, workload);
-    }
+    if (running) await recordClusterUsage(dataPlane, cluster, observation, now);
     return { requeueAfterMs: observation.state === 'provisioning' ? Math.min(refresh, 1_000) : refresh };
   };
 
@@ -124,6 +130,16 @@ export function streamingClusterController(options: StreamingControllerOptions):
     name: 'streamingcluster',
     for: STREAMING_CLUSTER,
     owns: [STREAMING_TOPIC, STREAMING_USER],
+    // A topic or ACL a Kafka client changed wakes its cluster at once to mirror it.
+    sources: [
+      (enqueue, cache) =>
+        runtime.streaming.watchChanges?.((clusterId) => {
+          for (const cluster of cache.list<StreamingCluster>(STREAMING_CLUSTER)) {
+            if (cluster.spec && clusterWorkload(cluster).id === clusterId)
+              enqueue({ namespace: cluster.metadata.namespace, name: cluster.metadata.name });
+          }
+        }) ?? (() => undefined),
+    ],
     reconcile,
   };
 }
@@ -177,6 +193,48 @@ async function recordClusterUsage(
   );
 }
 
+/**
+ * Gives each user object, applied at its generation, the ACLs its user has on the brokers, so the
+ * API and kubectl show ACLs a Kafka client created or deleted (and the user's reconcile keeps
+ * them). An object with a change not yet applied keeps its own.
+ */
+async function mirrorKafkaAcls(
+  { store, cache, logger }: ReconcileContext,
+  cluster: StreamingCluster,
+  streaming: StreamingRuntime,
+  workload: StreamingClusterWorkload,
+): Promise<void> {
+  if (!streaming.listUserAcls) return;
+  const held = new Map((await streaming.listUserAcls(workload)).map((user) => [user.name, user.acls]));
+  const objects = childrenOf(
+    cache.list<StreamingUser>(STREAMING_USER, cluster.metadata.namespace),
+    cluster.metadata.name,
+  );
+  for (const object of objects) {
+    const acls = held.get(object.spec!.name);
+    const applied =
+      object.status?.phase === 'ready' && object.status.observedGeneration === object.metadata.generation;
+    if (!acls || !applied || object.metadata.deletionTimestamp) continue;
+    if (aclsKey(acls) === aclsKey(object.spec!.acls)) continue;
+    try {
+      await store.update<StreamingUser>(STREAMING_USER, { ...object, spec: { ...object.spec!, acls } });
+      logger.info(
+        { user: object.spec!.name },
+        'ACLs changed over the Kafka protocol; the user object follows',
+      );
+    } catch (error) {
+      if (!isStoreError(error, 'Conflict')) throw error;
+    }
+  }
+}
+
+/** ACLs compared by what they grant, whatever order their fields were written in. */
+function aclsKey(acls: readonly StreamingUserAcl[]): string {
+  return JSON.stringify(
+    acls.map((acl) => [acl.resourceType, acl.patternType, acl.name, acl.operations, acl.permission]),
+  );
+}
+
 /** Kafka's own topics (`__consumer_offsets`, …) are not the user's. */
 function isInternalTopic(name: string): boolean {
   return name.startsWith('__');
@@ -215,6 +273,36 @@ async function mirrorKafkaTopics(
       logger.info({ topic: topic.name }, 'topic made over the Kafka protocol mirrored');
     } catch (error) {
       if (!isStoreError(error, 'AlreadyExists')) throw error;
+    }
+  }
+  // A topic altered over the Kafka protocol (configs, partitions) while its object stood applied
+  // at its generation: the object takes the broker's values, so the API shows them and the topic
+  // controller does not undo them. An object with a change not yet applied keeps its own.
+  const byName = new Map(observed.map((topic) => [topic.name, topic]));
+  for (const object of objects) {
+    const topic = byName.get(object.spec!.name);
+    const applied =
+      object.status?.phase === 'ready' && object.status.observedGeneration === object.metadata.generation;
+    if (!topic || !applied || object.metadata.deletionTimestamp) continue;
+    const spec = object.spec!;
+    const changed =
+      parseRetention(spec.retention) !== topic.retentionMs ||
+      spec.cleanupPolicy !== topic.cleanupPolicy ||
+      spec.partitions < topic.partitions;
+    if (!changed) continue;
+    try {
+      await store.update<StreamingTopic>(STREAMING_TOPIC, {
+        ...object,
+        spec: {
+          ...spec,
+          partitions: Math.max(spec.partitions, topic.partitions),
+          retention: formatRetention(topic.retentionMs),
+          cleanupPolicy: topic.cleanupPolicy,
+        },
+      });
+      logger.info({ topic: topic.name }, 'topic altered over the Kafka protocol; its object follows');
+    } catch (error) {
+      if (!isStoreError(error, 'Conflict')) throw error;
     }
   }
   const present = new Set(observed.map((topic) => topic.name));

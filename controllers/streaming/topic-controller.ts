@@ -4,6 +4,7 @@ import {
   type StreamingCluster,
   type StreamingTopic,
 } from '../../crds/streaming.js';
+import { isStoreError } from '../../control-plane/types.js';
 import { WorkloadError } from '../../workloads/runtime.js';
 import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
@@ -102,6 +103,20 @@ export function streamingTopicController(options: StreamingControllerOptions): C
         ),
       );
       return { requeueAfterMs: WAIT_FOR_CLUSTER_MS };
+    }
+    // A topic a Kafka client made and then deleted: its object goes too, rather than the topic
+    // coming back (the cluster's mirror may not have run yet).
+    if (topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA && topic.status?.phase === 'ready') {
+      const held = await streaming.listTopics(clusterWorkload(cluster));
+      if (!held.some((entry) => entry.name === spec.name)) {
+        try {
+          await store.delete(STREAMING_TOPIC, namespace, topic.metadata.name);
+        } catch (error) {
+          if (!isStoreError(error, 'NotFound')) throw error;
+        }
+        logger.info({ topic: spec.name }, 'topic deleted over the Kafka protocol; its object goes too');
+        return undefined;
+      }
     }
     try {
       const observation = await streaming.ensureTopic(clusterWorkload(cluster), workloadSpec);

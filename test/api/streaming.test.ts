@@ -209,7 +209,7 @@ describe('users and a Kafka client', () => {
           resource_type: 'topic',
           pattern_type: 'literal',
           name: 'clickstream',
-          operations: ['create', 'write', 'describe'],
+          operations: ['create', 'write', 'describe', 'alter', 'delete'],
           permission: 'allow',
         },
       ],
@@ -377,6 +377,32 @@ describe('users and a Kafka client', () => {
     expect(objects.find((object) => object.spec?.name === 'clickstream')?.metadata.labels).toMatchObject({
       'cloudplane.dev/created-by': 'kafka',
     });
+  }, 30_000);
+
+  it('shows a retention altered over the Kafka protocol, and lets a topic deleted over it go', async () => {
+    const admin = kafkaClient('billing-app', password).admin();
+    await admin.connect();
+    await eventually(async () => {
+      const rows = (await call('GET', `${clustersPath}/topics`)).body.data as Json[];
+      expect(rows.find((row) => row.name === 'clickstream')?.status).toBe('ready');
+    }, 5_000);
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        { type: 2, name: 'clickstream', configEntries: [{ name: 'retention.ms', value: String(3_600_000) }] },
+      ],
+    });
+    // Well inside the cluster's 30 s refresh: the broker's event is what wakes the mirror.
+    await eventually(async () => {
+      const topic = data(await call('GET', `${clustersPath}/topics/clickstream`));
+      expect(topic.retention).toBe('1h');
+    }, 5_000);
+    await admin.deleteTopics({ topics: ['clickstream'] });
+    await admin.disconnect();
+    await eventually(async () => {
+      const rows = (await call('GET', `${clustersPath}/topics`)).body.data as Json[];
+      expect(rows.map((row) => row.name)).not.toContain('clickstream');
+    }, 5_000);
   }, 30_000);
 });
 

@@ -59,6 +59,37 @@ const SAMPLES: Record<number, Record<string, unknown>> = {
     validateOnly: true,
   },
   20: { TopicNames: ['absent'], Topics: [{ Name: 'absent' }], TimeoutMs: 1000 },
+  29: {
+    ResourceTypeFilter: 1,
+    ResourceNameFilter: null,
+    PatternTypeFilter: 1,
+    Operation: 1,
+    PermissionType: 1,
+  },
+  30: {
+    Creations: [
+      {
+        ResourceType: 2,
+        ResourceName: 'orders',
+        ResourcePatternType: 3,
+        Principal: 'User:reader',
+        Host: '*',
+        Operation: 3,
+        PermissionType: 3,
+      },
+    ],
+  },
+  31: {
+    Filters: [
+      {
+        ResourceTypeFilter: 2,
+        ResourceNameFilter: 'orders',
+        PatternTypeFilter: 3,
+        Operation: 1,
+        PermissionType: 1,
+      },
+    ],
+  },
   32: {
     Resources: [{ ResourceType: 2, ResourceName: 'orders', ConfigurationKeys: null }],
     IncludeSynonyms: true,

@@ -105,6 +105,7 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
   const pool = new PortPool(options.ports, 'CLOUDPLANE_STREAMING_PORTS', '0.0.0.0');
   const running = new Map<string, Promise<KafkaCluster>>();
   const listeners = new Map<string, Set<TopicsListener>>();
+  const watchers = new Set<(clusterId: string) => void>();
   let authority: CertificateAndKey | undefined;
   const clusterDir = (id: string) => {
     if (!/^[A-Za-z0-9_-]+$/.test(id))
@@ -171,6 +172,10 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
     cluster.onTopicsChanged(() => {
       const observed = cluster.store.topics().map((topic) => cluster.observeTopic(topic));
       for (const listener of listeners.get(workload.id) ?? []) listener(observed);
+      for (const watcher of watchers) watcher(workload.id);
+    });
+    cluster.onAclsChanged(() => {
+      for (const watcher of watchers) watcher(workload.id);
     });
     logger.info({ ports }, 'streaming cluster started');
     return cluster;
@@ -279,6 +284,16 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
 
     async groupLag(workload, groupId): Promise<GroupLag | undefined> {
       return (await existing(workload))?.groupLag(groupId);
+    },
+
+    async listUserAcls(workload) {
+      const cluster = await existing(workload);
+      return (cluster?.userSpecs() ?? []).map((user) => ({ name: user.name, acls: user.acls }));
+    },
+
+    watchChanges(watcher) {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
     },
 
     onTopicsChanged(clusterId, listener) {

@@ -72,6 +72,7 @@ export class KafkaCluster {
   private readonly closers: (() => Promise<void>)[] = [];
   private readonly appendWaiters = new Map<string, Set<() => void>>();
   private readonly topicListeners = new Set<() => void>();
+  private readonly aclListeners = new Set<() => void>();
   private maintenanceTimer: TimerHandle | undefined;
   private nextConnectionId = 1;
   private closed = false;
@@ -156,6 +157,23 @@ export class KafkaCluster {
   saveUser(user: StreamingUserSpec): void {
     this.store.saveUser(user);
     this.users.set(user.name, { credential: user.credential, principal: principalOf(user) });
+  }
+
+  /** The users as the platform made them (their ACLs without the consumer group's). */
+  userSpecs(): StreamingUserSpec[] {
+    return this.store.users();
+  }
+
+  /** Saves users whose ACLs a client changed over the Kafka protocol, and tells the listeners. */
+  saveAclChanges(users: readonly StreamingUserSpec[]): void {
+    if (users.length === 0) return;
+    for (const user of users) this.saveUser(user);
+    for (const listener of this.aclListeners) listener();
+  }
+
+  onAclsChanged(listener: () => void): () => void {
+    this.aclListeners.add(listener);
+    return () => this.aclListeners.delete(listener);
   }
 
   removeUser(name: string): void {

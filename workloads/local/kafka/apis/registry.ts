@@ -5,11 +5,14 @@ import { addOffsetsToTxn } from './add-offsets-to-txn.js';
 import { addPartitionsToTxn } from './add-partitions-to-txn.js';
 import { alterConfigs } from './alter-configs.js';
 import { apiVersions } from './api-versions.js';
+import { createAcls } from './create-acls.js';
 import { createPartitions } from './create-partitions.js';
 import { createTopics } from './create-topics.js';
+import { deleteAcls } from './delete-acls.js';
 import { deleteGroups } from './delete-groups.js';
 import { deleteRecords } from './delete-records.js';
 import { deleteTopics } from './delete-topics.js';
+import { describeAcls } from './describe-acls.js';
 import { describeCluster } from './describe-cluster.js';
 import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
@@ -70,6 +73,9 @@ const MODULES: readonly ApiModule[] = [
   addOffsetsToTxn,
   endTxn,
   txnOffsetCommit,
+  describeAcls,
+  createAcls,
+  deleteAcls,
   describeConfigs,
   alterConfigs,
   describeLogDirs,
