@@ -163,4 +163,24 @@ describe('the transaction coordinator', () => {
       errorCode: ErrorCode.INVALID_TRANSACTION_TIMEOUT,
     });
   });
+
+  it('shows DescribeProducers each producer of a partition with its last sequence and open transaction', async () => {
+    await cluster.transactions.initProducerId('payments', 60_000);
+    cluster.transactions.addPartitions('payments', 0, 0, [{ topic: 'orders', partition: 0 }]);
+    await cluster.store.append('orders', 0, transactional(0, 0), 1);
+    await cluster.store.append('orders', 0, transactional(0, 1), 2);
+    const described = await call(61, 0, { Topics: [{ Name: 'orders', PartitionIndexes: [0, 1] }] });
+    expect(described.Topics).toMatchObject([
+      {
+        Name: 'orders',
+        Partitions: [
+          {
+            PartitionIndex: 0,
+            ActiveProducers: [{ ProducerId: 0, ProducerEpoch: 0, LastSequence: 1, CurrentTxnStartOffset: 0 }],
+          },
+          { PartitionIndex: 1, ActiveProducers: [] },
+        ],
+      },
+    ]);
+  });
 });
