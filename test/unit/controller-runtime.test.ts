@@ -217,3 +217,44 @@ describe('Informer', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('an event source', () => {
+  it('wakes the reconcile of each request it queues, and is stopped with the runner', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloudplane-runtime-'));
+    const store = openEmbeddedStore({ path: path.join(dir, 'store.db'), kinds: [GADGET, GADGET_PART] });
+    const runner = new ControllerRunner({
+      store,
+      logger: capturedLogger().logger,
+      metrics: createMetrics({ processMetrics: false }),
+      clock: new FakeClock(),
+    });
+    const reconciled: string[] = [];
+    let emit: ((name: string) => void) | undefined;
+    let stopped = false;
+    runner.register({
+      name: 'sourced',
+      for: GADGET,
+      sources: [
+        (enqueue) => {
+          emit = (name) => enqueue({ namespace: 'default', name });
+          return () => {
+            stopped = true;
+          };
+        },
+      ],
+      reconcile: async ({ name }) => {
+        reconciled.push(name);
+      },
+    });
+    try {
+      await runner.start();
+      emit!('woken-from-outside');
+      await eventually(() => expect(reconciled).toContain('woken-from-outside'));
+    } finally {
+      await runner.stop();
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(stopped).toBe(true);
+  });
+});

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,43 @@ function values(store: SqliteLogStore): [number, string, string][] {
 }
 
 describe('the SQLite log store', () => {
+  it('gives a topic an id that stays across a reopen, and ids to topics of a store made before them', () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    const id = store.topic('t')!.topicId;
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    store.close();
+    const reopened = new SqliteLogStore(file);
+    expect(reopened.topic('t')!.topicId).toBe(id);
+    reopened.close();
+    // A store written before topic ids: its topics table has no such column.
+    const olderFile = storeFile();
+    const older = new Database(olderFile);
+    older.exec(`CREATE TABLE topics (name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, replicas INTEGER NOT NULL,
+      retention_ms INTEGER NOT NULL, cleanup_policy TEXT NOT NULL, created_at TEXT NOT NULL);
+      INSERT INTO topics VALUES ('old', 1, 1, -1, 'delete', '1970-01-01T00:00:00.000Z');`);
+    older.close();
+    const upgraded = new SqliteLogStore(olderFile);
+    const oldId = upgraded.topic('old')!.topicId;
+    expect(oldId).toMatch(/^[0-9a-f-]{36}$/);
+    upgraded.close();
+    const again = new SqliteLogStore(olderFile);
+    expect(again.topic('old')!.topicId).toBe(oldId);
+    again.close();
+  });
+
+  it('deletes records below an offset: the log start moves there, never past the log end', async () => {
+    const store = withTopic(storeFile(), 'delete');
+    await store.append('t', 0, batch(1, ['a', '1']), 1);
+    await store.append('t', 0, batch(1, ['b', '2']), 1);
+    await store.append('t', 0, batch(1, ['c', '3']), 1);
+    expect(store.deleteRecordsBefore('t', 0, 2)).toMatchObject({ logStartOffset: 2, logEndOffset: 3 });
+    expect(values(store)).toEqual([[2, 'c', '3']]);
+    expect(store.deleteRecordsBefore('t', 0, 1)).toMatchObject({ logStartOffset: 2 });
+    expect(store.deleteRecordsBefore('t', 0, 9)).toMatchObject({ logStartOffset: 3, logEndOffset: 3 });
+    store.close();
+  });
+
   it('assigns consecutive offsets, rewrites base offsets, and keeps them across a reopen', async () => {
     const file = storeFile();
     const store = withTopic(file, 'delete');

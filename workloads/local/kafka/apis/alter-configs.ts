@@ -34,7 +34,7 @@ export function alterTopic(
     return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.');
   if (!cluster.store.topic(resource.name))
     return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${resource.name} does not exist.`);
-  if (!Array.isArray(settings)) return answer((settings as Refusal).errorCode, (settings as Refusal).message);
+  if ('errorCode' in settings) return answer(settings.errorCode, settings.message);
   const change = planTopicConfigs(settings, cluster.limits);
   if (isRefusal(change)) return answer(change.errorCode, change.message);
   if (validateOnly) return answer(ErrorCode.NONE);

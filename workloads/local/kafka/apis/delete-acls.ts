@@ -34,11 +34,7 @@ export const deleteAcls: ApiModule = {
       const matching = bindingsOf(users).filter((binding) => matchesFilter(binding, filter));
       users = users.map((user) => {
         const after = withoutMatching(user, filter);
-        if (
-          after.acls.length !== user.acls.length ||
-          JSON.stringify(after.acls) !== JSON.stringify(user.acls)
-        )
-          changed.add(user.name);
+        if (JSON.stringify(after.acls) !== JSON.stringify(user.acls)) changed.add(user.name);
         return after;
       });
       return { errorCode: ErrorCode.NONE, message: null, matching };
