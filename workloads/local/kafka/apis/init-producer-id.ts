@@ -35,11 +35,10 @@ export const initProducerId: ApiModule = {
     if (transactionalId !== null && !isAllowed(principal, 'transactional_id', transactionalId, 'write')) {
       return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
-    const result = await cluster.transactions.initProducerId(
-      transactionalId,
-      timeoutMs,
-      expected && expected.producerId >= 0 ? expected : undefined,
-    );
+    // Fencing a transaction left open writes its abort markers first; a failed write is logged there.
+    const result = await cluster.transactions
+      .initProducerId(transactionalId, timeoutMs, expected && expected.producerId >= 0 ? expected : undefined)
+      .catch(() => ({ errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, producerId: -1, producerEpoch: -1 }));
     return answer(result.errorCode, result.producerId, result.producerEpoch);
   },
 };
