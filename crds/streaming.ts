@@ -161,15 +161,16 @@ export const STREAMING_TOPIC: KindDescriptor = {
   typesFile: 'crds/streaming.ts',
 };
 
-export type StreamingAclResourceType = 'topic' | 'group';
+export type StreamingAclResourceType = 'topic' | 'group' | 'transactional_id' | 'cluster';
 export type StreamingAclPatternType = 'literal' | 'prefixed';
-export type StreamingAclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter';
+export type StreamingAclOperation =
+  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write';
 export type StreamingAclPermission = 'allow' | 'deny';
 
 export interface StreamingUserAcl {
   resourceType: StreamingAclResourceType;
   patternType: StreamingAclPatternType;
-  /** A topic or group name, or its prefix. */
+  /** A topic, group or transactional id, or its prefix; `kafka-cluster` for the cluster. */
   name: string;
   operations: StreamingAclOperation[];
   permission: StreamingAclPermission;

@@ -10521,11 +10521,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];
@@ -10639,11 +10641,13 @@ export interface operations {
           consumer_group?: string;
           acls?: {
             /** @enum {string} */
-            resource_type: 'topic' | 'group';
+            resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
             /** @enum {string} */
             pattern_type: 'literal' | 'prefixed';
             name: string;
-            operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+            operations: (
+              'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+            )[];
             /** @enum {string} */
             permission: 'allow' | 'deny';
           }[];
@@ -10669,11 +10673,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];
@@ -13319,11 +13325,13 @@ export interface operations {
               consumer_group?: string | null;
               acls?: {
                 /** @enum {string} */
-                resource_type: 'topic' | 'group';
+                resource_type: 'topic' | 'group' | 'transactional_id' | 'cluster';
                 /** @enum {string} */
                 pattern_type: 'literal' | 'prefixed';
                 name: string;
-                operations: ('read' | 'write' | 'describe' | 'create' | 'delete' | 'alter')[];
+                operations: (
+                  'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write'
+                )[];
                 /** @enum {string} */
                 permission: 'allow' | 'deny';
               }[];

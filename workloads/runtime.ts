@@ -249,10 +249,11 @@ export interface ScramCredential {
   serverKey: string;
 }
 
-export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter';
+export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write';
 
 export interface StreamingAcl {
-  resourceType: 'topic' | 'group';
+  /** `cluster` is the one resource named `kafka-cluster`, as in Kafka. */
+  resourceType: 'topic' | 'group' | 'transactional_id' | 'cluster';
   patternType: 'literal' | 'prefixed';
   name: string;
   operations: AclOperation[];

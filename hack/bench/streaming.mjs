@@ -12,6 +12,12 @@
 //     one broker, a topic of one partition per round, kept to the end: kafkajs keeps asking for
 //     the metadata of every topic it has sent to, so a deleted one fails its next send); kafkajs `send` with acks=-1, latency per
 //     send; then a consumer group reading the topic back from the beginning (eachBatch).
+//   - idempotent: the same with kafkajs's idempotent producer (InitProducerId, sequence numbers
+//     checked and kept with the log in the same commit). kafkajs holds one produce per broker in
+//     flight for an idempotent producer, so its sends queue in the client.
+//   - kcat, kcat idempotent: librdkafka producing the same records from stdin (`kcat -P`, acks=-1,
+//     then `-X enable.idempotence=true`), pipelining up to 5 requests; the rate is the whole run's,
+//     so no latency per send.
 //   - JetStream: a file-backed stream on a subject of its own per round; `js.publish` of each
 //     record awaiting its ack, with as many records in flight as the broker gets, latency per
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
@@ -23,7 +29,7 @@
 // Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
 // Read-back rates run from the first record received to the last, so a group join is not counted.
 import { Buffer } from 'node:buffer';
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -141,8 +147,11 @@ function produceFigures(records, { ms, latencies }) {
   };
 }
 
-/** The broker: one topic per round, produced with acks=-1, then read back by a consumer group. */
-async function brokerSystem(details) {
+/**
+ * The broker: one topic per round, produced with acks=-1, then read back by a consumer group;
+ * `idempotent` makes the producer an idempotent one.
+ */
+async function brokerSystem(details, idempotent = false) {
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: 'bench',
@@ -152,14 +161,18 @@ async function brokerSystem(details) {
     logLevel: logLevel.NOTHING,
   });
   const admin = kafka.admin();
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = kafka.producer(
+    idempotent
+      ? { allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 }
+      : { allowAutoTopicCreation: false },
+  );
   await Promise.all([admin.connect(), producer.connect()]);
   const messages = Array.from({ length: BATCH_RECORDS }, () => ({ value }));
   let topics = 0;
   return {
-    name: 'broker',
+    name: idempotent ? 'idempotent' : 'broker',
     async round(records) {
-      const topic = `bench-${++topics}`;
+      const topic = `bench-${idempotent ? 'idem' : 'plain'}-${++topics}`;
       await admin.createTopics({
         topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
         waitForLeaders: true,
@@ -190,6 +203,89 @@ async function brokerSystem(details) {
     },
     async close() {
       await Promise.all([producer.disconnect(), admin.disconnect()]);
+    },
+  };
+}
+
+/** librdkafka through `kcat -P`: the same records from stdin, one topic per round. */
+async function kcatSystem(details, idempotent) {
+  const kcat = ['/usr/bin/kcat', '/usr/local/bin/kcat'].find((candidate) => fs.existsSync(candidate));
+  if (!kcat) {
+    if (!idempotent) console.error('!!! kcat skipped: not installed (apt-get install kcat) !!!');
+    return undefined;
+  }
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({
+    clientId: 'bench-kcat',
+    brokers: details.brokers,
+    ssl: { ca: [details.ca], rejectUnauthorized: true },
+    sasl: { mechanism: 'scram-sha-512', username: USER.name, password: USER.password },
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-kcat-'));
+  const caFile = path.join(dir, 'ca.crt');
+  fs.writeFileSync(caFile, details.ca);
+  // One record a line: the 1 KiB value as hex, cut to RECORD_BYTES characters.
+  const line = `${value.toString('hex').slice(0, RECORD_BYTES)}\n`;
+  let topics = 0;
+  return {
+    name: idempotent ? 'kcat idem' : 'kcat',
+    async round(records) {
+      const topic = `bench-kcat-${idempotent ? 'idem' : 'plain'}-${++topics}`;
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+        waitForLeaders: true,
+      });
+      const args = [
+        '-P',
+        '-b',
+        details.brokers[0],
+        '-t',
+        topic,
+        '-X',
+        'security.protocol=SASL_SSL',
+        '-X',
+        'sasl.mechanisms=SCRAM-SHA-512',
+        '-X',
+        `sasl.username=${USER.name}`,
+        '-X',
+        `sasl.password=${USER.password}`,
+        '-X',
+        `ssl.ca.location=${caFile}`,
+        '-X',
+        'acks=all',
+        ...(idempotent ? ['-X', 'enable.idempotence=true'] : []),
+      ];
+      const started = performance.now();
+      await new Promise((resolve, reject) => {
+        const child = spawn(kcat, args, { stdio: ['pipe', 'ignore', 'inherit'] });
+        child.once('error', reject);
+        child.once('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`kcat exited with ${code}`)),
+        );
+        const chunk = line.repeat(BATCH_RECORDS);
+        let written = 0;
+        const pump = () => {
+          while (written < records) {
+            written += BATCH_RECORDS;
+            if (!child.stdin.write(chunk)) return child.stdin.once('drain', pump);
+          }
+          child.stdin.end();
+        };
+        pump();
+      });
+      const ms = performance.now() - started;
+      return {
+        recordsPerSecond: (records / ms) * 1000,
+        p50: undefined,
+        p99: undefined,
+        readPerSecond: undefined,
+      };
+    },
+    async close() {
+      await admin.disconnect();
+      fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -271,6 +367,9 @@ async function rawStoreSystem() {
         maxTimestamp: now,
         recordCount: BATCH_RECORDS,
         compression: 0,
+        producerId: -1,
+        producerEpoch: -1,
+        baseSequence: -1,
         transactional: false,
         control: false,
       });
@@ -306,7 +405,8 @@ function report(results) {
       ),
     ]),
   );
-  const cell = (value, digits, width) => (value === undefined ? '-' : value.toFixed(digits)).padStart(width);
+  const cell = (figure, digits, width) =>
+    (figure === undefined ? '-' : figure.toFixed(digits)).padStart(width);
   console.log(
     `\n${RECORDS} records of ${RECORD_BYTES} B, batches of ${BATCH_RECORDS}, ${SENDS_IN_FLIGHT} in flight ` +
       `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
@@ -328,9 +428,15 @@ function report(results) {
     const baseline = summary.get(other)?.[field];
     return baseline === undefined ? 'n/a' : (broker[field] / baseline).toFixed(2);
   };
+  const over = (name, baseline) => {
+    const figure = summary.get(name)?.recordsPerSecond;
+    const base = summary.get(baseline)?.recordsPerSecond;
+    return figure === undefined || base === undefined ? 'n/a' : (figure / base).toFixed(2);
+  };
   console.log(
     `ratios: broker/JetStream produce ${ratio('JetStream', 'recordsPerSecond')}, ` +
-      `read ${ratio('JetStream', 'readPerSecond')}; broker/raw store produce ${ratio('raw store', 'recordsPerSecond')}`,
+      `read ${ratio('JetStream', 'readPerSecond')}; broker/raw store produce ${ratio('raw store', 'recordsPerSecond')}; ` +
+      `idempotent/broker produce ${over('idempotent', 'broker')}; kcat idem/kcat produce ${over('kcat idem', 'kcat')}`,
   );
 }
 
@@ -340,6 +446,11 @@ async function main() {
   const systems = [];
   try {
     systems.push(await brokerSystem(broker.details));
+    systems.push(await brokerSystem(broker.details, true));
+    for (const idempotent of [false, true]) {
+      const kcat = await kcatSystem(broker.details, idempotent);
+      if (kcat) systems.push(kcat);
+    }
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
     systems.push(await rawStoreSystem());

@@ -232,6 +232,38 @@ describe('users and a Kafka client', () => {
     }, 15_000);
   });
 
+  it('takes transactional_id and cluster ACLs, and refuses a cluster resource of another name with 422', async () => {
+    const transactional = {
+      resource_type: 'transactional_id',
+      pattern_type: 'prefixed',
+      name: 'billing-',
+      operations: ['write', 'describe'],
+      permission: 'allow',
+    };
+    const idempotent = {
+      resource_type: 'cluster',
+      pattern_type: 'literal',
+      name: 'kafka-cluster',
+      operations: ['idempotent_write'],
+      permission: 'allow',
+    };
+    const created = await call('POST', `${clustersPath}/users`, {
+      name: 'billing-txn',
+      acls: [transactional, idempotent],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(data(await call('GET', `${clustersPath}/users/billing-txn`)).acls).toEqual([
+      transactional,
+      idempotent,
+    ]);
+    const refused = await call('POST', `${clustersPath}/users`, {
+      name: 'billing-bad',
+      acls: [{ ...idempotent, name: 'orders' }],
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('acls[0].name');
+  });
+
   it('reveals the password to write scope, audited, and refuses a read-only key with 403', async () => {
     const writer = await apiKey(['streaming:write', 'streaming:read']);
     const revealed = await call('GET', `${clustersPath}/users/billing-app?reveal_password=true`, undefined, {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { kafkaClient } from '../fixtures/kafka-broker.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloudplane-kafka-durable-'));
+const dirs: string[] = [];
 const children: ChildProcess[] = [];
 
 interface Started {
@@ -16,7 +16,13 @@ interface Started {
   caCertificate: string;
 }
 
-async function startBroker(): Promise<Started> {
+function brokerDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloudplane-kafka-durable-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function startBroker(dir: string): Promise<Started> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', path.join(repoRoot, 'test/fixtures/kafka-broker-process.ts'), dir, '29160'],
@@ -35,12 +41,13 @@ async function startBroker(): Promise<Started> {
 
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
-  fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the embedded broker after kill -9', () => {
   it('keeps every acknowledged record', async () => {
-    const first = await startBroker();
+    const dir = brokerDir();
+    const first = await startBroker(dir);
     const producer = kafkaClient(first.bootstrapServers, first.caCertificate, 'dora', 'dora-secret').producer(
       { retry: { retries: 0 } },
     );
@@ -66,7 +73,7 @@ describe('the embedded broker after kill -9', () => {
     await producer.disconnect().catch(() => undefined);
     expect(acknowledged.length).toBeGreaterThan(50);
 
-    const second = await startBroker();
+    const second = await startBroker(dir);
     const consumer = kafkaClient(
       second.bootstrapServers,
       second.caCertificate,
@@ -88,4 +95,77 @@ describe('the embedded broker after kill -9', () => {
     expect(acknowledged.filter((value) => !seen.has(value))).toEqual([]);
     second.child.kill('SIGKILL');
   }, 60_000);
+
+  it('keeps every record of idempotent producers retrying across it exactly once', async () => {
+    const dir = brokerDir();
+    const first = await startBroker(dir);
+    // Retries outlast the restart: the same batches, with the same sequence numbers, come again.
+    const client = kafkaClient(first.bootstrapServers, first.caCertificate, 'dora', 'dora-secret', {
+      retries: 1000,
+      initialRetryTime: 50,
+      maxRetryTime: 500,
+    });
+    const producers = Array.from({ length: 3 }, () =>
+      client.producer({ idempotent: true, maxInFlightRequests: 1 }),
+    );
+    await Promise.all(producers.map((producer) => producer.connect()));
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let stopped = false;
+    const writers = producers.map(async (producer, index) => {
+      for (let sent = 0; !stopped; sent++) {
+        const value = `producer-${index}-record-${sent}`;
+        try {
+          await producer.send({ topic: 'ledger', acks: -1, messages: [{ key: value, value }] });
+        } catch (error) {
+          failures.push(`${value}: ${(error as Error).message}`);
+          return;
+        }
+        acknowledged.push(value);
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    first.child.kill('SIGKILL');
+    const atKill = acknowledged.length;
+    const second = await startBroker(dir);
+    // Stop once every producer has been answered after the restart.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (acknowledged.length >= atKill + 30 || failures.length > 0) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 50);
+    });
+    stopped = true;
+    await Promise.all(writers);
+    await Promise.all(producers.map((producer) => producer.disconnect()));
+    expect(failures).toEqual([]);
+    expect(atKill).toBeGreaterThan(30);
+
+    const reader = kafkaClient(second.bootstrapServers, second.caCertificate, 'dora', 'dora-secret');
+    const admin = reader.admin();
+    await admin.connect();
+    const ends = await admin.fetchTopicOffsets('ledger');
+    await admin.disconnect();
+    const total = ends.reduce((sum, entry) => sum + Number(entry.high), 0);
+    const consumer = reader.consumer({ groupId: 'idempotent-auditors' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'ledger', fromBeginning: true });
+    const seen: string[] = [];
+    await new Promise<void>((resolve) => {
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          seen.push(message.value!.toString());
+          if (seen.length === total) resolve();
+        },
+      });
+    });
+    await consumer.disconnect();
+    const counts = new Map<string, number>();
+    for (const value of seen) counts.set(value, (counts.get(value) ?? 0) + 1);
+    expect([...counts].filter(([, count]) => count > 1)).toEqual([]);
+    expect(acknowledged.filter((value) => !counts.has(value))).toEqual([]);
+    second.child.kill('SIGKILL');
+  }, 90_000);
 });

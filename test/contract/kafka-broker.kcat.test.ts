@@ -86,4 +86,21 @@ describe.skipIf(!kcat)('the embedded broker with kcat (librdkafka) over SASL_SSL
     const lag = await fixture.streaming.groupLag(cluster, 'kcat-group');
     expect(lag?.totalLag).toBe(0);
   });
+
+  it('produces as an idempotent producer with -X enable.idempotence=true, each record once', async () => {
+    await fixture.streaming.ensureTopic(cluster, {
+      name: 'events-idempotent',
+      partitions: 2,
+      replicas: 1,
+      retentionMs: 3_600_000,
+      cleanupPolicy: 'delete',
+    });
+    const lines = Array.from({ length: 500 }, (_, i) => `line-${i}`);
+    await kcatRun(
+      ['-P', '-X', 'enable.idempotence=true', '-t', 'events-idempotent'],
+      `${lines.join('\n')}\n`,
+    );
+    const consumed = await kcatRun(['-C', '-t', 'events-idempotent', '-o', 'beginning', '-e']);
+    expect(consumed.trim().split('\n').sort()).toEqual([...lines].sort());
+  });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AclOperation, StreamingAcl } from '../../workloads/runtime.js';
-import { isAllowed, principalOf, type ResourceType } from '../../workloads/local/kafka/acl.js';
+import {
+  isAllowed,
+  mayWriteIdempotently,
+  principalOf,
+  type ResourceType,
+} from '../../workloads/local/kafka/acl.js';
 import { scramCredential } from '../../workloads/local/kafka/scram.js';
 
 const credential = scramCredential('p');
@@ -71,5 +76,33 @@ describe('ACL evaluation', () => {
     const member = principalOf({ name: 'm', credential, consumerGroup: 'reports', acls: [] });
     expect(isAllowed(member, 'group', 'reports', 'read')).toBe(true);
     expect(isAllowed(member, 'group', 'reports-2', 'read')).toBe(false);
+  });
+
+  it('checks transactional ids like topics, WRITE implying DESCRIBE', () => {
+    const producer = principalOf({
+      name: 'p',
+      credential,
+      acls: [allow('transactional_id', 'prefixed', 'billing-', ['write'])],
+    });
+    expect(isAllowed(producer, 'transactional_id', 'billing-1', 'write')).toBe(true);
+    expect(isAllowed(producer, 'transactional_id', 'billing-1', 'describe')).toBe(true);
+    expect(isAllowed(producer, 'transactional_id', 'orders-1', 'write')).toBe(false);
+  });
+
+  it.each<[string, StreamingAcl[], boolean]>([
+    [
+      'IDEMPOTENT_WRITE on the cluster',
+      [allow('cluster', 'literal', 'kafka-cluster', ['idempotent_write'])],
+      true,
+    ],
+    ['WRITE on some topic', [allow('topic', 'prefixed', 'orders', ['write'])], true],
+    ['READ only', [allow('topic', 'prefixed', 'orders', ['read'])], false],
+    [
+      'WRITE denied on every topic',
+      [allow('topic', 'prefixed', 'orders', ['write']), deny('topic', 'literal', '*', ['write'])],
+      false,
+    ],
+  ])('may be an idempotent producer with %s: %s', (_, acls, expected) => {
+    expect(mayWriteIdempotently(principalOf({ name: 'i', credential, acls }))).toBe(expected);
   });
 });

@@ -95,13 +95,29 @@ describe("the users' ACLs as Kafka's bindings", () => {
   });
 
   it.each([
-    ['a cluster ACL', { resourceType: 4 }, /topic and group/],
+    ['a cluster ACL other than IDEMPOTENT_WRITE', { resourceType: 4 }, /IDEMPOTENT_WRITE/],
+    ['IDEMPOTENT_WRITE on a topic', { operation: 12 }, /IDEMPOTENT_WRITE/],
+    [
+      'a cluster resource of another name',
+      { resourceType: 4, operation: 12, resourceName: 'orders', patternType: LITERAL },
+      /kafka-cluster/,
+    ],
+    ['a delegation token ACL', { resourceType: 6 }, /transactional id and cluster/],
     ['a MATCH pattern', { patternType: MATCH }, /LITERAL or PREFIXED/],
     ['an operation the platform does not keep', { operation: 10 }, /operation/],
     ['one host', { host: '10.0.0.1' }, /host/],
     ['a group principal', { principal: 'Group:x' }, /User:/],
   ])('refuses %s', (_case, fields, message) => {
     expect(bindingProblem(binding(fields))).toMatch(message);
+  });
+
+  it('keeps transactional id ACLs and IDEMPOTENT_WRITE on kafka-cluster', () => {
+    expect(bindingProblem(binding({ resourceType: 5, resourceName: 'billing-' }))).toBeUndefined();
+    expect(
+      bindingProblem(
+        binding({ resourceType: 4, operation: 12, resourceName: 'kafka-cluster', patternType: LITERAL }),
+      ),
+    ).toBeUndefined();
   });
 
   it('adds an operation to the ACL of the same resource, or a new ACL', () => {

@@ -5,11 +5,15 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KafkaCluster, SqliteLogStore } from '../../workloads/local/kafka/index.js';
+import { ErrorCode } from '../../workloads/local/kafka/errors.js';
+import type { TransactionRecord } from '../../workloads/local/kafka/log-store.js';
 import {
   decodeRecords,
   encodeBatch,
+  isControlBatch,
   readBaseOffset,
   splitBatches,
+  type BatchProducer,
 } from '../../workloads/local/kafka/records.js';
 import type { CleanupPolicy } from '../../workloads/runtime.js';
 import { FakeClock } from '../fixtures/fake-clock.js';
@@ -43,6 +47,20 @@ const batch = (timestamp: number, ...pairs: [string, string][]) =>
     encodeBatch(
       0,
       pairs.map(([key, value]) => ({ key: Buffer.from(key), value: Buffer.from(value), timestamp })),
+    ),
+  );
+
+/** A batch of `count` records from producer 7 (epoch 0 unless told) from `baseSequence`. */
+const produced = (baseSequence: number, count: number, producer: Partial<BatchProducer> = {}) =>
+  splitBatches(
+    encodeBatch(
+      0,
+      Array.from({ length: count }, (_, i) => ({
+        key: Buffer.from('k'),
+        value: Buffer.from(`v${baseSequence + i}`),
+        timestamp: 1,
+      })),
+      { producerId: 7, producerEpoch: 0, baseSequence, ...producer },
     ),
   );
 
@@ -183,5 +201,98 @@ describe('the SQLite log store', () => {
       0, 1, 2, 3,
     ]);
     store.close();
+  });
+
+  it('answers a retried idempotent batch with its first offset, writing nothing, across a reopen', async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    expect(await store.append('t', 0, produced(0, 3), 1)).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect(await store.append('t', 0, produced(3, 2), 1)).toMatchObject({ errorCode: 0, baseOffset: 3 });
+    store.close();
+    const reopened = new SqliteLogStore(file);
+    expect(await reopened.append('t', 0, produced(0, 3), 2)).toMatchObject({ errorCode: 0, baseOffset: 0 });
+    expect(await reopened.append('t', 0, produced(3, 2), 2)).toMatchObject({ errorCode: 0, baseOffset: 3 });
+    expect(await reopened.append('t', 0, produced(9, 1), 2)).toMatchObject({
+      errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+    });
+    expect(reopened.partition('t', 0)).toMatchObject({ logEndOffset: 5 });
+    expect(reopened.producers('t', 0)).toMatchObject([{ producerId: 7, producerEpoch: 0 }]);
+    reopened.close();
+  });
+
+  it('checks appends of one group commit against each other', async () => {
+    const store = withTopic(storeFile(), 'delete');
+    const answers = await Promise.all([
+      store.append('t', 0, produced(0, 2), 1),
+      store.append('t', 0, produced(0, 2), 1),
+      store.append('t', 0, produced(2, 1), 1),
+    ]);
+    expect(answers.map((answer) => [answer.errorCode, answer.baseOffset])).toEqual([
+      [0, 0],
+      [0, 0],
+      [0, 2],
+    ]);
+    expect(store.partition('t', 0)).toMatchObject({ logEndOffset: 3 });
+    store.close();
+  });
+
+  it('ends a transaction with markers, the aborted index and its offsets in one write', async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'compact');
+    const record: TransactionRecord = {
+      transactionalId: 'tx',
+      producerId: 7,
+      producerEpoch: 0,
+      timeoutMs: 60_000,
+      state: 'CompleteAbort',
+      partitions: [],
+      groups: [],
+      startedAt: -1,
+      updatedAt: 1,
+    };
+    await store.append('t', 0, batch(1, ['before', 'x']), 1);
+    await store.append('t', 0, produced(0, 2, { transactional: true }), 1);
+    expect(store.lastStableOffset('t', 0)).toBe(1);
+    const offsets = [{ topic: 't', partition: 0, offset: 3, metadata: null, commitTime: 1 }];
+    await store.endTransaction(
+      {
+        producerId: 7,
+        producerEpoch: 0,
+        commit: false,
+        offsets: [{ groupId: 'g', offsets }],
+        record,
+        partitions: [{ topic: 't', partition: 0 }],
+      },
+      2,
+    );
+    expect(store.lastStableOffset('t', 0)).toBe(4);
+    expect(store.abortedTransactions('t', 0, 0, 3)).toEqual([{ producerId: 7, firstOffset: 1 }]);
+    expect(store.committedOffsets('g')).toEqual([]);
+    await store.append('t', 0, produced(2, 1, { transactional: true }), 3);
+    await store.endTransaction(
+      {
+        producerId: 7,
+        producerEpoch: 0,
+        commit: true,
+        offsets: [{ groupId: 'g', offsets }],
+        record: { ...record, state: 'CompleteCommit' },
+        partitions: [{ topic: 't', partition: 0 }],
+      },
+      4,
+    );
+    store.compact();
+    store.close();
+    const reopened = new SqliteLogStore(file);
+    expect(
+      reopened
+        .read('t', 0, 0, 1 << 20)
+        .filter(isControlBatch)
+        .map(readBaseOffset),
+    ).toEqual([3, 5]);
+    expect(reopened.lastStableOffset('t', 0)).toBe(6);
+    expect(reopened.abortedTransactions('t', 0, 4, 6)).toEqual([]);
+    expect(reopened.committedOffsets('g')).toMatchObject([{ offset: 3 }]);
+    expect(reopened.transactions()).toMatchObject([{ transactionalId: 'tx', state: 'CompleteCommit' }]);
+    reopened.close();
   });
 });

@@ -236,6 +236,21 @@ describe('users', () => {
     [[acl({ name: '*' })], undefined],
     [[acl({ name: 'orders/*' })], 'acls[0].name'],
     [[acl({ name: '*', patternType: 'prefixed' })], 'acls[0].name'],
+    [
+      [
+        acl({
+          resourceType: 'transactional_id',
+          name: 'ledger-',
+          patternType: 'prefixed',
+          operations: ['write'],
+        }),
+      ],
+      undefined,
+    ],
+    [[acl({ resourceType: 'cluster', name: 'kafka-cluster', operations: ['idempotent_write'] })], undefined],
+    [[acl({ resourceType: 'cluster', name: 'orders', operations: ['idempotent_write'] })], 'acls[0].name'],
+    [[acl({ resourceType: 'cluster', name: 'kafka-cluster', operations: ['write'] })], 'acls[0].operations'],
+    [[acl({ operations: ['idempotent_write'] })], 'acls[0].operations'],
   ] as const)('acls %j', (acls, field) => {
     expect(aclsProblem(acls)?.field).toBe(field);
   });

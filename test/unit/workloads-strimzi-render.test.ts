@@ -233,6 +233,36 @@ describe('users', () => {
     ]);
   });
 
+  it('maps transactional id ACLs and IDEMPOTENT_WRITE on the cluster to Strimzi’s resources', () => {
+    const acls = kafkaUserAcls({
+      acls: [
+        {
+          resourceType: 'transactional_id',
+          patternType: 'prefixed',
+          name: 'billing-',
+          operations: ['write', 'describe'],
+          permission: 'allow',
+        },
+        {
+          resourceType: 'cluster',
+          patternType: 'literal',
+          name: 'kafka-cluster',
+          operations: ['idempotent_write'],
+          permission: 'allow',
+        },
+      ],
+    });
+    expectValid(renderKafkaUser(clusterOf('pro'), 'billing-txn', acls, '1'));
+    expect(acls).toEqual([
+      {
+        type: 'allow',
+        resource: { type: 'transactionalId', name: 'billing-', patternType: 'prefix' },
+        operations: ['Write', 'Describe'],
+      },
+      { type: 'allow', resource: { type: 'cluster' }, operations: ['IdempotentWrite'] },
+    ]);
+  });
+
   it.each(['read', 'write', 'describe', 'create', 'delete', 'alter'] as const)(
     'maps the operation %s to Strimzi’s',
     (operation) => {

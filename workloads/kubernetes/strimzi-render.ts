@@ -214,6 +214,14 @@ const OPERATIONS: Record<AclOperation, string> = {
   create: 'Create',
   delete: 'Delete',
   alter: 'Alter',
+  idempotent_write: 'IdempotentWrite',
+};
+
+const RESOURCE_TYPES: Record<StreamingAcl['resourceType'], StrimziAcl['resource']['type']> = {
+  topic: 'topic',
+  group: 'group',
+  transactional_id: 'transactionalId',
+  cluster: 'cluster',
 };
 
 export interface StrimziAcl {
@@ -234,11 +242,14 @@ function groupResource(consumerGroup: string): StrimziAcl['resource'] {
 export function kafkaUserAcls(user: Pick<StreamingUserSpec, 'acls' | 'consumerGroup'>): StrimziAcl[] {
   const acls = user.acls.map((acl: StreamingAcl): StrimziAcl => ({
     type: acl.permission,
-    resource: {
-      type: acl.resourceType,
-      name: acl.name,
-      patternType: acl.patternType === 'prefixed' ? 'prefix' : 'literal',
-    },
+    resource:
+      acl.resourceType === 'cluster'
+        ? { type: 'cluster' }
+        : {
+            type: RESOURCE_TYPES[acl.resourceType],
+            name: acl.name,
+            patternType: acl.patternType === 'prefixed' ? 'prefix' : 'literal',
+          },
     operations: acl.operations.map((operation) => OPERATIONS[operation]),
   }));
   if (user.consumerGroup) {

@@ -51,6 +51,7 @@ const OPERATIONS: readonly StreamingAclOperation[] = [
   'create',
   'delete',
   'alter',
+  'idempotent_write',
 ];
 
 const ACL_SCHEMA = {
@@ -58,10 +59,10 @@ const ACL_SCHEMA = {
   required: ['resource_type', 'pattern_type', 'name', 'operations', 'permission'],
   additionalProperties: false,
   properties: {
-    resource_type: { type: 'string', enum: ['topic', 'group'] },
+    resource_type: { type: 'string', enum: ['topic', 'group', 'transactional_id', 'cluster'] },
     pattern_type: { type: 'string', enum: ['literal', 'prefixed'] },
     name: { type: 'string', minLength: 1, maxLength: 249 },
-    operations: { type: 'array', minItems: 1, maxItems: 6, items: { type: 'string', enum: OPERATIONS } },
+    operations: { type: 'array', minItems: 1, maxItems: 7, items: { type: 'string', enum: OPERATIONS } },
     permission: { type: 'string', enum: ['allow', 'deny'] },
   },
 } as const satisfies JsonSchema;

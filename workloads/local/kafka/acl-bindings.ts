@@ -1,4 +1,5 @@
 import type { AclOperation, StreamingAcl, StreamingUserSpec } from '../../runtime.js';
+import { CLUSTER_RESOURCE } from './acl.js';
 
 /**
  * The users' ACLs as Kafka's ACL bindings, and back: DescribeAcls, CreateAcls and DeleteAcls
@@ -12,7 +13,12 @@ export const ANY = 1;
 export const PatternCode = { ANY: 1, MATCH: 2, LITERAL: 3, PREFIXED: 4 } as const;
 export const PermissionCode = { DENY: 2, ALLOW: 3 } as const;
 
-const RESOURCE_TYPES: Record<StreamingAcl['resourceType'], number> = { topic: 2, group: 3 };
+const RESOURCE_TYPES: Record<StreamingAcl['resourceType'], number> = {
+  topic: 2,
+  group: 3,
+  cluster: 4,
+  transactional_id: 5,
+};
 const OPERATIONS: Record<AclOperation, number> = {
   read: 3,
   write: 4,
@@ -20,6 +26,7 @@ const OPERATIONS: Record<AclOperation, number> = {
   delete: 6,
   alter: 7,
   describe: 8,
+  idempotent_write: 12,
 };
 const PRINCIPAL_PREFIX = 'User:';
 /** The platform's ACLs apply from every host. */
@@ -89,11 +96,17 @@ export function userNameOf(principal: string): string | undefined {
 
 /** Why a binding cannot be one of the platform's ACLs, if it cannot. */
 export function bindingProblem(binding: AclBinding): string | undefined {
-  if (!codeOf(RESOURCE_TYPES, binding.resourceType)) return 'only topic and group ACLs are kept';
+  if (!codeOf(RESOURCE_TYPES, binding.resourceType))
+    return 'only topic, group, transactional id and cluster ACLs are kept';
   if (binding.patternType !== PatternCode.LITERAL && binding.patternType !== PatternCode.PREFIXED)
     return 'the pattern type must be LITERAL or PREFIXED';
   if (!codeOf(OPERATIONS, binding.operation))
-    return 'the operation must be READ, WRITE, CREATE, DELETE, ALTER or DESCRIBE';
+    return 'the operation must be READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE or IDEMPOTENT_WRITE';
+  const onCluster = binding.resourceType === RESOURCE_TYPES.cluster;
+  if (onCluster !== (binding.operation === OPERATIONS.idempotent_write))
+    return 'IDEMPOTENT_WRITE is the operation of the cluster resource, and its only one';
+  if (onCluster && (binding.resourceName !== CLUSTER_RESOURCE || binding.patternType !== PatternCode.LITERAL))
+    return `the cluster resource is the literal ${CLUSTER_RESOURCE}`;
   if (binding.permission !== PermissionCode.ALLOW && binding.permission !== PermissionCode.DENY)
     return 'the permission must be ALLOW or DENY';
   if (binding.host !== ANY_HOST) return 'ACLs apply from every host: the host must be *';

@@ -1,12 +1,15 @@
 import type { AclOperation, StreamingAcl, StreamingUserSpec } from '../../runtime.js';
 
 /**
- * Whether a user may do an operation on a topic or group, from the user's ACLs and its consumer
- * group. Kafka's rules: nothing is allowed unless an ACL allows it, a matching deny wins over any
- * allow, and READ, WRITE, DELETE and ALTER each imply DESCRIBE.
+ * Whether a user may do an operation on a topic, group, transactional id or the cluster, from the
+ * user's ACLs and its consumer group. Kafka's rules: nothing is allowed unless an ACL allows it, a
+ * matching deny wins over any allow, and READ, WRITE, DELETE and ALTER each imply DESCRIBE.
  */
 
-export type ResourceType = 'topic' | 'group';
+export type ResourceType = StreamingAcl['resourceType'];
+
+/** The one cluster resource's name. */
+export const CLUSTER_RESOURCE = 'kafka-cluster';
 
 export interface Principal {
   name: string;
@@ -66,4 +69,31 @@ export function isAllowed(
     } else if (grants(acl, operation)) allowed = true;
   }
   return allowed;
+}
+
+/**
+ * Whether the user may be an idempotent producer: IDEMPOTENT_WRITE on the cluster, or (since
+ * Kafka 3.0, KIP-679) WRITE allowed on some topic.
+ */
+export function mayWriteIdempotently(principal: Principal): boolean {
+  if (isAllowed(principal, 'cluster', CLUSTER_RESOURCE, 'idempotent_write')) return true;
+  return principal.acls.some(
+    (acl) =>
+      acl.resourceType === 'topic' &&
+      acl.permission === 'allow' &&
+      acl.operations.includes('write') &&
+      !deniesEveryTopicWrite(principal),
+  );
+}
+
+/** A deny of WRITE on the literal "*" takes every topic away, whatever allows it. */
+function deniesEveryTopicWrite(principal: Principal): boolean {
+  return principal.acls.some(
+    (acl) =>
+      acl.resourceType === 'topic' &&
+      acl.permission === 'deny' &&
+      acl.operations.includes('write') &&
+      ((acl.patternType === 'literal' && acl.name === '*') ||
+        (acl.patternType === 'prefixed' && acl.name === '')),
+  );
 }

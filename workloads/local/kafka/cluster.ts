@@ -13,7 +13,7 @@ import { systemClock, type BrokerClock, type TimerHandle } from './clock.js';
 import { ErrorCode } from './errors.js';
 import { GroupCoordinator } from './groups.js';
 import { CommitWindows, DEFAULT_STOP_AFTER_MS, partitionLag, worstStatus } from './lag.js';
-import type { LogStore, StoredTopic } from './log-store.js';
+import type { CommittedOffset, LogStore, StoredTopic } from './log-store.js';
 import {
   cleanupPolicyOf,
   defaultRetentionMs,
@@ -22,6 +22,10 @@ import {
   topicNameProblem,
   type Refusal,
 } from './topic-rules.js';
+import { TransactionCoordinator } from './transactions.js';
+
+/** Kafka's `producer.id.expiration.ms` default: a producer idle this long is forgotten. */
+const PRODUCER_ID_EXPIRATION_MS = 86_400_000;
 
 export interface BrokerAddress {
   nodeId: number;
@@ -62,6 +66,7 @@ export class KafkaCluster {
   readonly logger: Logger;
   readonly clock: BrokerClock;
   readonly groups: GroupCoordinator;
+  readonly transactions: TransactionCoordinator;
   readonly commitWindows = new CommitWindows();
   private readonly users = new Map<string, KnownUser>();
   private readonly closers: (() => Promise<void>)[] = [];
@@ -80,6 +85,12 @@ export class KafkaCluster {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.groups = new GroupCoordinator(this.clock);
+    this.transactions = new TransactionCoordinator(this.store, this.clock, this.logger, {
+      markersWritten: (partitions) => {
+        for (const entry of partitions) this.appended(entry.topic, entry.partition);
+      },
+      offsetsCommitted: (groupId, offsets) => this.offsetsCommitted(groupId, offsets),
+    });
     for (const user of this.store.users())
       this.users.set(user.name, { credential: user.credential, principal: principalOf(user) });
     if (options.superuser) {
@@ -92,6 +103,7 @@ export class KafkaCluster {
 
   /** Starts the periodic retention and compaction. */
   start(): void {
+    this.transactions.start();
     this.scheduleMaintenance();
   }
 
@@ -105,6 +117,7 @@ export class KafkaCluster {
     this.closed = true;
     if (this.maintenanceTimer) this.clock.clearTimeout(this.maintenanceTimer);
     this.groups.close();
+    this.transactions.close();
     await Promise.all(this.closers.map((closer) => closer()));
     for (const waiters of this.appendWaiters.values()) for (const wake of waiters) wake();
     this.store.close();
@@ -125,8 +138,10 @@ export class KafkaCluster {
 
   /** Retention by time and by the tier's storage, then compaction. */
   runMaintenance(): void {
-    this.store.enforceRetention(this.clock.now().getTime(), this.limits.storageBytes);
+    const now = this.clock.now().getTime();
+    this.store.enforceRetention(now, this.limits.storageBytes);
     this.store.compact();
+    this.store.expireProducers(now, PRODUCER_ID_EXPIRATION_MS);
   }
 
   // Users and authentication
@@ -350,6 +365,18 @@ export class KafkaCluster {
   }
 
   // Groups as the platform sees them
+
+  /** Records durably committed offsets in the group's lag window. */
+  offsetsCommitted(groupId: string, offsets: readonly CommittedOffset[]): void {
+    for (const entry of offsets) {
+      const end = this.store.partition(entry.topic, entry.partition)?.logEndOffset ?? entry.offset;
+      this.commitWindows.record(groupId, entry.topic, entry.partition, {
+        offset: entry.offset,
+        lag: Math.max(0, end - entry.offset),
+        time: entry.commitTime,
+      });
+    }
+  }
 
   observeGroups(): GroupObservation[] {
     const ids = new Set([

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
+import { ErrorCode } from './errors.js';
+import { afterAppend, afterMarker, checkSequence, type ProducerEntry } from './producers.js';
 import {
   batchCompression,
   decodeRecords,
+  encodeControlBatch,
+  isControlBatch,
+  lastOffsetOf,
+  readBaseOffset,
   rebuildBatch,
   setBaseOffset,
   type BatchHeader,
@@ -42,8 +48,45 @@ export interface CommittedOffset {
 }
 
 export interface AppendResult {
+  /** NONE, or why an idempotent producer's batch was refused (nothing written). */
+  errorCode: number;
+  /** The first offset written; for a retried batch, the offset it was written at before. */
   baseOffset: number;
   logStartOffset: number;
+}
+
+export type TransactionState =
+  'Empty' | 'Ongoing' | 'PrepareCommit' | 'PrepareAbort' | 'CompleteCommit' | 'CompleteAbort';
+
+/** A transactional id's state as its coordinator keeps it durably (Kafka's __transaction_state). */
+export interface TransactionRecord {
+  transactionalId: string;
+  producerId: number;
+  producerEpoch: number;
+  timeoutMs: number;
+  state: TransactionState;
+  partitions: { topic: string; partition: number }[];
+  /** Groups whose offsets the transaction commits (AddOffsetsToTxn). */
+  groups: string[];
+  /** When the open transaction began (ms); -1 when none is open. */
+  startedAt: number;
+  updatedAt: number;
+}
+
+/** The end of a transaction, written at once: markers, the offsets it commits and its new state. */
+export interface TransactionEnd {
+  producerId: number;
+  producerEpoch: number;
+  commit: boolean;
+  offsets: { groupId: string; offsets: CommittedOffset[] }[];
+  /** The state after the markers, whose `partitions` are those the markers go to. */
+  record: TransactionRecord;
+  partitions: { topic: string; partition: number }[];
+}
+
+export interface AbortedTransaction {
+  producerId: number;
+  firstOffset: number;
 }
 
 /**
@@ -63,12 +106,34 @@ export interface LogStore {
    * log end, never back); the partition's state after.
    */
   deleteRecordsBefore(topic: string, partition: number, offset: number): PartitionState | undefined;
-  /** Assigns offsets to `batches` (rewriting their base offsets in place) and stores them durably. */
+  /**
+   * Assigns offsets to `batches` (rewriting their base offsets in place) and stores them durably,
+   * with their producer's state on the partition in the same transaction. An idempotent producer's
+   * retried batch is answered with the offset it already has, and nothing is written.
+   */
   append(topic: string, partition: number, batches: BatchHeader[], appendTime: number): Promise<AppendResult>;
-  /** Batches holding offsets from `offset` on, up to `maxBytes` (the first batch always). */
-  read(topic: string, partition: number, offset: number, maxBytes: number): Buffer[];
+  /**
+   * Batches holding offsets from `offset` on, up to `maxBytes` (the first batch always), none
+   * starting at or past `maxOffset` (the last stable offset, for read_committed).
+   */
+  read(topic: string, partition: number, offset: number, maxBytes: number, maxOffset?: number): Buffer[];
+  /** The first offset of the oldest transaction still open on the partition; the log end when none. */
+  lastStableOffset(topic: string, partition: number): number;
+  /** The aborted transactions holding offsets in [from, to], for read_committed fetches. */
+  abortedTransactions(topic: string, partition: number, from: number, to: number): AbortedTransaction[];
+  producers(topic: string, partition: number): ProducerEntry[];
+  /** Forgets producers idle longer than `maxIdleMs` without an open transaction. */
+  expireProducers(now: number, maxIdleMs: number): void;
+  /** A producer id never given before in this cluster. */
+  allocateProducerId(): number;
+  transactions(): TransactionRecord[];
+  saveTransaction(record: TransactionRecord): void;
+  /** Writes a transaction's markers, its offsets and its state in one durable transaction. */
+  endTransaction(end: TransactionEnd, appendTime: number): Promise<void>;
   /** The first offset whose batch's max timestamp is at or after `timestamp`; the log end when none. */
   offsetForTimestamp(topic: string, partition: number, timestamp: number): number;
+  /** The first record with the largest timestamp (ListOffsets MAX_TIMESTAMP); undefined for an empty log. */
+  maxTimestampRecord(topic: string, partition: number): { offset: number; timestamp: number } | undefined;
   /** When the batch holding `offset` was appended (ms), if it is still stored. */
   appendTimeOf(topic: string, partition: number, offset: number): number | undefined;
   commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void;
@@ -91,6 +156,7 @@ export interface LogStore {
 const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 interface PendingAppend {
+  kind: 'append';
   topic: string;
   partition: number;
   batches: BatchHeader[];
@@ -98,6 +164,17 @@ interface PendingAppend {
   resolve: (result: AppendResult) => void;
   reject: (error: Error) => void;
 }
+
+interface PendingEnd {
+  kind: 'end';
+  end: TransactionEnd;
+  appendTime: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const producerKey = (topic: string, partition: number, producerId: number) =>
+  `${partitionKey(topic, partition)}\u0000${producerId}`;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS topics (
@@ -117,6 +194,16 @@ const SCHEMA = `
     committed_offset INTEGER NOT NULL, metadata TEXT, commit_time INTEGER NOT NULL,
     PRIMARY KEY (group_id, topic, partition)) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, spec TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS producer_state (
+    topic TEXT NOT NULL, partition INTEGER NOT NULL, producer_id INTEGER NOT NULL,
+    producer_epoch INTEGER NOT NULL, batches TEXT NOT NULL, txn_first_offset INTEGER,
+    last_timestamp INTEGER NOT NULL, PRIMARY KEY (topic, partition, producer_id)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS aborted_transactions (
+    topic TEXT NOT NULL, partition INTEGER NOT NULL, producer_id INTEGER NOT NULL,
+    first_offset INTEGER NOT NULL, last_offset INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS aborted_by_offset ON aborted_transactions (topic, partition, last_offset);
+  CREATE TABLE IF NOT EXISTS producer_ids (only INTEGER PRIMARY KEY CHECK (only = 0), next INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS transactions (transactional_id TEXT PRIMARY KEY, record TEXT NOT NULL);
 `;
 
 interface TopicRow {
@@ -145,7 +232,9 @@ export class SqliteLogStore implements LogStore {
   private readonly db: Database.Database;
   private readonly state = new Map<string, PartitionState>();
   private readonly topicCache = new Map<string, StoredTopic>();
-  private pending: PendingAppend[] = [];
+  /** Per partition, each producer's state there. */
+  private readonly producerState = new Map<string, Map<number, ProducerEntry>>();
+  private pending: (PendingAppend | PendingEnd)[] = [];
   private flushScheduled = false;
   private readonly statements;
 
@@ -169,6 +258,21 @@ export class SqliteLogStore implements LogStore {
         .pluck(),
       firstBatchAt: this.db.prepare(
         'SELECT base_offset, append_time FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset LIMIT 1',
+      ),
+      upsertProducer: this.db.prepare(
+        'INSERT INTO producer_state (topic, partition, producer_id, producer_epoch, batches, txn_first_offset, last_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (topic, partition, producer_id) DO UPDATE SET producer_epoch = excluded.producer_epoch, batches = excluded.batches, txn_first_offset = excluded.txn_first_offset, last_timestamp = excluded.last_timestamp',
+      ),
+      insertAborted: this.db.prepare(
+        'INSERT INTO aborted_transactions (topic, partition, producer_id, first_offset, last_offset) VALUES (?, ?, ?, ?, ?)',
+      ),
+      aborted: this.db.prepare(
+        'SELECT producer_id, first_offset FROM aborted_transactions WHERE topic = ? AND partition = ? AND last_offset >= ? AND first_offset <= ? ORDER BY first_offset',
+      ),
+      upsertOffset: this.db.prepare(
+        'INSERT INTO group_offsets (group_id, topic, partition, committed_offset, metadata, commit_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (group_id, topic, partition) DO UPDATE SET committed_offset = excluded.committed_offset, metadata = excluded.metadata, commit_time = excluded.commit_time',
+      ),
+      saveTransaction: this.db.prepare(
+        'INSERT INTO transactions (transactional_id, record) VALUES (?, ?) ON CONFLICT (transactional_id) DO UPDATE SET record = excluded.record',
       ),
     };
     this.load();
@@ -213,6 +317,30 @@ export class SqliteLogStore implements LogStore {
         sizeBytes: sizes.get(key) ?? 0,
       });
     }
+    for (const row of this.db.prepare('SELECT * FROM producer_state').all() as {
+      topic: string;
+      partition: number;
+      producer_id: number;
+      producer_epoch: number;
+      batches: string;
+      txn_first_offset: number | null;
+      last_timestamp: number;
+    }[]) {
+      this.setProducer(row.topic, row.partition, {
+        producerId: row.producer_id,
+        producerEpoch: row.producer_epoch,
+        batches: JSON.parse(row.batches) as ProducerEntry['batches'],
+        txnFirstOffset: row.txn_first_offset,
+        lastTimestamp: row.last_timestamp,
+      });
+    }
+  }
+
+  private setProducer(topic: string, partition: number, entry: ProducerEntry): void {
+    const key = partitionKey(topic, partition);
+    const entries = this.producerState.get(key) ?? new Map<number, ProducerEntry>();
+    entries.set(entry.producerId, entry);
+    this.producerState.set(key, entries);
   }
 
   topics(): StoredTopic[] {
@@ -241,6 +369,7 @@ export class SqliteLogStore implements LogStore {
         );
       this.db.prepare('DELETE FROM batches WHERE topic = ?').run(topic.name);
       this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(topic.name);
+      this.forgetProducersOf(topic.name);
       for (let partition = 0; partition < topic.partitions; partition++) {
         this.statements.upsertPartition.run(topic.name, partition, 0, 0);
       }
@@ -264,10 +393,19 @@ export class SqliteLogStore implements LogStore {
       this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(name);
       this.db.prepare('DELETE FROM batches WHERE topic = ?').run(name);
       this.db.prepare('DELETE FROM group_offsets WHERE topic = ?').run(name);
+      this.forgetProducersOf(name);
     })();
     this.topicCache.delete(name);
     for (let partition = 0; partition < topic.partitions; partition++)
       this.state.delete(partitionKey(name, partition));
+  }
+
+  private forgetProducersOf(topic: string): void {
+    this.db.prepare('DELETE FROM producer_state WHERE topic = ?').run(topic);
+    this.db.prepare('DELETE FROM aborted_transactions WHERE topic = ?').run(topic);
+    for (const key of this.producerState.keys()) {
+      if (key.startsWith(`${topic}\u0000`)) this.producerState.delete(key);
+    }
   }
 
   setPartitionCount(name: string, partitions: number): void {
@@ -311,53 +449,42 @@ export class SqliteLogStore implements LogStore {
     appendTime: number,
   ): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ topic, partition, batches, appendTime, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.enqueue({ kind: 'append', topic, partition, batches, appendTime, resolve, reject });
     });
   }
 
-  /** Writes every pending append in one transaction, then answers them all. */
+  endTransaction(end: TransactionEnd, appendTime: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.enqueue({ kind: 'end', end, appendTime, resolve, reject });
+    });
+  }
+
+  private enqueue(entry: PendingAppend | PendingEnd): void {
+    this.pending.push(entry);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  /**
+   * Writes every pending append and transaction end in one transaction, then answers them all.
+   * Partition and producer state change in copies that replace the live ones only after the commit.
+   */
   private flush(): void {
     this.flushScheduled = false;
-    const appends = this.pending;
+    const entries = this.pending;
     this.pending = [];
-    const next = new Map<string, PartitionState>();
-    const results: (AppendResult | Error)[] = [];
+    const write = new PendingWrite(this.state, this.producerState);
+    const results: (AppendResult | Error | undefined)[] = [];
     try {
       this.db.transaction(() => {
-        for (const entry of appends) {
-          const key = partitionKey(entry.topic, entry.partition);
-          const current = next.get(key) ?? this.state.get(key);
-          if (!current) {
-            results.push(new Error(`unknown partition ${entry.topic}-${entry.partition}`));
-            continue;
-          }
-          const updated = { ...current };
-          const baseOffset = updated.logEndOffset;
-          for (const batch of entry.batches) {
-            const base = updated.logEndOffset;
-            const last = base + batch.lastOffsetDelta;
-            setBaseOffset(batch.bytes, base);
-            this.statements.insertBatch.run(
-              entry.topic,
-              entry.partition,
-              base,
-              last,
-              batch.maxTimestamp,
-              entry.appendTime,
-              batch.bytes.length,
-              batch.bytes,
-            );
-            updated.logEndOffset = last + 1;
-            updated.sizeBytes += batch.bytes.length;
-          }
-          next.set(key, updated);
-          results.push({ baseOffset, logStartOffset: updated.logStartOffset });
+        for (const entry of entries) {
+          results.push(
+            entry.kind === 'append' ? this.writeAppend(write, entry) : this.writeEnd(write, entry),
+          );
         }
-        for (const [key, partitionState] of next) {
+        for (const [key, partitionState] of write.partitions) {
           const [topic = '', partition = '0'] = key.split('\u0000');
           this.statements.upsertPartition.run(
             topic,
@@ -366,30 +493,192 @@ export class SqliteLogStore implements LogStore {
             partitionState.logEndOffset,
           );
         }
+        for (const { topic, partition, entry } of write.producers.values()) {
+          this.statements.upsertProducer.run(
+            topic,
+            partition,
+            entry.producerId,
+            entry.producerEpoch,
+            JSON.stringify(entry.batches),
+            entry.txnFirstOffset,
+            entry.lastTimestamp,
+          );
+        }
       })();
     } catch (error) {
-      for (const entry of appends) entry.reject(error as Error);
+      for (const entry of entries) entry.reject(error as Error);
       return;
     }
-    for (const [key, partitionState] of next) this.state.set(key, partitionState);
-    appends.forEach((entry, index) => {
-      const result = results[index]!;
+    for (const [key, partitionState] of write.partitions) this.state.set(key, partitionState);
+    for (const { topic, partition, entry } of write.producers.values())
+      this.setProducer(topic, partition, entry);
+    entries.forEach((entry, index) => {
+      const result = results[index];
       if (result instanceof Error) entry.reject(result);
-      else entry.resolve(result);
+      else if (entry.kind === 'append') entry.resolve(result!);
+      else entry.resolve();
     });
   }
 
-  read(topic: string, partition: number, offset: number, maxBytes: number): Buffer[] {
+  /**
+   * One partition's batches: each idempotent producer's batch is checked against its state first;
+   * a refused one fails the whole append, a retried one answers with its first offset.
+   */
+  private writeAppend(write: PendingWrite, entry: PendingAppend): AppendResult | Error {
+    const current = write.partition(entry.topic, entry.partition);
+    if (!current) return new Error(`unknown partition ${entry.topic}-${entry.partition}`);
+    const updated = { ...current };
+    const producers = new Map<number, ProducerEntry | undefined>();
+    let offset = updated.logEndOffset;
+    for (const batch of entry.batches) {
+      if (batch.producerId < 0) {
+        offset += batch.lastOffsetDelta + 1;
+        continue;
+      }
+      const known = producers.has(batch.producerId)
+        ? producers.get(batch.producerId)
+        : write.producer(entry.topic, entry.partition, batch.producerId);
+      const verdict = checkSequence(known, batch);
+      if (verdict.kind === 'duplicate') {
+        return {
+          errorCode: ErrorCode.NONE,
+          baseOffset: verdict.firstOffset,
+          logStartOffset: current.logStartOffset,
+        };
+      }
+      if (verdict.kind === 'refuse') {
+        return { errorCode: verdict.errorCode, baseOffset: -1, logStartOffset: current.logStartOffset };
+      }
+      producers.set(batch.producerId, afterAppend(known, batch, offset, entry.appendTime));
+      offset += batch.lastOffsetDelta + 1;
+    }
+    const baseOffset = updated.logEndOffset;
+    for (const batch of entry.batches) {
+      const base = updated.logEndOffset;
+      const last = base + batch.lastOffsetDelta;
+      setBaseOffset(batch.bytes, base);
+      this.statements.insertBatch.run(
+        entry.topic,
+        entry.partition,
+        base,
+        last,
+        batch.maxTimestamp,
+        entry.appendTime,
+        batch.bytes.length,
+        batch.bytes,
+      );
+      updated.logEndOffset = last + 1;
+      updated.sizeBytes += batch.bytes.length;
+    }
+    write.setPartition(entry.topic, entry.partition, updated);
+    for (const producer of producers.values()) write.setProducer(entry.topic, entry.partition, producer!);
+    return { errorCode: ErrorCode.NONE, baseOffset, logStartOffset: updated.logStartOffset };
+  }
+
+  /** A marker on each partition (an abort also indexed for read_committed), the offsets, the state. */
+  private writeEnd(write: PendingWrite, pending: PendingEnd): undefined {
+    const { end, appendTime } = pending;
+    for (const { topic, partition } of end.partitions) {
+      const current = write.partition(topic, partition);
+      if (!current) continue;
+      const marker = encodeControlBatch(end.producerId, end.producerEpoch, end.commit, appendTime);
+      const offset = current.logEndOffset;
+      setBaseOffset(marker, offset);
+      this.statements.insertBatch.run(
+        topic,
+        partition,
+        offset,
+        offset,
+        appendTime,
+        appendTime,
+        marker.length,
+        marker,
+      );
+      write.setPartition(topic, partition, {
+        ...current,
+        logEndOffset: offset + 1,
+        sizeBytes: current.sizeBytes + marker.length,
+      });
+      const producer = write.producer(topic, partition, end.producerId);
+      if (!end.commit && producer?.txnFirstOffset != null) {
+        this.statements.insertAborted.run(topic, partition, end.producerId, producer.txnFirstOffset, offset);
+      }
+      write.setProducer(
+        topic,
+        partition,
+        afterMarker(producer, end.producerId, end.producerEpoch, appendTime),
+      );
+    }
+    if (end.commit) for (const { groupId, offsets } of end.offsets) this.writeOffsets(groupId, offsets);
+    this.statements.saveTransaction.run(end.record.transactionalId, JSON.stringify(end.record));
+    return undefined;
+  }
+
+  lastStableOffset(topic: string, partition: number): number {
+    const end = this.state.get(partitionKey(topic, partition))?.logEndOffset ?? 0;
+    let stable = end;
+    for (const entry of this.producerState.get(partitionKey(topic, partition))?.values() ?? []) {
+      if (entry.txnFirstOffset !== null) stable = Math.min(stable, entry.txnFirstOffset);
+    }
+    return stable;
+  }
+
+  abortedTransactions(topic: string, partition: number, from: number, to: number): AbortedTransaction[] {
+    return (
+      this.statements.aborted.all(topic, partition, from, to) as {
+        producer_id: number;
+        first_offset: number;
+      }[]
+    ).map((row) => ({ producerId: row.producer_id, firstOffset: row.first_offset }));
+  }
+
+  producers(topic: string, partition: number): ProducerEntry[] {
+    return [...(this.producerState.get(partitionKey(topic, partition))?.values() ?? [])];
+  }
+
+  expireProducers(now: number, maxIdleMs: number): void {
+    const before = now - maxIdleMs;
+    this.db
+      .prepare('DELETE FROM producer_state WHERE last_timestamp < ? AND txn_first_offset IS NULL')
+      .run(before);
+    for (const entries of this.producerState.values()) {
+      for (const [producerId, entry] of entries) {
+        if (entry.lastTimestamp < before && entry.txnFirstOffset === null) entries.delete(producerId);
+      }
+    }
+  }
+
+  allocateProducerId(): number {
+    return this.db
+      .prepare(
+        'INSERT INTO producer_ids (only, next) VALUES (0, 1) ON CONFLICT (only) DO UPDATE SET next = next + 1 RETURNING next - 1',
+      )
+      .pluck()
+      .get() as number;
+  }
+
+  transactions(): TransactionRecord[] {
+    return (
+      this.db.prepare('SELECT record FROM transactions ORDER BY transactional_id').pluck().all() as string[]
+    ).map((record) => JSON.parse(record) as TransactionRecord);
+  }
+
+  saveTransaction(record: TransactionRecord): void {
+    this.statements.saveTransaction.run(record.transactionalId, JSON.stringify(record));
+  }
+
+  read(topic: string, partition: number, offset: number, maxBytes: number, maxOffset = Infinity): Buffer[] {
     const batches: Buffer[] = [];
     let bytes = 0;
     let from = offset;
     for (;;) {
       const rows = this.statements.read.all(topic, partition, from, 32) as Buffer[];
       for (const data of rows) {
+        if (readBaseOffset(data) >= maxOffset) return batches;
         if (batches.length > 0 && bytes + data.length > maxBytes) return batches;
         batches.push(data);
         bytes += data.length;
-        from = Number(data.readBigInt64BE(0)) + data.readInt32BE(23) + 1;
+        from = lastOffsetOf(data) + 1;
       }
       if (rows.length < 32 || bytes >= maxBytes) return batches;
     }
@@ -409,6 +698,22 @@ export class SqliteLogStore implements LogStore {
     return row.base_offset + (record?.offsetDelta ?? 0);
   }
 
+  maxTimestampRecord(topic: string, partition: number): { offset: number; timestamp: number } | undefined {
+    const row = this.db
+      .prepare(
+        'SELECT base_offset, max_timestamp, data FROM batches WHERE topic = ? AND partition = ? ORDER BY max_timestamp DESC, last_offset LIMIT 1',
+      )
+      .get(topic, partition) as { base_offset: number; max_timestamp: number; data: Buffer } | undefined;
+    if (!row) return undefined;
+    if (batchCompression(row.data) !== 0)
+      return { offset: lastOffsetOf(row.data), timestamp: row.max_timestamp };
+    const first = Number(row.data.readBigInt64BE(27));
+    const record = decodeRecords(row.data).find(
+      (candidate) => first + candidate.timestampDelta === row.max_timestamp,
+    );
+    return { offset: row.base_offset + (record?.offsetDelta ?? 0), timestamp: row.max_timestamp };
+  }
+
   appendTimeOf(topic: string, partition: number, offset: number): number | undefined {
     const row = this.statements.firstBatchAt.get(topic, partition, offset) as
       { append_time: number } | undefined;
@@ -416,13 +721,20 @@ export class SqliteLogStore implements LogStore {
   }
 
   commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void {
-    const upsert = this.db.prepare(
-      'INSERT INTO group_offsets (group_id, topic, partition, committed_offset, metadata, commit_time) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (group_id, topic, partition) DO UPDATE SET committed_offset = excluded.committed_offset, metadata = excluded.metadata, commit_time = excluded.commit_time',
-    );
-    this.db.transaction(() => {
-      for (const entry of offsets)
-        upsert.run(groupId, entry.topic, entry.partition, entry.offset, entry.metadata, entry.commitTime);
-    })();
+    this.db.transaction(() => this.writeOffsets(groupId, offsets))();
+  }
+
+  private writeOffsets(groupId: string, offsets: readonly CommittedOffset[]): void {
+    for (const entry of offsets) {
+      this.statements.upsertOffset.run(
+        groupId,
+        entry.topic,
+        entry.partition,
+        entry.offset,
+        entry.metadata,
+        entry.commitTime,
+      );
+    }
   }
 
   committedOffsets(groupId: string): CommittedOffset[] {
@@ -539,6 +851,9 @@ export class SqliteLogStore implements LogStore {
       this.db
         .prepare('DELETE FROM batches WHERE topic = ? AND partition = ? AND last_offset < ?')
         .run(topic, partition, start);
+      this.db
+        .prepare('DELETE FROM aborted_transactions WHERE topic = ? AND partition = ? AND last_offset < ?')
+        .run(topic, partition, start);
       this.statements.upsertPartition.run(topic, partition, start, state.logEndOffset);
       return bytes;
     })();
@@ -556,7 +871,7 @@ export class SqliteLogStore implements LogStore {
   /**
    * Two passes over the partition: the newest offset of every key, then each batch rewritten
    * without the records a newer one of the same key supersedes. Compressed batches are left as
-   * they are (their keys unread); records without a key are kept.
+   * they are (their keys unread), and so are transaction markers; records without a key are kept.
    */
   private compactPartition(topic: string, partition: number): void {
     const rows = this.db
@@ -567,7 +882,7 @@ export class SqliteLogStore implements LogStore {
     const newest = new Map<string, number>();
     const decoded = new Map<number, DecodedRecord[]>();
     for (const row of rows) {
-      if (batchCompression(row.data) !== 0) continue;
+      if (batchCompression(row.data) !== 0 || isControlBatch(row.data)) continue;
       const records = decodeRecords(row.data);
       decoded.set(row.rowid, records);
       for (const record of records) {
@@ -616,4 +931,35 @@ function rowToTopic(row: TopicRow): StoredTopic {
     createdAt: row.created_at,
     topicId: row.topic_id!,
   };
+}
+
+/** The partition and producer states a group commit changes, over the live ones until it commits. */
+class PendingWrite {
+  readonly partitions = new Map<string, PartitionState>();
+  readonly producers = new Map<string, { topic: string; partition: number; entry: ProducerEntry }>();
+
+  constructor(
+    private readonly livePartitions: ReadonlyMap<string, PartitionState>,
+    private readonly liveProducers: ReadonlyMap<string, ReadonlyMap<number, ProducerEntry>>,
+  ) {}
+
+  partition(topic: string, partition: number): PartitionState | undefined {
+    const key = partitionKey(topic, partition);
+    return this.partitions.get(key) ?? this.livePartitions.get(key);
+  }
+
+  setPartition(topic: string, partition: number, state: PartitionState): void {
+    this.partitions.set(partitionKey(topic, partition), state);
+  }
+
+  producer(topic: string, partition: number, producerId: number): ProducerEntry | undefined {
+    return (
+      this.producers.get(producerKey(topic, partition, producerId))?.entry ??
+      this.liveProducers.get(partitionKey(topic, partition))?.get(producerId)
+    );
+  }
+
+  setProducer(topic: string, partition: number, entry: ProducerEntry): void {
+    this.producers.set(producerKey(topic, partition, entry.producerId), { topic, partition, entry });
+  }
 }

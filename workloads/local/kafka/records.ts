@@ -31,7 +31,12 @@ const ATTRIBUTES_AT = 21;
 const LAST_OFFSET_DELTA_AT = 23;
 const FIRST_TIMESTAMP_AT = 27;
 const MAX_TIMESTAMP_AT = 35;
+const PRODUCER_ID_AT = 43;
+const PRODUCER_EPOCH_AT = 51;
+const BASE_SEQUENCE_AT = 53;
 const RECORD_COUNT_AT = 57;
+const TRANSACTIONAL = 0x10;
+const CONTROL = 0x20;
 
 export interface BatchHeader {
   /** The whole batch, from its base offset to its last record. */
@@ -42,8 +47,14 @@ export interface BatchHeader {
   recordCount: number;
   /** 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd. */
   compression: number;
-  /** Transactional or control batches, which this broker does not take. */
+  /** -1 for a producer that is not idempotent. */
+  producerId: number;
+  producerEpoch: number;
+  /** The sequence number of the batch's first record; -1 without a producer id. */
+  baseSequence: number;
+  /** Part of a transaction: readers in read_committed see it only once its commit marker is written. */
   transactional: boolean;
+  /** A commit or abort marker, which only the broker writes. */
   control: boolean;
 }
 
@@ -82,8 +93,11 @@ export function splitBatches(records: Buffer): BatchHeader[] {
       maxTimestamp: Number(records.readBigInt64BE(at + MAX_TIMESTAMP_AT)),
       recordCount: records.readInt32BE(at + RECORD_COUNT_AT),
       compression: attributes & 0x07,
-      transactional: (attributes & 0x10) !== 0,
-      control: (attributes & 0x20) !== 0,
+      producerId: Number(records.readBigInt64BE(at + PRODUCER_ID_AT)),
+      producerEpoch: records.readInt16BE(at + PRODUCER_EPOCH_AT),
+      baseSequence: records.readInt32BE(at + BASE_SEQUENCE_AT),
+      transactional: (attributes & TRANSACTIONAL) !== 0,
+      control: (attributes & CONTROL) !== 0,
     });
     at = end;
   }
@@ -97,6 +111,10 @@ export function setBaseOffset(batch: Buffer, baseOffset: number): void {
 
 export function readBaseOffset(batch: Buffer): number {
   return Number(batch.readBigInt64BE(0));
+}
+
+export function lastOffsetOf(batch: Buffer): number {
+  return readBaseOffset(batch) + batch.readInt32BE(LAST_OFFSET_DELTA_AT);
 }
 
 export interface DecodedRecord {
@@ -159,10 +177,51 @@ export function batchCompression(batch: Buffer): number {
   return batch.readInt16BE(ATTRIBUTES_AT) & 0x07;
 }
 
+export function isControlBatch(batch: Buffer): boolean {
+  return (batch.readInt16BE(ATTRIBUTES_AT) & CONTROL) !== 0;
+}
+
+/**
+ * A transaction marker as Kafka writes it: a transactional control batch of the producer's id and
+ * epoch holding one record, key (version 0, type 0 abort or 1 commit), value (version 0,
+ * coordinator epoch).
+ */
+export function encodeControlBatch(
+  producerId: number,
+  producerEpoch: number,
+  commit: boolean,
+  timestamp: number,
+): Buffer {
+  const header = Buffer.alloc(BATCH_HEADER_BYTES);
+  header.writeInt32BE(-1, 12);
+  header.writeInt8(2, MAGIC_AT);
+  header.writeInt16BE(TRANSACTIONAL | CONTROL, ATTRIBUTES_AT);
+  header.writeBigInt64BE(BigInt(timestamp), FIRST_TIMESTAMP_AT);
+  header.writeBigInt64BE(BigInt(timestamp), MAX_TIMESTAMP_AT);
+  header.writeBigInt64BE(BigInt(producerId), PRODUCER_ID_AT);
+  header.writeInt16BE(producerEpoch, PRODUCER_EPOCH_AT);
+  header.writeInt32BE(-1, BASE_SEQUENCE_AT);
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(commit ? 1 : 0, 2);
+  const value = Buffer.alloc(6);
+  return rebuildBatch(header, [
+    { offsetDelta: 0, timestampDelta: 0, attributes: 0, key, value, headers: Buffer.from([0]) },
+  ]);
+}
+
+/** The producer fields of a batch an idempotent (or transactional) producer writes. */
+export interface BatchProducer {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  transactional?: boolean;
+}
+
 /** Builds an uncompressed batch: what tests and the broker's own writes use. */
 export function encodeBatch(
   baseOffset: number,
   records: readonly { key: Buffer | null; value: Buffer | null; timestamp: number }[],
+  producer: BatchProducer = { producerId: -1, producerEpoch: -1, baseSequence: -1 },
 ): Buffer {
   const first = records[0]?.timestamp ?? 0;
   const max = records.reduce((most, record) => Math.max(most, record.timestamp), first);
@@ -173,9 +232,10 @@ export function encodeBatch(
   header.writeInt32BE(Math.max(0, records.length - 1), LAST_OFFSET_DELTA_AT);
   header.writeBigInt64BE(BigInt(first), FIRST_TIMESTAMP_AT);
   header.writeBigInt64BE(BigInt(max), MAX_TIMESTAMP_AT);
-  header.writeBigInt64BE(-1n, 43);
-  header.writeInt16BE(-1, 51);
-  header.writeInt32BE(-1, 53);
+  header.writeInt16BE(producer.transactional ? TRANSACTIONAL : 0, ATTRIBUTES_AT);
+  header.writeBigInt64BE(BigInt(producer.producerId), PRODUCER_ID_AT);
+  header.writeInt16BE(producer.producerEpoch, PRODUCER_EPOCH_AT);
+  header.writeInt32BE(producer.baseSequence, BASE_SEQUENCE_AT);
   return rebuildBatch(
     header,
     records.map((record, index) => ({

@@ -12,6 +12,7 @@ const OPERATION_CODES: Record<AclOperation, number> = {
   delete: 6,
   alter: 7,
   describe: 8,
+  idempotent_write: 12,
 };
 
 /**

@@ -71,14 +71,7 @@ export const offsetCommit: ApiModule = {
     });
     if (accepted.length > 0) {
       cluster.store.commitOffsets(groupId, accepted);
-      for (const entry of accepted) {
-        const end = cluster.store.partition(entry.topic, entry.partition)?.logEndOffset ?? entry.offset;
-        cluster.commitWindows.record(groupId, entry.topic, entry.partition, {
-          offset: entry.offset,
-          lag: Math.max(0, end - entry.offset),
-          time: now,
-        });
-      }
+      cluster.offsetsCommitted(groupId, accepted);
     }
     const writer = new Writer(context.flexible);
     if (version >= 3) writer.int32(0);

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors.js';
 import type { AppendResult } from '../log-store.js';
 import { Writer } from '../protocol/codec.js';
 import { CorruptBatchError, splitBatches } from '../records.js';
+import { batchSizeProblem } from '../topic-rules.js';
 import type { ApiModule } from './api.js';
 
 interface PartitionAnswer {
@@ -15,19 +16,25 @@ interface PartitionAnswer {
 /**
  * Produce (RecordBatch v2 only, hence v3+): each batch's CRC-32C is checked, offsets assigned in
  * the store's transaction; with acks 1 or -1 the answer waits for that transaction's commit (one
- * copy, so both mean durable), with acks 0 there is none.
+ * copy, so both mean durable), with acks 0 there is none. An idempotent producer's batch is
+ * checked against its sequence on the partition (a retry is answered with its first offset); a
+ * transactional one needs WRITE on its transactional id, the current epoch and the partition
+ * added to its open transaction.
  */
 export const produce: ApiModule = {
   key: 0,
   name: 'Produce',
   minVersion: 3,
-  maxVersion: 7,
+  maxVersion: 11,
+  flexibleVersion: 9,
   handle(context, reader) {
     const { version, cluster, principal } = context;
     const transactionalId = reader.nullableString();
     const acks = reader.int16();
     reader.int32();
     const appendTime = cluster.clock.now().getTime();
+    const transactionalWritable =
+      transactionalId !== null && isAllowed(principal, 'transactional_id', transactionalId, 'write');
     const topics = reader.array((topicReader) => {
       const name = topicReader.string();
       const writable = isAllowed(principal, 'topic', name, 'write');
@@ -35,10 +42,12 @@ export const produce: ApiModule = {
       const partitions = topicReader.array((partitionReader) => {
         const partition = partitionReader.int32();
         const records = partitionReader.nullableBytes();
+        partitionReader.tags();
         const failed = (errorCode: number): Promise<PartitionAnswer> =>
           Promise.resolve({ partition, errorCode, baseOffset: -1, logStartOffset: -1 });
         if (!writable) return failed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-        if (transactionalId !== null) return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        if (transactionalId !== null && !transactionalWritable)
+          return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
         if (acks !== 0 && acks !== 1 && acks !== -1) return failed(ErrorCode.INVALID_REQUIRED_ACKS);
         if (!topic || partition < 0 || partition >= topic.partitions)
           return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
@@ -56,12 +65,23 @@ export const produce: ApiModule = {
           throw error;
         }
         if (batches.length === 0) return failed(ErrorCode.CORRUPT_MESSAGE);
-        if (batches.some((batch) => batch.transactional || batch.control))
-          return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        const tooLarge = batches.map((batch) => batchSizeProblem(batch.bytes.length)).find(Boolean);
+        if (tooLarge) return failed(tooLarge.errorCode);
+        if (batches.some((batch) => batch.control)) return failed(ErrorCode.INVALID_RECORD);
+        for (const batch of batches.filter((each) => each.transactional)) {
+          if (transactionalId === null) return failed(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+          const problem = cluster.transactions.writeProblem(
+            transactionalId,
+            batch.producerId,
+            batch.producerEpoch,
+            { topic: name, partition },
+          );
+          if (problem !== ErrorCode.NONE) return failed(problem);
+        }
         return cluster.store.append(name, partition, batches, appendTime).then(
           (result: AppendResult) => {
-            cluster.appended(name, partition);
-            return { partition, errorCode: ErrorCode.NONE, ...result };
+            if (result.errorCode === ErrorCode.NONE) cluster.appended(name, partition);
+            return { partition, ...result };
           },
           (error: unknown) => {
             context.log.error({ err: error, topic: name, partition }, 'append failed');
@@ -74,21 +94,25 @@ export const produce: ApiModule = {
           },
         );
       });
+      topicReader.tags();
       return { name, partitions };
     });
+    reader.tags();
     if (acks === 0) return undefined;
     return Promise.all(
       topics.map(async (topic) => ({ name: topic.name, partitions: await Promise.all(topic.partitions) })),
     ).then((answers) => {
-      const writer = new Writer();
+      const writer = new Writer(context.flexible);
       writer.array(answers, (w, topic) => {
         w.string(topic.name).array(topic.partitions, (pw, answer) => {
           pw.int32(answer.partition).int16(answer.errorCode).int64(answer.baseOffset).int64(-1);
           if (version >= 5) pw.int64(answer.logStartOffset);
+          if (version >= 8) pw.array([], () => undefined).nullableString(null);
+          pw.tags();
         });
+        w.tags();
       });
-      writer.int32(0);
-      return writer;
+      return writer.int32(0).tags();
     });
   },
 };

@@ -1,6 +1,8 @@
 import { ErrorCode } from '../errors.js';
 import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
+import { addOffsetsToTxn } from './add-offsets-to-txn.js';
+import { addPartitionsToTxn } from './add-partitions-to-txn.js';
 import { alterConfigs } from './alter-configs.js';
 import { apiVersions } from './api-versions.js';
 import { createAcls } from './create-acls.js';
@@ -16,14 +18,18 @@ import { describeConfigs } from './describe-configs.js';
 import { describeGroups } from './describe-groups.js';
 import { describeLogDirs } from './describe-log-dirs.js';
 import { describeProducers } from './describe-producers.js';
+import { describeTransactions } from './describe-transactions.js';
+import { endTxn } from './end-txn.js';
 import { fetch } from './fetch.js';
 import { findCoordinator } from './find-coordinator.js';
 import { heartbeat } from './heartbeat.js';
 import { incrementalAlterConfigs } from './incremental-alter-configs.js';
+import { initProducerId } from './init-producer-id.js';
 import { joinGroup } from './join-group.js';
 import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
 import { listOffsets } from './list-offsets.js';
+import { listTransactions } from './list-transactions.js';
 import { metadata } from './metadata.js';
 import { offsetCommit } from './offset-commit.js';
 import { offsetDelete } from './offset-delete.js';
@@ -33,6 +39,7 @@ import { produce } from './produce.js';
 import { saslAuthenticate } from './sasl-authenticate.js';
 import { saslHandshake } from './sasl-handshake.js';
 import { syncGroup } from './sync-group.js';
+import { txnOffsetCommit } from './txn-offset-commit.js';
 
 function writeRanges(writer: Writer): void {
   writer.array(MODULES, (w, module) =>
@@ -60,7 +67,12 @@ const MODULES: readonly ApiModule[] = [
   createTopics,
   deleteTopics,
   deleteRecords,
+  initProducerId,
   offsetForLeaderEpoch,
+  addPartitionsToTxn,
+  addOffsetsToTxn,
+  endTxn,
+  txnOffsetCommit,
   describeAcls,
   createAcls,
   deleteAcls,
@@ -73,7 +85,9 @@ const MODULES: readonly ApiModule[] = [
   incrementalAlterConfigs,
   offsetDelete,
   describeCluster,
-  describeProducers(),
+  describeProducers,
+  describeTransactions,
+  listTransactions,
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
