@@ -41,6 +41,30 @@ function statusConditions(object: KubeObject | undefined): Condition[] | undefin
   return status?.conditions;
 }
 
+/**
+ * The `Stalled` condition `recordTerminalError` wrote (True, the same reason and message as
+ * `Ready`), or undefined when the object is not stalled or its controller wrote `Stalled` itself.
+ */
+function stalledByTerminalError(object: KubeObject | undefined): Condition | undefined {
+  const conditions = statusConditions(object);
+  const stalled = findCondition(conditions, 'Stalled');
+  const ready = findCondition(conditions, 'Ready');
+  if (stalled?.status !== 'True' || ready === undefined) return undefined;
+  return ready.reason === stalled.reason && ready.message === stalled.message ? stalled : undefined;
+}
+
+/** `object` without the `Stalled` of a terminal error once its `Ready` has moved on from it. */
+function withoutStaleStall<T extends KubeObject>(object: T, stalled: Condition | undefined): T {
+  if (stalled === undefined) return object;
+  const conditions = statusConditions(object);
+  const ready = findCondition(conditions, 'Ready');
+  const current = findCondition(conditions, 'Stalled');
+  if (!conditions || current?.reason !== stalled.reason || current.message !== stalled.message) return object;
+  if (ready?.reason === stalled.reason && ready.message === stalled.message) return object;
+  const status = { ...(object.status as object), conditions: conditions.filter((c) => c !== current) };
+  return { ...object, status };
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -245,9 +269,8 @@ export class ControllerRunner {
         reconcileId,
       });
       queue.forget(key);
-      if (findCondition(statusConditions(cached), 'Stalled')?.status === 'True') {
-        await this.clearStalled(definition.for, request);
-      }
+      const stalled = stalledByTerminalError(cached);
+      if (stalled !== undefined) await this.clearStalled(definition.for, request, stalled);
       if (outcome?.requeueAfterMs !== undefined) {
         result = 'requeue';
         queue.addAfter(key, outcome.requeueAfterMs);
@@ -282,6 +305,7 @@ export class ControllerRunner {
    */
   private statusObserving(type: ResourceType, cached: KubeObject | undefined): ObjectStore {
     const { store } = this.options;
+    const stalled = stalledByTerminalError(cached);
     let known = cached;
     const observe = <T extends KubeObject>(written: T): T => {
       const sameObject =
@@ -307,7 +331,13 @@ export class ControllerRunner {
       ping: store.ping.bind(store),
       close: store.close.bind(store),
       updateStatus: async <T extends KubeObject>(kind: ResourceType, object: T, options?: object) =>
-        observe(await store.updateStatus<T>(kind, object, options)),
+        observe(
+          await store.updateStatus<T>(
+            kind,
+            object.metadata.uid === cached?.metadata.uid ? withoutStaleStall(object, stalled) : object,
+            options,
+          ),
+        ),
       patch: async <T extends KubeObject>(
         kind: ResourceType,
         namespace: string | undefined,
@@ -321,18 +351,29 @@ export class ControllerRunner {
     };
   }
 
-  /** A reconcile that went through after a terminal error: the object is no longer stalled. */
-  private async clearStalled(type: ResourceType, request: ReconcileRequest): Promise<void> {
+  /**
+   * A reconcile that went through after a terminal error: the object is no longer stalled once
+   * the controller has written another `Ready`. A `Stalled` the controller wrote itself is its own.
+   */
+  private async clearStalled(
+    type: ResourceType,
+    request: ReconcileRequest,
+    stalled: Condition,
+  ): Promise<void> {
     const object = await this.options.store.get<KubeObject<unknown, Record<string, unknown>>>(
       type,
       request.namespace,
       request.name,
     );
-    const conditions = statusConditions(object);
-    if (findCondition(conditions, 'Stalled')?.status !== 'True') return;
+    const conditions = statusConditions(object) ?? [];
+    const current = findCondition(conditions, 'Stalled');
+    const ready = findCondition(conditions, 'Ready');
+    const unchanged = current?.reason === stalled.reason && current.message === stalled.message;
+    const readyMoved = ready?.reason !== stalled.reason || ready.message !== stalled.message;
+    if (!unchanged || !readyMoved) return;
     await writeStatusIfChanged(this.options.store, type, object, {
       ...(object.status ?? {}),
-      conditions: conditions!.filter((condition) => condition.type !== 'Stalled'),
+      conditions: conditions.filter((condition) => condition.type !== 'Stalled'),
     });
   }
 

@@ -203,4 +203,28 @@ describe.skipIf(!available)('kubectl events, get events and describe', () => {
     });
     expect(lastSeen).toMatch(/^\d+s \(x\d+ over \d+s\)$/);
   });
+
+  it('once the overlap is gone the VPC comes up: Stalled is cleared and describe ends with Available', async () => {
+    await kubectl.ok('delete', 'vpc', FIRST, '--wait=true', '--timeout=30s');
+    await kubectl.ok('annotate', '--overwrite', 'vpc', OVERLAPPING, 'cloudplane.dev/note=three');
+    await kubectl.ok('wait', '--for=condition=Ready', `vpc/${OVERLAPPING}`, '--timeout=30s');
+    const conditions = await kubectl.ok(
+      'get',
+      'vpc',
+      OVERLAPPING,
+      '-o',
+      'jsonpath={range .status.conditions[*]}{.type}={.status} {end}',
+    );
+    expect(conditions.trim()).toBe('Ready=True');
+    const events = await eventually(async () => {
+      const found = describedEvents(await kubectl.ok('describe', 'vpc', OVERLAPPING));
+      expect(found.at(-1)?.[1]).toBe('Available');
+      return found;
+    });
+    expect(events.map((cells) => [cells[0], cells[1]])).toEqual([
+      ['Warning', 'CidrConflict'],
+      ['Normal', 'Provisioning'],
+      ['Normal', 'Available'],
+    ]);
+  });
 });
