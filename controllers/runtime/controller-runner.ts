@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from './clock.js';
 import { systemClock } from './clock.js';
 import { findCondition, setCondition } from './conditions.js';
 import { StoreEventRecorder, type EventRecorder } from './event-recorder.js';
-import { statusTransitionEvent } from './status-events.js';
+import { runtimeStalled, statusTransitionEvent, withRuntimeStalled } from './status-events.js';
 import type { CacheReader, ControllerDefinition, ReconcileRequest } from './controller.js';
 import { TerminalError } from './controller.js';
 import { Informer } from '../../control-plane/informer.js';
@@ -39,30 +39,6 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 function statusConditions(object: KubeObject | undefined): Condition[] | undefined {
   const status = object?.status as { conditions?: Condition[] } | undefined;
   return status?.conditions;
-}
-
-/**
- * The `Stalled` condition `recordTerminalError` wrote (True, the same reason and message as
- * `Ready`), or undefined when the object is not stalled or its controller wrote `Stalled` itself.
- */
-function stalledByTerminalError(object: KubeObject | undefined): Condition | undefined {
-  const conditions = statusConditions(object);
-  const stalled = findCondition(conditions, 'Stalled');
-  const ready = findCondition(conditions, 'Ready');
-  if (stalled?.status !== 'True' || ready === undefined) return undefined;
-  return ready.reason === stalled.reason && ready.message === stalled.message ? stalled : undefined;
-}
-
-/** `object` without the `Stalled` of a terminal error once its `Ready` has moved on from it. */
-function withoutStaleStall<T extends KubeObject>(object: T, stalled: Condition | undefined): T {
-  if (stalled === undefined) return object;
-  const conditions = statusConditions(object);
-  const ready = findCondition(conditions, 'Ready');
-  const current = findCondition(conditions, 'Stalled');
-  if (!conditions || current?.reason !== stalled.reason || current.message !== stalled.message) return object;
-  if (ready?.reason === stalled.reason && ready.message === stalled.message) return object;
-  const status = { ...(object.status as object), conditions: conditions.filter((c) => c !== current) };
-  return { ...object, status };
 }
 
 function errorMessage(error: unknown): string {
@@ -269,7 +245,7 @@ export class ControllerRunner {
         reconcileId,
       });
       queue.forget(key);
-      const stalled = stalledByTerminalError(cached);
+      const stalled = runtimeStalled(cached?.status);
       if (stalled !== undefined) await this.clearStalled(definition.for, request, stalled);
       if (outcome?.requeueAfterMs !== undefined) {
         result = 'requeue';
@@ -305,7 +281,6 @@ export class ControllerRunner {
    */
   private statusObserving(type: ResourceType, cached: KubeObject | undefined): ObjectStore {
     const { store } = this.options;
-    const stalled = stalledByTerminalError(cached);
     let known = cached;
     const observe = <T extends KubeObject>(written: T): T => {
       const sameObject =
@@ -334,7 +309,9 @@ export class ControllerRunner {
         observe(
           await store.updateStatus<T>(
             kind,
-            object.metadata.uid === cached?.metadata.uid ? withoutStaleStall(object, stalled) : object,
+            object.metadata.uid === cached?.metadata.uid
+              ? { ...object, status: withRuntimeStalled(known?.status, object.status, this.clock.now()) }
+              : object,
             options,
           ),
         ),
