@@ -227,4 +227,18 @@ describe.skipIf(!available)('kubectl events, get events and describe', () => {
       ['Normal', 'Available'],
     ]);
   });
+
+  it('kubectl get cloudplane lists every kind of the category, each saying why it is or is not Ready', async () => {
+    const output = await kubectl.ok('get', 'cloudplane');
+    const vpcTable = rows(output.slice(0, output.indexOf('\n\n') > 0 ? output.indexOf('\n\n') : undefined));
+    expect(vpcTable[0]).toEqual(['NAME', 'CIDR', 'REGION', 'STATUS', 'REASON', 'SUBNETS', 'AGE']);
+    expect(vpcTable[1]?.slice(0, 5)).toEqual([
+      `vpc.cloudplane.dev/${OVERLAPPING}`,
+      '10.60.0.0/16',
+      'us-east-1',
+      'available',
+      'Available',
+    ]);
+    expect(output).toMatch(/routetable\.cloudplane\.dev\/\S+\s+\S+\s+true\s+0\s+available\s+Available/);
+  });
 });
