@@ -1,7 +1,6 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
 import {
   GROUP,
-  READY_MESSAGE_COLUMN,
   READY_REASON_COLUMN,
   VERSION,
   type KindDescriptor,
