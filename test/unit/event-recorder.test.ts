@@ -89,6 +89,16 @@ describe('the event recorder (client-go’s correlator) on the embedded store', 
     expect(later!.metadata.name).toBe(written[0]!.metadata.name);
   });
 
+  it('masks the credentials of a URL quoted in a message: events are readable by the namespace', async () => {
+    recorder.warning(
+      vpc,
+      'ReconcileFailed',
+      'cannot reach postgres://admin:s3cret@db.internal:5432/app; retrying',
+    );
+    const [event] = await events();
+    expect(event?.message).toBe('cannot reach postgres://***@db.internal:5432/app; retrying');
+  });
+
   it('combines ten messages of one reason within ten minutes into one Event saying so', async () => {
     for (let attempt = 0; attempt < 12; attempt += 1) {
       recorder.warning(vpc, 'StepFailed', `step ${attempt} failed`);
