@@ -23,8 +23,9 @@ const CONFIG: VpcConfig = {
 
 const FIRST = '3a0d2f4e-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 const OVERLAPPING = '4b1e3a5f-6c7d-4e8f-9a01-b2c3d4e5f607';
+const THIRD = '5c2f4b6a-7d8e-4f90-8b12-c3d4e5f60718';
 
-function vpcManifest(name: string, displayName: string): string {
+function vpcManifest(name: string, displayName: string, cidrBlock = '10.60.0.0/16'): string {
   return [
     'apiVersion: cloudplane.dev/v1alpha1',
     'kind: Vpc',
@@ -32,7 +33,7 @@ function vpcManifest(name: string, displayName: string): string {
     `  name: ${name}`,
     'spec:',
     `  name: ${displayName}`,
-    '  cidrBlock: 10.60.0.0/16',
+    `  cidrBlock: ${cidrBlock}`,
     '  region: us-east-1',
     '',
   ].join('\n');
@@ -240,5 +241,31 @@ describe.skipIf(!available)('kubectl events, get events and describe', () => {
       'Available',
     ]);
     expect(output).toMatch(/routetable\.cloudplane\.dev\/\S+\s+\S+\s+true\s+0\s+available\s+Available/);
+  });
+
+  it('watches events.k8s.io/v1 Events as they are recorded', async () => {
+    const watch = kubectl.start(
+      'get',
+      'events.v1.events.k8s.io',
+      '--watch-only',
+      '--field-selector',
+      `regarding.name=${THIRD}`,
+      '-o',
+      'jsonpath={.regarding.kind}/{.reason}: {.note}{"\\n"}',
+    );
+    try {
+      await kubectl.ok(
+        'apply',
+        '-f',
+        kubectl.manifest('third.yaml', vpcManifest(THIRD, 'third', '10.61.0.0/16')),
+      );
+      await eventually(() =>
+        expect(watch.output()).toContain('Vpc/Available: the VPC and its default parts exist'),
+      );
+      expect(watch.output().split('\n')[0]).toMatch(/^Vpc\/Provisioning: /);
+    } finally {
+      watch.process.kill();
+      await watch.exited;
+    }
   });
 });
