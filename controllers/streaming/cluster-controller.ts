@@ -26,6 +26,7 @@ import { countClusterSchemas, removeClusterSchemaRegistry } from '../../schema-r
 import { removeClusterCredentials } from './credentials.js';
 import {
   clusterErrorStatus,
+  clusterEvents,
   clusterStatus,
   formatRetention,
   GIGABYTE,
@@ -107,12 +108,12 @@ export function streamingClusterController(options: StreamingControllerOptions):
     }
     const running = observation.realization === 'real' && observation.state === 'ready';
     const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
-    await writeStatusIfChanged(
-      store,
-      STREAMING_CLUSTER,
-      cluster,
-      clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups),
-    );
+    const status = clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups);
+    await writeStatusIfChanged(store, STREAMING_CLUSTER, cluster, status);
+    for (const event of clusterEvents(cluster.status, status)) {
+      if (event.type === 'Warning') context.events.warning(cluster, event.reason, event.message);
+      else context.events.normal(cluster, event.reason, event.message);
+    }
     if (running) {
       await recordClusterUsage(dataPlane, cluster, observation, now);
       await mirrorKafkaTopics(context, cluster, streaming, workload);
