@@ -337,11 +337,14 @@ export class ControllerRunner {
     request: ReconcileRequest,
     stalled: Condition,
   ): Promise<void> {
-    const object = await this.options.store.get<KubeObject<unknown, Record<string, unknown>>>(
-      type,
-      request.namespace,
-      request.name,
-    );
+    let object: KubeObject<unknown, Record<string, unknown>>;
+    try {
+      object = await this.options.store.get(type, request.namespace, request.name);
+    } catch (error) {
+      // Gone meanwhile: nothing is stalled any more.
+      if (isStoreError(error, 'NotFound')) return;
+      throw error;
+    }
     const conditions = statusConditions(object) ?? [];
     const current = findCondition(conditions, 'Stalled');
     const ready = findCondition(conditions, 'Ready');

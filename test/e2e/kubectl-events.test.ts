@@ -244,25 +244,33 @@ describe.skipIf(!available)('kubectl events, get events and describe', () => {
   });
 
   it('watches events.k8s.io/v1 Events as they are recorded', async () => {
+    // -v=6 logs the watch's response once the server has answered it: only then is it listening.
     const watch = kubectl.start(
       'get',
       'events.v1.events.k8s.io',
       '--watch-only',
+      '-v=6',
       '--field-selector',
       `regarding.name=${THIRD}`,
       '-o',
       'jsonpath={.regarding.kind}/{.reason}: {.note}{"\\n"}',
     );
+    const printed = () =>
+      watch
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('Vpc/'));
     try {
+      await eventually(() => expect(watch.output()).toMatch(/"Response" verb="GET" url="[^"]*watch=true/));
       await kubectl.ok(
         'apply',
         '-f',
         kubectl.manifest('third.yaml', vpcManifest(THIRD, 'third', '10.61.0.0/16')),
       );
       await eventually(() =>
-        expect(watch.output()).toContain('Vpc/Available: the VPC and its default parts exist'),
+        expect(printed()).toContain('Vpc/Available: the VPC and its default parts exist'),
       );
-      expect(watch.output().split('\n')[0]).toMatch(/^Vpc\/Provisioning: /);
+      expect(printed()[0]).toMatch(/^Vpc\/Provisioning: /);
     } finally {
       watch.process.kill();
       await watch.exited;
