@@ -29,6 +29,23 @@ export interface KindDescriptor extends ResourceType {
   schema?: Record<string, unknown>;
 }
 
+/** Why an object is or is not Ready, in CamelCase: every cloudplane kind shows it in `kubectl get`. */
+export const READY_REASON_COLUMN: PrinterColumn = {
+  name: 'Reason',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+  description: 'The reason of the Ready condition',
+};
+
+/** The Ready condition's sentence, for `kubectl get -o wide` of kinds without a message of their own. */
+export const READY_MESSAGE_COLUMN: PrinterColumn = {
+  name: 'Message',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].message',
+  description: 'What the Ready condition says',
+  priority: 1,
+};
+
 export const GROUP = 'cloudplane.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;

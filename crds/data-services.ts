@@ -1,5 +1,11 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
-import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_MESSAGE_COLUMN,
+  READY_REASON_COLUMN,
+  VERSION,
+  type KindDescriptor,
+} from '../control-plane/kind-descriptor.js';
 import type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
 
 export type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
@@ -112,12 +118,13 @@ export const DATABASE: KindDescriptor = {
   singular: 'database',
   namespaced: true,
   shortNames: ['db'],
-  categories: ['cloudplane'],
+  categories: ['cloudplane', 'all'],
   printerColumns: [
     { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
     { name: 'Engine', type: 'string', jsonPath: '.spec.engine' },
     { name: 'Version', type: 'string', jsonPath: '.status.version' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Realization', type: 'string', jsonPath: '.status.realization' },
     { name: 'Host', type: 'string', jsonPath: '.status.endpoint.host', priority: 1 },
     { name: 'Port', type: 'integer', jsonPath: '.status.endpoint.port', priority: 1 },
@@ -169,7 +176,9 @@ export const NFS_SHARE: KindDescriptor = {
     { name: 'Size GB', type: 'integer', jsonPath: '.spec.sizeGb' },
     { name: 'Used MB', type: 'integer', jsonPath: '.status.usedMb' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Path', type: 'string', jsonPath: '.status.mount.path', priority: 1 },
+    READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/data-services.ts',
 };
@@ -226,6 +235,7 @@ export const BACKUP: KindDescriptor = {
   printerColumns: [
     { name: 'Source', type: 'string', jsonPath: '.spec.source.name' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes' },
     { name: 'Expires', type: 'string', jsonPath: '.status.expiresAt' },
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
@@ -268,6 +278,8 @@ export const RESTORE: KindDescriptor = {
     { name: 'Backup', type: 'string', jsonPath: '.spec.backup' },
     { name: 'Target', type: 'string', jsonPath: '.spec.target' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
+    READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/data-services.ts',
 };

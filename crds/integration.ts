@@ -4,7 +4,13 @@
  * the id of the credentials row. The credentials themselves live only in the data plane, sealed.
  */
 import type { Condition, KubeObject } from '../control-plane/types.js';
-import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_MESSAGE_COLUMN,
+  READY_REASON_COLUMN,
+  VERSION,
+  type KindDescriptor,
+} from '../control-plane/kind-descriptor.js';
 
 export type IntegrationType = 'codehost' | 'edgenet' | 'monitor' | 'pager' | 'chat';
 
@@ -66,7 +72,9 @@ export const INTEGRATION: KindDescriptor = {
     { name: 'Type', type: 'string', jsonPath: '.spec.type' },
     { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Last Sync', type: 'date', jsonPath: '.status.lastSync', priority: 1 },
+    READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/integration.ts',
 };

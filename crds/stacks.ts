@@ -1,5 +1,11 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
-import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_MESSAGE_COLUMN,
+  READY_REASON_COLUMN,
+  VERSION,
+  type KindDescriptor,
+} from '../control-plane/kind-descriptor.js';
 
 export type StackPhaseName = 'infrastructure' | 'secrets' | 'bootstrap' | 'services';
 
@@ -82,6 +88,7 @@ export const STACK: KindDescriptor = {
     { name: 'Tenant', type: 'string', jsonPath: '.spec.tenant' },
     { name: 'Status', type: 'string', jsonPath: '.status.status' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Version', type: 'integer', jsonPath: '.spec.version' },
     { name: 'Applied', type: 'integer', jsonPath: '.status.appliedVersion' },
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
@@ -161,8 +168,10 @@ export const STACK_EXECUTION: KindDescriptor = {
     { name: 'Operation', type: 'string', jsonPath: '.spec.operation' },
     { name: 'Status', type: 'string', jsonPath: '.status.status' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Version', type: 'integer', jsonPath: '.spec.basedOnVersion' },
     { name: 'Error', type: 'string', jsonPath: '.status.error', priority: 1 },
+    READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/stacks.ts',
 };

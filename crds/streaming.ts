@@ -1,5 +1,10 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
-import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_REASON_COLUMN,
+  VERSION,
+  type KindDescriptor,
+} from '../control-plane/kind-descriptor.js';
 import type { RealizationName } from './data-services.js';
 
 export type StreamingTierName = 'starter' | 'pro' | 'enterprise';
@@ -76,12 +81,13 @@ export const STREAMING_CLUSTER: KindDescriptor = {
   singular: 'streamingcluster',
   namespaced: true,
   shortNames: ['esc'],
-  categories: ['cloudplane'],
+  categories: ['cloudplane', 'all'],
   printerColumns: [
     { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
     { name: 'Tier', type: 'string', jsonPath: '.spec.tier' },
     { name: 'Region', type: 'string', jsonPath: '.spec.region' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Brokers', type: 'integer', jsonPath: '.status.brokers' },
     { name: 'Bootstrap', type: 'string', jsonPath: '.status.bootstrapServers[0]', priority: 1 },
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
@@ -156,6 +162,7 @@ export const STREAMING_TOPIC: KindDescriptor = {
     { name: 'Partitions', type: 'integer', jsonPath: '.spec.partitions' },
     { name: 'Retention', type: 'string', jsonPath: '.spec.retention' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
   ],
   typesFile: 'crds/streaming.ts',
@@ -221,6 +228,7 @@ export const STREAMING_USER: KindDescriptor = {
     { name: 'User', type: 'string', jsonPath: '.spec.name' },
     { name: 'Consumer Group', type: 'string', jsonPath: '.spec.consumerGroup' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
   ],
   typesFile: 'crds/streaming.ts',

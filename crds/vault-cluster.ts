@@ -1,5 +1,11 @@
 import type { Condition, KubeObject } from '../control-plane/types.js';
-import { GROUP, VERSION, type KindDescriptor } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_MESSAGE_COLUMN,
+  READY_REASON_COLUMN,
+  VERSION,
+  type KindDescriptor,
+} from '../control-plane/kind-descriptor.js';
 
 /** Lease lifetimes the cluster's token auth method starts with. */
 export interface VaultClusterSettings {
@@ -80,14 +86,16 @@ export const VAULT_CLUSTER: KindDescriptor = {
   singular: 'vaultcluster',
   namespaced: true,
   shortNames: ['vault', 'vc'],
-  categories: ['cloudplane'],
+  categories: ['cloudplane', 'all'],
   printerColumns: [
     { name: 'Display Name', type: 'string', jsonPath: '.spec.name' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    READY_REASON_COLUMN,
     { name: 'Sealed', type: 'boolean', jsonPath: '.status.sealed' },
     { name: 'Secrets', type: 'integer', jsonPath: '.status.totalSecrets' },
     { name: 'Auto Unseal', type: 'boolean', jsonPath: '.spec.autoUnseal', priority: 1 },
     { name: 'Address', type: 'string', jsonPath: '.status.apiAddress', priority: 1 },
+    READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/vault-cluster.ts',
 };

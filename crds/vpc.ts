@@ -6,7 +6,12 @@
  */
 import type { Condition, KubeObject } from '../control-plane/types.js';
 import type { KindDescriptor, PrinterColumn } from '../control-plane/kind-descriptor.js';
-import { GROUP, VERSION } from '../control-plane/kind-descriptor.js';
+import {
+  GROUP,
+  READY_MESSAGE_COLUMN,
+  READY_REASON_COLUMN,
+  VERSION,
+} from '../control-plane/kind-descriptor.js';
 
 /** A private IPv4 network in one region. */
 export interface VpcSpec {
@@ -215,7 +220,13 @@ function vpcKind(
     namespaced: true,
     shortNames,
     categories: ['cloudplane', 'network'],
-    printerColumns,
+    // Every part says why it is (not) Ready next to its status, and what its condition says with -o wide.
+    printerColumns: [
+      ...printerColumns.flatMap((column) =>
+        column.jsonPath === '.status.phase' ? [column, READY_REASON_COLUMN] : [column],
+      ),
+      READY_MESSAGE_COLUMN,
+    ],
     typesFile: 'crds/vpc.ts',
   };
 }

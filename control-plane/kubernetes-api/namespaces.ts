@@ -120,6 +120,8 @@ export async function deleteNamespace(context: ApiContext, call: ResourceCall): 
   const name = call.name ?? '';
   authorize(call, 'delete');
   const options = deleteOptionsOf(call.req, optionalBody(call.req));
+  // Preconditions name the namespace (its uid, say): they do not hold for the objects in it.
+  const { preconditions: _preconditions, ...contentOptions } = options;
   let found = false;
   for (const resource of context.catalog.all()) {
     if (!resource.descriptor.namespaced) continue;
@@ -127,7 +129,7 @@ export async function deleteNamespace(context: ApiContext, call: ResourceCall): 
     for (const item of list.items) {
       found = true;
       try {
-        await context.store.delete(resource.descriptor, name, item.metadata.name, options);
+        await context.store.delete(resource.descriptor, name, item.metadata.name, contentOptions);
       } catch (error) {
         if (!isStoreError(error, 'NotFound')) throw error;
       }

@@ -86,6 +86,11 @@ export function databaseController(options: DataServicesControllerOptions): Cont
       await removeCredentials(vault, namespace, workload.id);
       await releaseQuota(dataPlane, namespace, workload.id);
       await removeFinalizer(store, DATABASE, object);
+      context.events.normal(
+        object,
+        'Deleted',
+        'the database was dropped from its server and its credentials removed',
+      );
       logger.info({ engine: workload.engine }, 'database removed from its server');
       return;
     }
@@ -165,6 +170,12 @@ export function databaseController(options: DataServicesControllerOptions): Cont
         : stored!.version;
       if (rotate)
         logger.info({ secretVersion: version }, stored ? 'credentials rotated' : 'credentials stored');
+      if (rotate && stored)
+        context.events.normal(
+          object,
+          'Rotated',
+          `the password was rotated; the vault holds it as version ${version}`,
+        );
       credentials = {
         vaultClusterId: MANAGED_VAULT_CLUSTER,
         vaultPath: credentialsPath(workload.id),

@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from './clock.js';
 import { systemClock } from './clock.js';
 import { findCondition, setCondition } from './conditions.js';
 import { StoreEventRecorder, type EventRecorder } from './event-recorder.js';
-import { statusTransitionEvent } from './status-events.js';
+import { runtimeStalled, statusTransitionEvent, withRuntimeStalled } from './status-events.js';
 import type { CacheReader, ControllerDefinition, ReconcileRequest } from './controller.js';
 import { TerminalError } from './controller.js';
 import { Informer } from '../../control-plane/informer.js';
@@ -251,9 +251,8 @@ export class ControllerRunner {
         reconcileId,
       });
       queue.forget(key);
-      if (findCondition(statusConditions(cached), 'Stalled')?.status === 'True') {
-        await this.clearStalled(definition.for, request);
-      }
+      const stalled = runtimeStalled(cached?.status);
+      if (stalled !== undefined) await this.clearStalled(definition.for, request, stalled);
       if (outcome?.requeueAfterMs !== undefined) {
         result = 'requeue';
         queue.addAfter(key, outcome.requeueAfterMs);
@@ -313,7 +312,15 @@ export class ControllerRunner {
       ping: store.ping.bind(store),
       close: store.close.bind(store),
       updateStatus: async <T extends KubeObject>(kind: ResourceType, object: T, options?: object) =>
-        observe(await store.updateStatus<T>(kind, object, options)),
+        observe(
+          await store.updateStatus<T>(
+            kind,
+            object.metadata.uid === cached?.metadata.uid
+              ? { ...object, status: withRuntimeStalled(known?.status, object.status, this.clock.now()) }
+              : object,
+            options,
+          ),
+        ),
       patch: async <T extends KubeObject>(
         kind: ResourceType,
         namespace: string | undefined,
@@ -327,18 +334,32 @@ export class ControllerRunner {
     };
   }
 
-  /** A reconcile that went through after a terminal error: the object is no longer stalled. */
-  private async clearStalled(type: ResourceType, request: ReconcileRequest): Promise<void> {
-    const object = await this.options.store.get<KubeObject<unknown, Record<string, unknown>>>(
-      type,
-      request.namespace,
-      request.name,
-    );
-    const conditions = statusConditions(object);
-    if (findCondition(conditions, 'Stalled')?.status !== 'True') return;
+  /**
+   * A reconcile that went through after a terminal error: the object is no longer stalled once
+   * the controller has written another `Ready`. A `Stalled` the controller wrote itself is its own.
+   */
+  private async clearStalled(
+    type: ResourceType,
+    request: ReconcileRequest,
+    stalled: Condition,
+  ): Promise<void> {
+    let object: KubeObject<unknown, Record<string, unknown>>;
+    try {
+      object = await this.options.store.get(type, request.namespace, request.name);
+    } catch (error) {
+      // Gone meanwhile: nothing is stalled any more.
+      if (isStoreError(error, 'NotFound')) return;
+      throw error;
+    }
+    const conditions = statusConditions(object) ?? [];
+    const current = findCondition(conditions, 'Stalled');
+    const ready = findCondition(conditions, 'Ready');
+    const unchanged = current?.reason === stalled.reason && current.message === stalled.message;
+    const readyMoved = ready?.reason !== stalled.reason || ready.message !== stalled.message;
+    if (!unchanged || !readyMoved) return;
     await writeStatusIfChanged(this.options.store, type, object, {
       ...(object.status ?? {}),
-      conditions: conditions!.filter((condition) => condition.type !== 'Stalled'),
+      conditions: conditions.filter((condition) => condition.type !== 'Stalled'),
     });
   }
 

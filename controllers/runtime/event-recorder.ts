@@ -29,6 +29,14 @@ export interface StoreEventRecorderOptions extends CorrelatorOptions {
   instance?: string;
 }
 
+/**
+ * `message` with the user and password of any URL in it masked: an Event is readable by whoever
+ * may list events in the namespace, and error messages sometimes quote a connection URL.
+ */
+export function withoutUrlCredentials(message: string): string {
+  return message.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
+}
+
 /** The reference an Event keeps of its object. */
 export function referenceTo(object: KubeObject): ObjectReference {
   const reference: ObjectReference = {
@@ -70,7 +78,10 @@ export class StoreEventRecorder implements EventRecorder {
   private record(object: KubeObject, type: EventType, reason: string, message: string): void {
     const involvedObject = referenceTo(object);
     const now = this.options.clock.now();
-    const correlation = this.correlator.correlate({ involvedObject, type, reason, message }, now);
+    const correlation = this.correlator.correlate(
+      { involvedObject, type, reason, message: withoutUrlCredentials(message) },
+      now,
+    );
     if (correlation.action === 'drop') {
       this.options.logger.debug({ reason, type }, 'event dropped by the spam filter');
       return;

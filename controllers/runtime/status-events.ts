@@ -1,6 +1,6 @@
 import type { EventType } from '../../control-plane/event-objects.js';
 import type { Condition } from '../../control-plane/types.js';
-import { findCondition } from './conditions.js';
+import { findCondition, setCondition } from './conditions.js';
 
 /**
  * Which Event a status write deserves, decided from the status before and after: the runtime
@@ -23,6 +23,57 @@ interface StatusShape {
   conditions?: Condition[];
 }
 
+function isFailedPhase(phase: unknown): boolean {
+  return typeof phase === 'string' && FAILED_PHASES.has(phase);
+}
+
+/**
+ * The `Stalled` condition the runtime keeps (kstatus' Failed): True, with the reason and message
+ * of `Ready`. A `Stalled` that differs from `Ready` is the controller's own (stacks write one).
+ */
+export function runtimeStalled(status: unknown): Condition | undefined {
+  const { conditions } = shapeOf(status);
+  const stalled = findCondition(conditions, 'Stalled');
+  const ready = findCondition(conditions, 'Ready');
+  if (stalled?.status !== 'True' || ready === undefined) return undefined;
+  return stalled.reason === ready.reason && stalled.message === ready.message ? stalled : undefined;
+}
+
+/**
+ * The status a controller writes, with kstatus' `Stalled` kept for it: set while the phase is a
+ * failure (`error`, `degraded`, …) and `Ready` is not True, with `Ready`'s reason and message;
+ * gone once `Ready` moves on from the stall the runtime had set. A controller that writes its
+ * own `Stalled` keeps it as written.
+ */
+export function withRuntimeStalled<S>(before: unknown, after: S, now: Date): S {
+  const next = shapeOf(after);
+  const previousStall = runtimeStalled(before);
+  const written = findCondition(next.conditions, 'Stalled');
+  const sameAsPrevious =
+    written !== undefined &&
+    previousStall !== undefined &&
+    written.reason === previousStall.reason &&
+    written.message === previousStall.message;
+  if (written !== undefined && !sameAsPrevious) return after;
+  const ready = findCondition(next.conditions, 'Ready');
+  if (ready !== undefined && ready.status !== 'True' && isFailedPhase(next.phase)) {
+    const conditions = setCondition(
+      next.conditions,
+      {
+        type: 'Stalled',
+        status: 'True',
+        reason: ready.reason,
+        message: ready.message,
+        ...(ready.observedGeneration === undefined ? {} : { observedGeneration: ready.observedGeneration }),
+      },
+      now,
+    );
+    return { ...after, conditions };
+  }
+  if (written === undefined) return after;
+  return { ...after, conditions: next.conditions!.filter((condition) => condition !== written) };
+}
+
 function shapeOf(status: unknown): StatusShape {
   return typeof status === 'object' && status !== null ? (status as StatusShape) : {};
 }
@@ -41,7 +92,6 @@ export function statusTransitionEvent(before: unknown, after: unknown): StatusEv
     return undefined;
   const failed =
     ready.status !== 'True' &&
-    (findCondition(conditions, 'Stalled')?.status === 'True' ||
-      (typeof phase === 'string' && FAILED_PHASES.has(phase)));
+    (findCondition(conditions, 'Stalled')?.status === 'True' || isFailedPhase(phase));
   return { type: failed ? 'Warning' : 'Normal', reason: ready.reason, message: ready.message };
 }

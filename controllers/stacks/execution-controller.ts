@@ -140,6 +140,7 @@ export function stackExecutionController(options: StackControllerOptions): Contr
   ) {
     const now = context.clock.now().toISOString();
     context.logger.warn({ error }, 'stack execution failed');
+    context.events.warning(execution, 'StepFailed', error);
     await write(
       context,
       execution,
@@ -303,6 +304,11 @@ export function stackExecutionController(options: StackControllerOptions): Contr
       };
       execution = await write(context, execution, withSteps(execution, steps));
       logger.info({ step: step.key, action: step.action }, 'stack step completed');
+      context.events.normal(
+        execution,
+        step.action === 'remove' ? 'Removed' : 'Applied',
+        `${step.key}: ${outcome.message ?? `${step.action} done`}`,
+      );
       if (Date.now() > deadline) return { requeueAfterMs: 0 };
       steps = [...execution.status!.steps!];
     }

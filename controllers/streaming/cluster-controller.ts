@@ -28,6 +28,7 @@ import { countClusterSchemas, removeClusterSchemaRegistry } from '../../schema-r
 import { removeClusterCredentials } from './credentials.js';
 import {
   clusterErrorStatus,
+  clusterEvents,
   clusterStatus,
   formatRetention,
   GIGABYTE,
@@ -116,12 +117,12 @@ export function streamingClusterController(options: StreamingControllerOptions):
       await mirrorKafkaTopics(context, cluster, streaming, workload);
       await mirrorKafkaAcls(context, cluster, streaming, workload);
     }
-    await writeStatusIfChanged(
-      store,
-      STREAMING_CLUSTER,
-      cluster,
-      clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups),
-    );
+    const status = clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups);
+    await writeStatusIfChanged(store, STREAMING_CLUSTER, cluster, status);
+    for (const event of clusterEvents(cluster.status, status)) {
+      if (event.type === 'Warning') context.events.warning(cluster, event.reason, event.message);
+      else context.events.normal(cluster, event.reason, event.message);
+    }
     if (running) await recordClusterUsage(dataPlane, cluster, observation, now);
     return { requeueAfterMs: observation.state === 'provisioning' ? Math.min(refresh, 1_000) : refresh };
   };

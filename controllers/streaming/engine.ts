@@ -22,7 +22,8 @@ import type {
   StreamingLimits,
   TopicObservation,
 } from '../../workloads/runtime.js';
-import { setCondition } from '../runtime/conditions.js';
+import { findCondition, setCondition } from '../runtime/conditions.js';
+import type { StatusEvent } from '../runtime/status-events.js';
 
 export const TIERS: readonly StreamingTierName[] = ['starter', 'pro', 'enterprise'];
 export const DEFAULT_TIER: StreamingTierName = 'starter';
@@ -369,6 +370,30 @@ export function clusterStatus(
       context.now,
     ),
   });
+}
+
+/**
+ * The Events a cluster's new status deserves besides its Ready changes (the runtime records
+ * those): `Scaled` when its brokers change with its tier, `StorageNearLimit` when it starts to
+ * hold most of what its tier allows.
+ */
+export function clusterEvents(
+  previous: StreamingClusterStatus | undefined,
+  next: StreamingClusterStatus,
+): StatusEvent[] {
+  const events: StatusEvent[] = [];
+  if (previous?.brokers !== undefined && next.brokers !== undefined && previous.brokers !== next.brokers) {
+    events.push({
+      type: 'Normal',
+      reason: 'Scaled',
+      message: `the cluster runs ${next.brokers} broker${next.brokers === 1 ? '' : 's'} (it ran ${previous.brokers})`,
+    });
+  }
+  const near = findCondition(next.conditions, 'StorageNearLimit');
+  if (near?.status === 'True' && findCondition(previous?.conditions, 'StorageNearLimit')?.status !== 'True') {
+    events.push({ type: 'Warning', reason: 'StorageNearLimit', message: near.message });
+  }
+  return events;
 }
 
 /** Storage past this share of the tier's is worth a warning: past all of it, retention drops the oldest records. */

@@ -5,6 +5,8 @@
 //   npm run bench:scale                 # builds, then N=2500 (10,000 objects)
 //   BENCH_VPCS=1000 npm run bench:scale
 //   BENCH_RECONCILE=off …               # the Kubernetes API alone, no controllers: the apply's own cost
+//   BENCH_VALIDATE=false …              # kubectl apply --validate=false: without kubectl's schema
+//                                       # check (the OpenAPI v3 documents it downloads and parses)
 //   BENCH_PROFILE_DIR=/tmp/prof …       # the server writes a .cpuprofile there on exit
 //                                       # (summarise it with hack/bench/profile-summary.mjs)
 //
@@ -26,6 +28,7 @@ const namespace = 'bench';
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const reconcile = process.env.BENCH_RECONCILE !== 'off';
 const profileDir = process.env.BENCH_PROFILE_DIR;
+const validate = process.env.BENCH_VALIDATE !== 'false';
 
 if (!fs.existsSync(kubectl)) {
   console.error(`bench:scale needs ${kubectl}: run npm run tools`);
@@ -101,7 +104,7 @@ try {
 
   console.log(`applying ${count} Vpcs with kubectl…`);
   const applyStart = Date.now();
-  await run(['apply', '-f', manifests], env);
+  await run(['apply', '-f', manifests, ...(validate ? [] : ['--validate=false'])], env);
   const applySeconds = (Date.now() - applyStart) / 1000;
   console.log(`applied in ${applySeconds.toFixed(1)} s; waiting for Ready and the default parts…`);
 
@@ -141,6 +144,7 @@ try {
       mode: reconcile ? 'serve' : 'API only, no controllers',
       vpcs: count,
       objects,
+      validate,
       'apply s': applySeconds.toFixed(1),
       'all Ready s': reconcile
         ? readySeconds === undefined

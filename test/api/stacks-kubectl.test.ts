@@ -140,6 +140,7 @@ describe.skipIf(!available)('kubectl with Stacks', () => {
       'TENANT',
       'STATUS',
       'PHASE',
+      'REASON',
       'VERSION',
       'APPLIED',
       'AGE',
@@ -182,7 +183,7 @@ describe.skipIf(!available)('kubectl with Stacks', () => {
       expect.objectContaining({ name: 'signing_key', vault_path: 'stacks/site/secrets/signing_key' }),
     ]);
     const lines = (await kubectlOk('get', 'stacks', 'site')).trimEnd().split('\n');
-    expect(lines[1]).toMatch(/^site\s+site\s+acme\s+active\s+services\s+1\s+1\s+/);
+    expect(lines[1]).toMatch(/^site\s+site\s+acme\s+active\s+services\s+Applied\s+1\s+1\s+/);
   }, 90_000);
 
   it('reports an invalid template on the Stack: failed, naming the template path, Stalled', async () => {

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
+import { EVENT_KIND, NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
+import type { CoreEvent } from '../../control-plane/event-objects.js';
 import { helmPresent, HELM, renderChart, type Manifest } from '../fixtures/chart.js';
 import { describeWithPostgres } from '../fixtures/db-postgres.js';
 import { eventually } from '../fixtures/eventually.js';
@@ -136,6 +137,12 @@ type RuleEditor = (manifests: Manifest[]) => void;
       await eventually(async () => {
         const read = (await (await call('GET', `/api/v1/vpcs/${id}`)).json()) as { status: string };
         expect(read.status).toBe('available');
+      }, STARTUP_MS);
+      // The operator records Events through the kube-apiserver, as its ServiceAccount may.
+      await eventually(async () => {
+        const events = (await cluster.api.store.list(EVENT_KIND, {})).items as unknown as CoreEvent[];
+        const about = events.filter((event) => event.involvedObject.name === id);
+        expect(about.map((event) => [event.type, event.reason])).toContainEqual(['Normal', 'Available']);
       }, STARTUP_MS);
       expect((await call('DELETE', `/api/v1/vpcs/${id}`)).status).toBe(204);
       // The operator removed its finalizer: what remains is the tombstone a deleted VPC reads as.

@@ -98,10 +98,11 @@ describe.skipIf(!available)('kubectl with Databases', () => {
       'ENGINE',
       'VERSION',
       'PHASE',
+      'REASON',
       'REALIZATION',
       'AGE',
     ]);
-    expect(lines[1]).toMatch(/^sessions\s+sessions\s+redis\s+7[.\d]*\s+available\s+real\s+\d+s$/);
+    expect(lines[1]).toMatch(/^sessions\s+sessions\s+redis\s+7[.\d]*\s+available\s+Available\s+real\s+\d+s$/);
     const object = JSON.parse(await kubectl.ok('get', 'db', 'sessions', '-o', 'json')) as {
       metadata: { namespace: string };
       status: { credentials: { vaultPath: string } };

@@ -23,8 +23,9 @@ const CONFIG: VpcConfig = {
 
 const FIRST = '3a0d2f4e-5b6c-4d7e-8f90-a1b2c3d4e5f6';
 const OVERLAPPING = '4b1e3a5f-6c7d-4e8f-9a01-b2c3d4e5f607';
+const THIRD = '5c2f4b6a-7d8e-4f90-8b12-c3d4e5f60718';
 
-function vpcManifest(name: string, displayName: string): string {
+function vpcManifest(name: string, displayName: string, cidrBlock = '10.60.0.0/16'): string {
   return [
     'apiVersion: cloudplane.dev/v1alpha1',
     'kind: Vpc',
@@ -32,7 +33,7 @@ function vpcManifest(name: string, displayName: string): string {
     `  name: ${name}`,
     'spec:',
     `  name: ${displayName}`,
-    '  cidrBlock: 10.60.0.0/16',
+    `  cidrBlock: ${cidrBlock}`,
     '  region: us-east-1',
     '',
   ].join('\n');
@@ -202,5 +203,77 @@ describe.skipIf(!available)('kubectl events, get events and describe', () => {
       return table[1]?.[0];
     });
     expect(lastSeen).toMatch(/^\d+s \(x\d+ over \d+s\)$/);
+  });
+
+  it('once the overlap is gone the VPC comes up: Stalled is cleared and describe ends with Available', async () => {
+    await kubectl.ok('delete', 'vpc', FIRST, '--wait=true', '--timeout=30s');
+    await kubectl.ok('annotate', '--overwrite', 'vpc', OVERLAPPING, 'cloudplane.dev/note=three');
+    await kubectl.ok('wait', '--for=condition=Ready', `vpc/${OVERLAPPING}`, '--timeout=30s');
+    const conditions = await kubectl.ok(
+      'get',
+      'vpc',
+      OVERLAPPING,
+      '-o',
+      'jsonpath={range .status.conditions[*]}{.type}={.status} {end}',
+    );
+    expect(conditions.trim()).toBe('Ready=True');
+    const events = await eventually(async () => {
+      const found = describedEvents(await kubectl.ok('describe', 'vpc', OVERLAPPING));
+      expect(found.at(-1)?.[1]).toBe('Available');
+      return found;
+    });
+    expect(events.map((cells) => [cells[0], cells[1]])).toEqual([
+      ['Warning', 'CidrConflict'],
+      ['Normal', 'Provisioning'],
+      ['Normal', 'Available'],
+    ]);
+  });
+
+  it('kubectl get cloudplane lists every kind of the category, each saying why it is or is not Ready', async () => {
+    const output = await kubectl.ok('get', 'cloudplane');
+    const vpcTable = rows(output.slice(0, output.indexOf('\n\n') > 0 ? output.indexOf('\n\n') : undefined));
+    expect(vpcTable[0]).toEqual(['NAME', 'CIDR', 'REGION', 'STATUS', 'REASON', 'SUBNETS', 'AGE']);
+    expect(vpcTable[1]?.slice(0, 5)).toEqual([
+      `vpc.cloudplane.dev/${OVERLAPPING}`,
+      '10.60.0.0/16',
+      'us-east-1',
+      'available',
+      'Available',
+    ]);
+    expect(output).toMatch(/routetable\.cloudplane\.dev\/\S+\s+\S+\s+true\s+0\s+available\s+Available/);
+  });
+
+  it('watches events.k8s.io/v1 Events as they are recorded', async () => {
+    // -v=6 logs the watch's response once the server has answered it: only then is it listening.
+    const watch = kubectl.start(
+      'get',
+      'events.v1.events.k8s.io',
+      '--watch-only',
+      '-v=6',
+      '--field-selector',
+      `regarding.name=${THIRD}`,
+      '-o',
+      'jsonpath={.regarding.kind}/{.reason}: {.note}{"\\n"}',
+    );
+    const printed = () =>
+      watch
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('Vpc/'));
+    try {
+      await eventually(() => expect(watch.output()).toMatch(/"Response" verb="GET" url="[^"]*watch=true/));
+      await kubectl.ok(
+        'apply',
+        '-f',
+        kubectl.manifest('third.yaml', vpcManifest(THIRD, 'third', '10.61.0.0/16')),
+      );
+      await eventually(() =>
+        expect(printed()).toContain('Vpc/Available: the VPC and its default parts exist'),
+      );
+      expect(printed()[0]).toMatch(/^Vpc\/Provisioning: /);
+    } finally {
+      watch.process.kill();
+      await watch.exited;
+    }
   });
 });

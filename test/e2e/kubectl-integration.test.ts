@@ -100,8 +100,8 @@ describe.skipIf(!available)('kubectl with Integrations', () => {
       .trimEnd()
       .split('\n')
       .map((line) => line.split(/\s{2,}/));
-    expect(header).toEqual(['NAME', 'TYPE', 'DISPLAY NAME', 'PHASE', 'AGE']);
-    expect(row?.slice(0, 4)).toEqual([INTEGRATION_ID, 'chat', 'team chat', 'connected']);
+    expect(header).toEqual(['NAME', 'TYPE', 'DISPLAY NAME', 'PHASE', 'REASON', 'AGE']);
+    expect(row?.slice(0, 5)).toEqual([INTEGRATION_ID, 'chat', 'team chat', 'connected', 'Connected']);
 
     const shown = parse(await kubectl.ok('get', 'intg', INTEGRATION_ID, '-o', 'yaml')) as Integration;
     expect(shown.metadata.finalizers).toEqual(['cloudplane.dev/integration-credentials']);

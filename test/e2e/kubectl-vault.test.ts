@@ -69,17 +69,27 @@ describe.skipIf(!available)('kubectl with VaultClusters', () => {
       await kubectl.ok('wait', '--for=condition=Ready', 'vaultcluster/team-vault', '--timeout=30s'),
     ).toBe('vaultcluster.cloudplane.dev/team-vault condition met\n');
     const lines = (await kubectl.ok('get', 'vaultclusters')).trimEnd().split('\n');
-    expect(lines[0]?.split(/\s{2,}/)).toEqual(['NAME', 'DISPLAY NAME', 'PHASE', 'SEALED', 'SECRETS', 'AGE']);
-    expect(lines[1]).toMatch(/^team-vault\s+team-vault secrets\s+running\s+false\s+0\s+\d+s$/);
+    expect(lines[0]?.split(/\s{2,}/)).toEqual([
+      'NAME',
+      'DISPLAY NAME',
+      'PHASE',
+      'REASON',
+      'SEALED',
+      'SECRETS',
+      'AGE',
+    ]);
+    expect(lines[1]).toMatch(/^team-vault\s+team-vault secrets\s+running\s+Unsealed\s+false\s+0\s+\d+s$/);
     const wide = (await kubectl.ok('get', 'vc', 'team-vault', '-o', 'wide')).split('\n');
     expect(wide[0]?.split(/\s{2,}/)).toEqual([
       'NAME',
       'DISPLAY NAME',
       'PHASE',
+      'REASON',
       'SEALED',
       'SECRETS',
       'AUTO UNSEAL',
       'ADDRESS',
+      'MESSAGE',
       'AGE',
     ]);
     expect(wide[1]).toContain('https://vault.test/default/team-vault');

@@ -100,14 +100,15 @@ describe.skipIf(!available)('kubectl with VPCs and subnets', () => {
     ).toContain('condition met');
 
     const [vpcHeader, vpcRow] = table(await kubectl.ok('get', 'vpcs'));
-    expect(vpcHeader).toEqual(['NAME', 'CIDR', 'REGION', 'STATUS', 'SUBNETS', 'AGE']);
-    expect(vpcRow?.slice(0, 5)).toEqual([VPC_ID, '10.40.0.0/16', 'us-east-1', 'available', '1']);
-    expect(vpcRow?.[5]).toMatch(/^\d+s$/);
+    expect(vpcHeader).toEqual(['NAME', 'CIDR', 'REGION', 'STATUS', 'REASON', 'SUBNETS', 'AGE']);
+    expect(vpcRow?.slice(0, 6)).toEqual([VPC_ID, '10.40.0.0/16', 'us-east-1', 'available', 'Available', '1']);
+    expect(vpcRow?.[6]).toMatch(/^\d+s$/);
     const [, wideRow] = table(await kubectl.ok('get', 'vpc', VPC_ID, '-o', 'wide'));
     expect(wideRow).toContain('production');
+    expect(wideRow).toContain('the VPC and its default parts exist');
 
     const [subnetHeader, subnetRow] = table(await kubectl.ok('get', 'subnets'));
-    expect(subnetHeader).toEqual(['NAME', 'VPC', 'CIDR', 'ZONE', 'AVAILABLE IPS', 'STATUS', 'AGE']);
+    expect(subnetHeader).toEqual(['NAME', 'VPC', 'CIDR', 'ZONE', 'AVAILABLE IPS', 'STATUS', 'REASON', 'AGE']);
     expect(subnetRow?.slice(0, 6)).toEqual([
       SUBNET_ID,
       VPC_ID,
@@ -145,7 +146,7 @@ describe.skipIf(!available)('kubectl with VPCs and subnets', () => {
       `securitygroup.cloudplane.dev/${shown.status!.defaultSecurityGroupId!}`,
     ]);
     const [rtbHeader, rtbRow] = table(await kubectl.ok('get', 'rtb'));
-    expect(rtbHeader).toEqual(['NAME', 'VPC', 'MAIN', 'SUBNETS', 'STATUS', 'AGE']);
+    expect(rtbHeader).toEqual(['NAME', 'VPC', 'MAIN', 'SUBNETS', 'STATUS', 'REASON', 'AGE']);
     expect(rtbRow?.slice(1, 5)).toEqual([VPC_ID, 'true', '1', 'available']);
     const owners = parse(
       await kubectl.ok('get', 'sg', shown.status!.defaultSecurityGroupId!, '-o', 'yaml'),

@@ -4,7 +4,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embed
 import type { CoreEvent } from '../../control-plane/event-objects.js';
 import type { KubeObject } from '../../control-plane/types.js';
 import { StoreEventRecorder } from '../../controllers/runtime/event-recorder.js';
-import { statusTransitionEvent } from '../../controllers/runtime/status-events.js';
+import { statusTransitionEvent, withRuntimeStalled } from '../../controllers/runtime/status-events.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { FakeClock } from '../fixtures/fake-clock.js';
 
@@ -87,6 +87,16 @@ describe('the event recorder (client-go’s correlator) on the embedded store', 
       lastTimestamp: '2026-03-01T10:06:00.000Z',
     });
     expect(later!.metadata.name).toBe(written[0]!.metadata.name);
+  });
+
+  it('masks the credentials of a URL quoted in a message: events are readable by the namespace', async () => {
+    recorder.warning(
+      vpc,
+      'ReconcileFailed',
+      'cannot reach postgres://admin:s3cret@db.internal:5432/app; retrying',
+    );
+    const [event] = await events();
+    expect(event?.message).toBe('cannot reach postgres://***@db.internal:5432/app; retrying');
   });
 
   it('combines ten messages of one reason within ten minutes into one Event saying so', async () => {
@@ -187,5 +197,62 @@ describe('the Event a status write deserves', () => {
     const event = statusTransitionEvent(before, after);
     if (expected === undefined) expect(event).toBeUndefined();
     else expect(event).toMatchObject(expected);
+  });
+});
+
+describe('Stalled as the runtime keeps it (kstatus: Failed)', () => {
+  const now = new Date('2026-03-01T10:00:00Z');
+  const condition = (type: string, status: string, reason: string) => ({
+    type,
+    status: status as 'True' | 'False',
+    reason,
+    message: `${reason} message`,
+    lastTransitionTime: '2026-03-01T09:00:00.000Z',
+  });
+  const types = (status: { conditions?: { type: string; status: string; reason: string }[] }) =>
+    (status.conditions ?? []).map((entry) => `${entry.type}=${entry.status}:${entry.reason}`);
+
+  it.each([
+    [
+      'sets Stalled with Ready’s reason while the phase is a failure',
+      undefined,
+      { phase: 'error', conditions: [condition('Ready', 'False', 'ServerUnreachable')] },
+      ['Ready=False:ServerUnreachable', 'Stalled=True:ServerUnreachable'],
+    ],
+    [
+      'removes its Stalled once Ready moves on',
+      {
+        phase: 'error',
+        conditions: [
+          condition('Ready', 'False', 'CidrConflict'),
+          condition('Stalled', 'True', 'CidrConflict'),
+        ],
+      },
+      {
+        phase: 'provisioning',
+        conditions: [
+          condition('Ready', 'False', 'Provisioning'),
+          condition('Stalled', 'True', 'CidrConflict'),
+        ],
+      },
+      ['Ready=False:Provisioning'],
+    ],
+    [
+      'leaves a Stalled the controller writes itself',
+      undefined,
+      {
+        phase: 'services',
+        conditions: [condition('Ready', 'False', 'Failed'), condition('Stalled', 'True', 'ExecutionFailed')],
+      },
+      ['Ready=False:Failed', 'Stalled=True:ExecutionFailed'],
+    ],
+    [
+      'adds nothing while progressing',
+      undefined,
+      { phase: 'provisioning', conditions: [condition('Ready', 'False', 'Provisioning')] },
+      ['Ready=False:Provisioning'],
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    expect(types(withRuntimeStalled(before, after, now))).toEqual(expected);
   });
 });
