@@ -371,7 +371,7 @@ describe('cloudplane streaming, against a running platform', () => {
 
     const follower = spawn(
       process.execPath,
-      [BINARY, 'streaming', 'topics', 'tail', 'demo', 'orders', '--follow'],
+      [BINARY, 'streaming', 'topics', 'tail', 'demo', 'orders', '--follow', '-o', 'table'],
       {
         cwd: configHome,
         env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: configHome },
