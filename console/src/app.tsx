@@ -8,6 +8,7 @@ import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from './pa
 import { ApiKeys } from './pages/api-keys.tsx';
 import { AcceptInvitation } from './pages/invitation.tsx';
 import { DatabaseDetail, Databases } from './pages/databases.tsx';
+import { StackDetail, Stacks } from './pages/stacks.tsx';
 import { StreamingClusterDetail, StreamingClusters, TopicMessages } from './pages/streaming.tsx';
 import { Team } from './pages/team.tsx';
 import { Usage } from './pages/usage.tsx';
@@ -49,6 +50,14 @@ const SECTIONS: readonly Section[] = [
         path: '/streaming/:id/topics/:topic',
         render: ({ id, topic }) => <TopicMessages clusterId={id!} topic={topic!} />,
       },
+    ],
+  },
+  {
+    label: 'Stacks',
+    href: '/stacks',
+    pages: [
+      { path: '/stacks', render: () => <Stacks /> },
+      { path: '/stacks/:id', render: ({ id }) => <StackDetail id={id!} /> },
     ],
   },
   { label: 'Usage', href: '/usage', pages: [{ path: '/usage', render: () => <Usage /> }] },

@@ -4,7 +4,7 @@
  * up, verifies the e-mail from the mailed link, turns two-factor on and signs in with the code,
  * creates a VPC and watches it become available without a reload, creates a database and reveals
  * its credentials, creates a streaming cluster and a topic and reads records a Kafka client
- * produced, reads the usage chart, invites a member and makes an API key. axe-core checks every
+ * produced, fixes a stack's template, plans and applies it, reads the usage chart, invites a member and makes an API key. axe-core checks every
  * page; each page is screenshot into `test-results/console/` and checked at 390 px wide.
  */
 import fs from 'node:fs';
@@ -316,6 +316,36 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await messages.getByText('{"total": 99}').waitFor();
     expect(await messages.textContent()).toContain('o-1');
     await checkPage('topic-messages');
+  }, 120_000);
+
+  it("shows a template's problems at their paths, plans it as a diff and applies it through its phases", async () => {
+    await goTo('Stacks', 'Stacks');
+    const editor = page.getByLabel('Template (JSON)');
+    const example = await editor.inputValue();
+    await page.getByLabel('Name', { exact: true }).fill('shop');
+    await editor.fill(example.replace('${resources.cache.endpoint}', '${resources.nothing.endpoint}'));
+    await page.getByRole('button', { name: 'Create stack' }).click();
+    const problems = page.getByTestId('template-problems');
+    await problems.waitFor();
+    expect(await problems.textContent()).toContain('template.outputs.cache_endpoint.value');
+    await checkPage('stack-problems');
+
+    await editor.fill(example);
+    await page.getByRole('button', { name: 'Create stack' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Stack shop' }).waitFor();
+    const diff = page.getByTestId('plan-diff');
+    await diff.getByText('resources.cache').waitFor();
+    expect(await diff.textContent()).toMatch(/\+\s*create\s*resources\.cache/);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const phases = page.getByTestId('phases');
+    await phases.waitFor();
+    for (const phase of ['infrastructure', 'secrets', 'bootstrap', 'services']) {
+      await phases.locator(`[data-phase="${phase}"] [data-status="completed"]`).waitFor({ timeout: 60_000 });
+    }
+    await page.locator('.facts [data-status="active"]').waitFor({ timeout: 30_000 });
+    await page.getByRole('cell', { name: 'api_token', exact: true }).waitFor();
+    expect(await page.locator('tr', { hasText: 'api_token' }).textContent()).toContain('********');
+    await checkPage('stack-detail');
   }, 120_000);
 
   it('charts usage and cost per meter with a caption and a dollar table', async () => {

@@ -149,6 +149,18 @@ export function useLoad<T>(
   return { data, error, loading, reload: run };
 }
 
+/**
+ * Reads again every `intervalMs` while `pending` holds: for changes the event stream does not
+ * carry (a topic becoming ready, an execution's steps).
+ */
+export function useRefreshWhile(pending: boolean, reload: () => void, intervalMs = 1000): void {
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(reload, intervalMs);
+    return () => clearInterval(timer);
+  }, [pending, reload, intervalMs]);
+}
+
 /** Runs an action, keeping its busy state and error for the form that started it. */
 export function useAction<A extends unknown[]>(action: (...args: A) => Promise<void>) {
   const [busy, setBusy] = useState(false);

@@ -11,6 +11,7 @@ import {
   StatusBadge,
   useAction,
   useLoad,
+  useRefreshWhile,
 } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
@@ -194,6 +195,11 @@ export function StreamingClusterDetail({ id }: { id: string }) {
     [id, running],
     STREAMING_EVENTS,
   );
+  // Topics and users have no events of their own: their rows are read again while one is pending.
+  const settling = [...(children.data?.topics ?? []), ...(children.data?.users ?? [])].some(
+    (child) => child.status === 'pending',
+  );
+  useRefreshWhile(settling, children.reload, 2000);
   const remove = useAction(async () => {
     await api.DELETE('/v1/streaming/clusters/{id}', path);
     navigate('/streaming');
