@@ -12,6 +12,7 @@ import { StackDetail, Stacks } from './pages/stacks.tsx';
 import { StreamingClusterDetail, StreamingClusters, TopicMessages } from './pages/streaming.tsx';
 import { Team } from './pages/team.tsx';
 import { Usage } from './pages/usage.tsx';
+import { VaultClusters, VaultDetail } from './pages/vault.tsx';
 import { VpcDetail, Vpcs } from './pages/vpcs.tsx';
 import { matchPath, navigate, useLocation } from './router.ts';
 import { signOut, switchOrganization, useSession, type Me } from './session.ts';
@@ -33,6 +34,14 @@ const SECTIONS: readonly Section[] = [
     ],
   },
   {
+    label: 'Vault',
+    href: '/vaults',
+    pages: [
+      { path: '/vaults', render: () => <VaultClusters /> },
+      { path: '/vaults/:id', render: ({ id }) => <VaultDetail id={id!} /> },
+    ],
+  },
+  {
     label: 'Databases',
     href: '/databases',
     pages: [
@@ -42,12 +51,12 @@ const SECTIONS: readonly Section[] = [
   },
   {
     label: 'Streaming',
-    href: '/streaming',
+    href: '/streaming-clusters',
     pages: [
-      { path: '/streaming', render: () => <StreamingClusters /> },
-      { path: '/streaming/:id', render: ({ id }) => <StreamingClusterDetail id={id!} /> },
+      { path: '/streaming-clusters', render: () => <StreamingClusters /> },
+      { path: '/streaming-clusters/:id', render: ({ id }) => <StreamingClusterDetail id={id!} /> },
       {
-        path: '/streaming/:id/topics/:topic',
+        path: '/streaming-clusters/:id/topics/:topic',
         render: ({ id, topic }) => <TopicMessages clusterId={id!} topic={topic!} />,
       },
     ],

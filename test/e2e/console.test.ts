@@ -2,9 +2,10 @@
  * The web console in a real browser: Debian's chromium, headless, driven by playwright-core
  * against the platform the fixture starts (the built console in `dist/console`). A new user signs
  * up, verifies the e-mail from the mailed link, turns two-factor on and signs in with the code,
- * creates a VPC and watches it become available without a reload, creates a database and reveals
- * its credentials, creates a streaming cluster and a topic and reads records a Kafka client
- * produced, fixes a stack's template, plans and applies it, reads the usage chart, invites a member and makes an API key. axe-core checks every
+ * creates a VPC and watches it become available without a reload, unseals a vault cluster and
+ * reveals a secret, creates a database and reveals its credentials, creates a streaming cluster
+ * and a topic and reads records a Kafka client produced, fixes a stack's template, plans and
+ * applies it, reads the usage chart, invites a member and makes an API key. axe-core checks every
  * page; each page is screenshot into `test-results/console/` and checked at 390 px wide.
  */
 import fs from 'node:fs';
@@ -158,7 +159,17 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     // A deep link is the console too; an API path (even asked by a browser) is the API's 404.
-    expect((await app.request('/vpcs/anything', { headers: { accept: 'text/html' } })).status).toBe(200);
+    for (const page of [
+      '/vpcs/x',
+      '/vaults/x',
+      '/databases/x',
+      '/streaming-clusters/x/topics/y',
+      '/stacks/x',
+      '/usage',
+    ]) {
+      const answer = await app.request(page, { headers: { accept: 'text/html' } });
+      expect(answer.headers.get('content-type'), page).toBe('text/html; charset=utf-8');
+    }
     const unknownApi = await app.request('/v1/no-such-thing', { headers: { accept: 'text/html' } });
     expect(unknownApi.status).toBe(404);
     expect(((await unknownApi.json()) as { error: { code: string } }).error.code).toBe('not_found');
@@ -238,6 +249,42 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await goTo('VPCs', 'VPCs');
     await page.getByRole('link', { name: 'web' }).waitFor();
     await checkPage('vpcs');
+  }, 60_000);
+
+  it('creates a vault cluster, unseals it with three of its keys, reveals a secret and round-trips transit', async () => {
+    await goTo('Vault', 'Vault');
+    await page.getByLabel('Name', { exact: true }).fill('app');
+    await page.getByLabel('Unseal automatically (the platform keeps the key)').uncheck();
+    await page.getByRole('button', { name: 'Create vault cluster' }).click();
+    await page.getByTestId('unseal-keys').waitFor();
+    const keys = await page.getByTestId('unseal-keys').locator('code').allTextContents();
+    expect(keys).toHaveLength(5);
+    await page.getByRole('button', { name: 'I have kept them' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Vault app' }).waitFor();
+    await checkPage('vault-sealed');
+    for (const [index, key] of keys.slice(0, 3).entries()) {
+      await page.getByLabel('Unseal key').fill(key);
+      await page.getByRole('button', { name: 'Give key' }).click();
+      if (index < 2) await page.getByText(`${index + 1} of 3 keys given`).waitFor();
+    }
+    await page.getByRole('heading', { name: 'Secrets' }).waitFor();
+
+    await page.getByLabel('Path').fill('app/config');
+    await page.getByLabel('Key', { exact: true }).fill('password');
+    await page.getByLabel('Value').fill('s3cret-value');
+    await page.getByRole('button', { name: 'Write secret' }).click();
+    await page.getByRole('button', { name: 'Reveal app/config' }).click();
+    expect(await page.getByTestId('secret-values').textContent()).toContain('s3cret-value');
+
+    await page.getByLabel('Plaintext').fill('hello, transit');
+    await page.getByRole('button', { name: 'Encrypt' }).click();
+    await eventually(async () =>
+      expect(await page.getByLabel('Ciphertext').inputValue()).toMatch(/^vault:v1:/),
+    );
+    await page.getByLabel('Plaintext').fill('');
+    await page.getByRole('button', { name: 'Decrypt' }).click();
+    expect(await page.getByTestId('decrypted').textContent()).toBe('hello, transit');
+    await checkPage('vault-detail');
   }, 60_000);
 
   it('creates a database and reveals its credentials only when asked', async () => {

@@ -26,7 +26,7 @@ function CreateCluster() {
   const [region, setRegion] = useState('us-east-1');
   const create = useAction(async () => {
     const cluster = dataOf(await api.POST('/v1/streaming/clusters', { body: { name, tier, region } }));
-    navigate(`/streaming/${cluster.id}`);
+    navigate(`/streaming-clusters/${cluster.id}`);
   });
   return (
     <form
@@ -104,7 +104,7 @@ export function StreamingClusters() {
             {clusters.data?.map((cluster) => (
               <tr key={cluster.id}>
                 <td>
-                  <Link href={`/streaming/${cluster.id}`}>{cluster.name}</Link>
+                  <Link href={`/streaming-clusters/${cluster.id}`}>{cluster.name}</Link>
                 </td>
                 <td>{cluster.tier}</td>
                 <td>{cluster.region}</td>
@@ -202,7 +202,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
   useRefreshWhile(settling, children.reload, 2000);
   const remove = useAction(async () => {
     await api.DELETE('/v1/streaming/clusters/{id}', path);
-    navigate('/streaming');
+    navigate('/streaming-clusters');
   });
   const detail = cluster.data;
   return (
@@ -222,7 +222,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
       }
     >
       <p>
-        <Link href="/streaming">← All clusters</Link>
+        <Link href="/streaming-clusters">← All clusters</Link>
       </p>
       <ErrorNotice error={cluster.error ?? remove.error} />
       {detail && (
@@ -276,7 +276,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
             {children.data?.topics.map((topic) => (
               <tr key={topic.name}>
                 <td>
-                  <Link href={`/streaming/${id}/topics/${encodeURIComponent(topic.name!)}`}>
+                  <Link href={`/streaming-clusters/${id}/topics/${encodeURIComponent(topic.name!)}`}>
                     {topic.name}
                   </Link>
                 </td>
@@ -355,7 +355,7 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
   return (
     <Page title={`Topic ${topic}`}>
       <p>
-        <Link href={`/streaming/${clusterId}`}>← The cluster</Link>
+        <Link href={`/streaming-clusters/${clusterId}`}>← The cluster</Link>
       </p>
       <form
         class="card form-grid"
