@@ -251,6 +251,33 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('vpcs');
   }, 60_000);
 
+  it('reconnects after a drop and catches up on the events it missed', async () => {
+    await app.interruptEventStream(async () => {
+      await page.getByText('Offline, retrying').waitFor({ timeout: 15_000 });
+      await api('POST', '/api/v1/vpcs', {
+        name: 'made-while-dropped',
+        cidr_block: '10.30.0.0/16',
+        region: 'us-east-1',
+      });
+    });
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: 40_000 });
+    // Only the replayed vpc.created (asked `since` the last event seen) makes the list read again.
+    await page.getByRole('link', { name: 'made-while-dropped' }).waitFor({ timeout: 15_000 });
+  }, 90_000);
+
+  it('keeps its contrast in the dark scheme and stops moving when asked to', async () => {
+    await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+    await expectAccessible('vpcs-dark');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'vpcs-dark.png'), fullPage: true });
+    const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(17, 20, 24)');
+    const pulse = await page.evaluate<string>(
+      'getComputedStyle(document.querySelector(".connection"), "::before").animationName + "|" + getComputedStyle(document.body).animationName',
+    );
+    expect(pulse).toBe('none|none');
+    await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
+  });
+
   it('creates a vault cluster, unseals it with three of its keys, reveals a secret and round-trips transit', async () => {
     await goTo('Vault', 'Vault');
     await page.getByLabel('Name', { exact: true }).fill('app');
