@@ -7,6 +7,7 @@ import { startLive, stopLive, useConnection } from './live.ts';
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth.tsx';
 import { ApiKeys } from './pages/api-keys.tsx';
 import { AcceptInvitation } from './pages/invitation.tsx';
+import { NfsShares } from './pages/nfs-shares.tsx';
 import { DatabaseDetail, Databases } from './pages/databases.tsx';
 import { StackDetail, Stacks } from './pages/stacks.tsx';
 import { StreamingClusterDetail, StreamingClusters, TopicMessages } from './pages/streaming.tsx';
@@ -49,6 +50,7 @@ const SECTIONS: readonly Section[] = [
       { path: '/databases/:id', render: ({ id }) => <DatabaseDetail id={id!} /> },
     ],
   },
+  { label: 'NFS shares', href: '/nfs-shares', pages: [{ path: '/nfs-shares', render: () => <NfsShares /> }] },
   {
     label: 'Streaming',
     href: '/streaming-clusters',

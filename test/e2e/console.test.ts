@@ -108,12 +108,16 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
     const viewport = page.viewportSize()!;
     await page.setViewportSize({ width: PHONE_WIDTH, height: 844 });
-    const overflow = await page.evaluate<number>(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    );
-    expect(overflow, `${name} scrolls sideways at ${PHONE_WIDTH} px`).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(viewport);
+    try {
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow, `${name} scrolls sideways at ${PHONE_WIDTH} px`).toBeLessThanOrEqual(0);
+      await expectAccessible(`${name} at ${PHONE_WIDTH} px`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
+    } finally {
+      await page.setViewportSize(viewport);
+    }
   }
 
   /** A code of the authenticator app, `steps` periods from now. */
@@ -328,6 +332,17 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     expect(await credentials.textContent()).toMatch(/password/);
     await checkPage('database-detail');
   }, 90_000);
+
+  it('creates an NFS share that becomes available with its mount target', async () => {
+    await goTo('NFS shares', 'NFS shares');
+    await page.getByLabel('Name', { exact: true }).fill('media');
+    await page.getByLabel('Size (GB)').fill('2');
+    await page.getByRole('button', { name: 'Create share' }).click();
+    const row = page.locator('tr', { hasText: 'media' });
+    await row.locator('[data-status="available"]').waitFor({ timeout: 30_000 });
+    expect(await row.textContent()).toMatch(/of 2 GB/);
+    await checkPage('nfs-shares');
+  }, 60_000);
 
   it('creates a streaming cluster and a topic, and reads what a Kafka client produced', async () => {
     await goTo('Streaming', 'Streaming');

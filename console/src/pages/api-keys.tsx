@@ -83,7 +83,7 @@ export function ApiKeys() {
         </div>
       </form>
       <ErrorNotice error={keys.error ?? revoke.error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Your API keys in this organization">
         <table>
           <caption>Your API keys in this organization</caption>
           <thead>

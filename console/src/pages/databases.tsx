@@ -94,7 +94,7 @@ export function Databases() {
     <Page title="Databases">
       <CreateDatabase />
       <ErrorNotice error={databases.error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Managed databases">
         <table>
           <caption>Managed databases</caption>
           <thead>

@@ -163,7 +163,12 @@ export function Stacks() {
   return (
     <Page title="Stacks">
       <ErrorNotice error={stacks.error} />
-      <div class="table-wrap">
+      <div
+        class="table-wrap"
+        tabIndex={0}
+        role="region"
+        aria-label="Stacks: templates deployed by plan and apply"
+      >
         <table>
           <caption>Stacks: templates deployed by plan and apply</caption>
           <thead>
@@ -350,7 +355,7 @@ export function StackDetail({ id }: { id: string }) {
       <section aria-labelledby="outputs-heading">
         <h2 id="outputs-heading">Outputs</h2>
         <ErrorNotice error={outputs.error} />
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Outputs">
           <table>
             <thead>
               <tr>

@@ -87,7 +87,12 @@ export function StreamingClusters() {
     <Page title="Streaming">
       <CreateCluster />
       <ErrorNotice error={clusters.error} />
-      <div class="table-wrap">
+      <div
+        class="table-wrap"
+        tabIndex={0}
+        role="region"
+        aria-label="Event-streaming clusters (Kafka protocol)"
+      >
         <table>
           <caption>Event-streaming clusters (Kafka protocol)</caption>
           <thead>
@@ -260,7 +265,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
       {detail?.message && <p class="notice">{detail.message}</p>}
       <ErrorNotice error={children.error} />
       <h2>Topics</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Topics">
         <table>
           <thead>
             <tr>
@@ -303,7 +308,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
         {children.data?.users.length === 0 && <li class="muted">None.</li>}
       </ul>
       <h2>Consumer groups</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Consumer groups">
         <table>
           <thead>
             <tr>
@@ -409,7 +414,12 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
         </div>
       </form>
       <ErrorNotice error={messages.error} />
-      <div class="table-wrap">
+      <div
+        class="table-wrap"
+        tabIndex={0}
+        role="region"
+        aria-label="Records, oldest first (reads are audited)"
+      >
         <table data-testid="messages">
           <caption>Records, oldest first (reads are audited)</caption>
           <thead>

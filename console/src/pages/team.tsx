@@ -41,7 +41,7 @@ export function Team() {
   return (
     <Page title="Team">
       <ErrorNotice error={team.error ?? changeRole.error ?? cancel.error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Members">
         <table>
           <caption>Members</caption>
           <thead>
@@ -117,7 +117,7 @@ export function Team() {
           </button>
         </div>
       </form>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Pending invitations">
         <table>
           <caption>Pending invitations</caption>
           <thead>

@@ -101,7 +101,7 @@ export function Usage() {
         </figure>
       )}
       {bars.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage per meter">
           <table>
             <caption>Usage per meter</caption>
             <thead>
@@ -130,7 +130,7 @@ export function Usage() {
         </div>
       )}
       {costs && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Cost lines in US dollars">
           <table>
             <caption>Cost lines in US dollars</caption>
             <thead>

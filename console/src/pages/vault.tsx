@@ -97,7 +97,12 @@ export function VaultClusters() {
     <Page title="Vault">
       <CreateVault />
       <ErrorNotice error={clusters.error} />
-      <div class="table-wrap">
+      <div
+        class="table-wrap"
+        tabIndex={0}
+        role="region"
+        aria-label="Vault clusters: secrets, transit encryption, policies and tokens"
+      >
         <table>
           <caption>Vault clusters: secrets, transit encryption, policies and tokens</caption>
           <thead>

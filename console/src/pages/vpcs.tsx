@@ -92,7 +92,12 @@ export function Vpcs() {
     <Page title="VPCs">
       <CreateVpc onCreated={(id) => navigate(`/vpcs/${id}`)} />
       <ErrorNotice error={vpcs.error} />
-      <div class="table-wrap">
+      <div
+        class="table-wrap"
+        tabIndex={0}
+        role="region"
+        aria-label="Your organization's virtual private clouds"
+      >
         <table>
           <caption>Your organization's virtual private clouds</caption>
           <thead>
@@ -282,7 +287,7 @@ export function VpcDetail({ id }: { id: string }) {
       )}
       <ErrorNotice error={parts.error} />
       <h2>Subnets</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Subnets">
         <table>
           <thead>
             <tr>
