@@ -359,18 +359,17 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('streaming-cluster');
 
     const clusterId = new URL(page.url()).pathname.split('/')[2]!;
-    const created = await api('POST', `/v1/streaming/clusters/${clusterId}/users`, {
-      name: 'shop',
-      acls: [
-        {
-          resource_type: 'topic',
-          pattern_type: 'literal',
-          name: 'orders',
-          operations: ['write', 'describe'],
-          permission: 'allow',
-        },
-      ],
-    });
+    await page.getByLabel('User name').fill('shop');
+    await page.getByLabel('Topic prefix').fill('ord');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    const shownPassword = page.getByTestId('new-user-password');
+    await shownPassword.waitFor();
+    const password = (await shownPassword.textContent())!;
+    expect(password.length).toBeGreaterThanOrEqual(16);
+    await page
+      .locator('li', { hasText: 'shop' })
+      .locator('[data-status="ready"]')
+      .waitFor({ timeout: 30_000 });
     const bootstrap = (await api('GET', `/v1/streaming/clusters/${clusterId}/bootstrap`)).data as {
       bootstrap_servers: string[];
       ca_certificate: string;
@@ -380,7 +379,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
         clientId: 'console-test',
         brokers: bootstrap.bootstrap_servers,
         ssl: { ca: [bootstrap.ca_certificate] },
-        sasl: { mechanism: 'scram-sha-512', username: 'shop', password: created.data.password as string },
+        sasl: { mechanism: 'scram-sha-512', username: 'shop', password },
         logLevel: logLevel.NOTHING,
         retry: { retries: 2 },
       });

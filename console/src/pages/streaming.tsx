@@ -179,6 +179,99 @@ function CreateTopic({ clusterId, onCreated }: { clusterId: string; onCreated: (
   );
 }
 
+/**
+ * A cluster user: SCRAM-SHA-512 credentials (the password generated and shown once), allowed to
+ * read and write the topics whose names start with a prefix, and to consume in matching groups.
+ */
+function CreateUser({ clusterId, onCreated }: { clusterId: string; onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [prefix, setPrefix] = useState('');
+  const [created, setCreated] = useState<{ name: string; password: string }>();
+  const create = useAction(async () => {
+    const user = dataOf(
+      await api.POST('/v1/streaming/clusters/{id}/users', {
+        params: { path: { id: clusterId } },
+        body: {
+          name,
+          consumer_group: `${prefix}*`,
+          acls: [
+            {
+              resource_type: 'topic',
+              // Kafka's literal `*` is every topic; an empty prefix means the same.
+              pattern_type: prefix ? 'prefixed' : 'literal',
+              name: prefix || '*',
+              operations: ['read', 'write', 'describe'],
+              permission: 'allow',
+            },
+          ],
+        },
+      }),
+    );
+    setCreated({ name: user.name ?? name, password: user.password ?? '' });
+    setName('');
+    onCreated();
+  });
+  return (
+    <>
+      {created && (
+        <div class="notice" role="status">
+          <p>
+            The password of <strong>{created.name}</strong> is shown this once:
+          </p>
+          <p>
+            <code class="secret" data-testid="new-user-password">
+              {created.password}
+            </code>
+          </p>
+          <button type="button" onClick={() => setCreated(undefined)}>
+            Done
+          </button>
+        </div>
+      )}
+      <form
+        class="card form-grid"
+        aria-labelledby="create-user"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void create.run();
+        }}
+      >
+        <h3 id="create-user">Create a user</h3>
+        <Field id="user-name" label="User name">
+          {() => (
+            <input
+              id="user-name"
+              required
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="user-prefix"
+          label="Topic prefix"
+          hint="Reads and writes the topics starting with it, consumes in the groups starting with it; empty: all."
+        >
+          {(describedBy) => (
+            <input
+              id="user-prefix"
+              aria-describedby={describedBy}
+              value={prefix}
+              onInput={(event) => setPrefix(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <ErrorNotice error={create.error} />
+        <div class="form-actions">
+          <button type="submit" class="primary" disabled={create.busy}>
+            Create user
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
 export function StreamingClusterDetail({ id }: { id: string }) {
   const path = { params: { path: { id } } };
   const cluster = useLoad(
@@ -307,6 +400,7 @@ export function StreamingClusterDetail({ id }: { id: string }) {
         ))}
         {children.data?.users.length === 0 && <li class="muted">None.</li>}
       </ul>
+      {running && <CreateUser clusterId={id} onCreated={children.reload} />}
       <h2>Consumer groups</h2>
       <div class="table-wrap" tabIndex={0} role="region" aria-label="Consumer groups">
         <table>
