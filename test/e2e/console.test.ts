@@ -330,6 +330,14 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     const credentials = page.getByTestId('credentials');
     await credentials.waitFor();
     expect(await credentials.textContent()).toMatch(/password/);
+
+    await page.getByRole('button', { name: 'Back up now' }).click();
+    const backups = page
+      .getByRole('table')
+      .filter({ has: page.getByRole('columnheader', { name: 'Expires' }) });
+    await backups.locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
+    await backups.getByRole('button', { name: /^Restore the backup of/ }).click();
+    await page.getByText('Restoring into a new database:').waitFor();
     await checkPage('database-detail');
   }, 90_000);
 

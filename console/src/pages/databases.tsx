@@ -11,6 +11,7 @@ import {
   StatusBadge,
   useAction,
   useLoad,
+  useRefreshWhile,
 } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
@@ -18,6 +19,7 @@ import { api } from '../session.ts';
 const ENGINES = ['postgresql', 'mysql', 'redis', 'mongodb'] as const;
 type Engine = (typeof ENGINES)[number];
 const DATABASE_EVENTS = ['database'];
+const BACKUP_EVENTS = ['backup'];
 
 function CreateDatabase() {
   const [name, setName] = useState('');
@@ -206,6 +208,86 @@ function Credentials({
   );
 }
 
+/** The database's backups: take one now, restore one into a new database (its name `<name>-restore-<n>`). */
+function Backups({ databaseId }: { databaseId: string }) {
+  const backups = useLoad(
+    async () => dataOf(await api.GET('/v1/backups', { params: { query: { resource_id: databaseId } } })),
+    [databaseId],
+    BACKUP_EVENTS,
+  );
+  const [restored, setRestored] = useState<string>();
+  const backUp = useAction(async () => {
+    await api.POST('/v1/backups', { body: { resource_id: databaseId } });
+    backups.reload();
+  });
+  const restore = useAction(async (backupId: string) => {
+    const answer = dataOf(
+      await api.POST('/v1/backups/{id}/restore', { params: { path: { id: backupId } }, body: {} }),
+    );
+    setRestored(answer.target_resource_id);
+  });
+  useRefreshWhile(
+    (backups.data ?? []).some((backup) => backup.status === 'pending' || backup.status === 'running'),
+    backups.reload,
+    2000,
+  );
+  return (
+    <section aria-labelledby="backups">
+      <h2 id="backups">Backups</h2>
+      <ErrorNotice error={backups.error ?? backUp.error ?? restore.error} />
+      {restored && (
+        <p class="notice" role="status">
+          Restoring into a new database: <Link href={`/databases/${restored}`}>{restored}</Link>
+        </p>
+      )}
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Backups">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Status</th>
+              <th scope="col">Size</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {backups.data?.length === 0 && <EmptyRow columns={5}>No backup yet.</EmptyRow>}
+            {backups.data?.map((backup) => (
+              <tr key={backup.id}>
+                <td>{formatDate(backup.started_at)}</td>
+                <td>
+                  <StatusBadge status={backup.status} />
+                  {backup.message && <p class="hint">{backup.message}</p>}
+                </td>
+                <td>{backup.size_bytes == null ? '—' : `${backup.size_bytes.toLocaleString()} bytes`}</td>
+                <td>{formatDate(backup.expires_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={backup.status !== 'completed' || restore.busy}
+                    aria-label={`Restore the backup of ${formatDate(backup.started_at)}`}
+                    onClick={() => void restore.run(backup.id!)}
+                  >
+                    Restore
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div class="form-actions">
+        <button type="button" disabled={backUp.busy} onClick={() => void backUp.run()}>
+          Back up now
+        </button>
+      </div>
+    </section>
+  );
+}
+
 export function DatabaseDetail({ id }: { id: string }) {
   const path = { params: { path: { id } } };
   const database = useLoad(
@@ -278,6 +360,7 @@ export function DatabaseDetail({ id }: { id: string }) {
           ) : (
             <p class="muted">Credentials appear here once the database is provisioned.</p>
           )}
+          {detail.status === 'available' && <Backups databaseId={detail.id!} />}
         </>
       )}
     </Page>
