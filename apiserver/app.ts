@@ -8,6 +8,7 @@ import type { ObjectStore } from '../control-plane/types.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { consoleHandler } from './console-assets.js';
 import { accessLog } from './middleware/access-log.js';
 import { admission } from './middleware/admission.js';
 import { answerError, errorHandler } from './middleware/error-handler.js';
@@ -40,6 +41,8 @@ export interface AppDependencies<A extends AreaServices = AreaServices> {
   now?: () => Date;
   /** The moment `/health` counts uptime from; defaults to the app's creation. */
   startedAt?: Date;
+  /** The built web console (`dist/console`), served to browsers at every path the API does not own. */
+  consoleDirectory?: string;
 }
 
 /**
@@ -100,11 +103,20 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     match(mount.path, { sensitive: false, end: false, trailing: true, decode: false }),
   );
 
+  // The first segments of every API path: those paths stay the API's, answered or 404 in its style.
+  const apiSegments = new Set(
+    [...routes.map((route) => route.path), ...(deps.mounts ?? []).map((mount) => mount.path)].map(
+      (template) => template.split('/')[1] ?? '',
+    ),
+  );
+  const consolePages = consoleHandler(deps.consoleDirectory, apiSegments);
+
   const observe = accessLog(logger, metrics);
   return (req: IncomingMessage, res: ServerResponse) => {
     observe(req, res);
     setSecurityHeaders(res);
     const target = targetOf(req.url);
+    if (consolePages?.(req, res, target.path)) return;
     if (mountMatchers.some((matches) => matches(target.path))) {
       void mounted(req, res);
       return;

@@ -15,6 +15,7 @@ import { createOAuthProviders } from '../accounts/oauth/providers.js';
 import type { ScryptCost } from '../accounts/passwords.js';
 import type { Authenticator } from '../accounts/principal.js';
 import { createApp } from '../apiserver/app.js';
+import { defaultConsoleDirectory } from '../apiserver/console-assets.js';
 import { accountsRoutes } from '../apiserver/routes/accounts/accounts.js';
 import { apiKeysRoutes } from '../apiserver/routes/accounts/api-keys.js';
 import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
@@ -38,6 +39,7 @@ import { stackRoutes } from '../apiserver/routes/stacks/stacks.js';
 import { streamingClusterRoutes } from '../apiserver/routes/streaming/clusters.js';
 import { consumerGroupRoutes } from '../apiserver/routes/streaming/consumer-groups.js';
 import { registerConsumerGroupLagGauge } from '../apiserver/routes/streaming/lag-gauge.js';
+import { streamingMessageRoutes } from '../apiserver/routes/streaming/messages.js';
 import { streamingTopicRoutes } from '../apiserver/routes/streaming/topics.js';
 import { streamingUserRoutes } from '../apiserver/routes/streaming/users.js';
 import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
@@ -241,6 +243,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       database,
       now,
       startedAt: deps.startedAt,
+      consoleDirectory: defaultConsoleDirectory(),
       services,
       routes: [
         accountsRoutes(accounts.deps, accounts.mailer),
@@ -261,6 +264,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         stackArtifactRoutes,
         streamingClusterRoutes,
         streamingTopicRoutes,
+        streamingMessageRoutes,
         streamingUserRoutes,
         consumerGroupRoutes,
         usageRoutes,

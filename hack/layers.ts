@@ -22,6 +22,8 @@ export const LAYERS: readonly Layer[] = [
   { name: 'client SDK', folders: ['sdk'] },
   // The command-line client: commands over the SDK, never the server's code.
   { name: 'client', folders: ['client'] },
+  // The web console: pages over the SDK in a browser, never the server's code.
+  { name: 'console', folders: ['console'] },
   { name: 'config', folders: ['config'] },
   { name: 'observability', folders: ['observability'] },
   { name: 'security', folders: ['security'] },
@@ -61,7 +63,7 @@ function sourceFiles(root: string, dir = ''): string[] {
     if (entry.isDirectory()) {
       if (!OUTSIDE.includes(relative) && !entry.name.startsWith('.'))
         files.push(...sourceFiles(root, relative));
-    } else if (/\.ts$/.test(entry.name) && !entry.name.endsWith('.d.ts') && dir !== '') {
+    } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') && dir !== '') {
       files.push(relative);
     }
   }

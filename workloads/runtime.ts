@@ -343,6 +343,37 @@ export interface StreamingRuntime {
   removeUser(cluster: StreamingClusterWorkload, name: string): Promise<void>;
   listGroups(cluster: StreamingClusterWorkload): Promise<GroupObservation[]>;
   groupLag(cluster: StreamingClusterWorkload, groupId: string): Promise<GroupLag | undefined>;
+  /**
+   * Recent records of a topic, read as the platform (no consumer group, nothing committed);
+   * undefined when the brokers have no such topic. Throws `WorkloadError` where the runtime
+   * cannot read records.
+   */
+  readRecords(
+    cluster: StreamingClusterWorkload,
+    topic: string,
+    request: RecordsRequest,
+  ): Promise<TopicRecord[] | undefined>;
+}
+
+/** Which records a message browser asks for. */
+export interface RecordsRequest {
+  /** One partition, or every partition. */
+  partition?: number;
+  /** From this offset on (in each partition asked); absent, the last `limit` records. */
+  offset?: number;
+  limit: number;
+  /** Stop once keys and values pass this many bytes; the first record is always returned. */
+  maxBytes: number;
+}
+
+export interface TopicRecord {
+  partition: number;
+  offset: number;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: { key: string; value: Buffer | null }[];
 }
 
 /** Kafka Connect's states, as its REST API reports connectors and tasks. */

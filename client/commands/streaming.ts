@@ -50,10 +50,39 @@ const ACL_OPERATIONS: readonly Acl['operations'][number][] = [
 ];
 const ACL_PERMISSIONS: readonly Acl['permission'][] = ['allow', 'deny'];
 
+type TopicMessage =
+  paths['/v1/streaming/clusters/{id}/topics/{name}/messages']['get']['responses'][200]['content']['application/json']['data'][number];
+
+/** How often `topics tail --follow` asks for new records. */
+const FOLLOW_INTERVAL_MS = 1000;
+
+/** A key or value as shown: text as it is, bytes that are not UTF-8 marked as base64. */
+const shownBytes = (text: string | null, record: TopicMessage) =>
+  text === null ? '' : record.encoding === 'base64' ? `base64:${text}` : text;
+
+function renderRecords(records: readonly TopicMessage[]): string {
+  return renderTable(records, [
+    { header: 'partition', value: (row) => row.partition },
+    { header: 'offset', value: (row) => row.offset },
+    { header: 'timestamp', value: (row) => row.timestamp },
+    { header: 'key', value: (row) => shownBytes(row.key, row) },
+    { header: 'value', value: (row) => shownBytes(row.value, row) },
+  ]);
+}
+
+/** One followed record per line: `partition/offset  timestamp  key  value`. */
+const recordLine = (record: TopicMessage) =>
+  `${record.partition}/${record.offset}  ${record.timestamp}  ${shownBytes(record.key, record) || '-'}  ${shownBytes(record.value, record)}\n`;
+
 const clusterPath = (id: string) => ({ params: { path: { id } } });
 /** A topic or a user of a cluster, by its Kafka name. */
 const namedPath = (id: string, name: string) => ({ params: { path: { id, name } } });
 const groupPath = (id: string, group: string) => ({ params: { path: { id, group } } });
+
+function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number from 0');
+  return Number(value);
+}
 
 function positiveInteger(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
@@ -497,6 +526,84 @@ function topicCommands(environment: ClientEnvironment): Command {
         run.say({ deleted: name }, `Deleted topic ${name}`);
       }),
     ['cloudplane streaming topics delete events orders'],
+  );
+
+  withExamples(
+    topics
+      .command('tail')
+      .description(
+        "print a topic's newest records (read by the platform, audited); --follow keeps printing new ones",
+      )
+      .argument('<cluster>', 'its id or name')
+      .argument('<name>')
+      .option('--partition <n>', 'one partition (default: all)', nonNegativeInteger)
+      .option('--offset <n>', 'from this offset on instead of the newest records', nonNegativeInteger)
+      .option('--limit <n>', 'how many records (at most 100)', positiveInteger, 20)
+      .option('-f, --follow', 'keep asking for new records every second until interrupted')
+      .action(
+        async (
+          cluster: string,
+          name: string,
+          flags: { partition?: number; offset?: number; limit: number; follow?: boolean },
+          cmd: Command,
+        ) => {
+          const run = Invocation.of(cmd, environment);
+          const api = run.api();
+          const id = await clusterIdOf(api, cluster);
+          const read = async (query: { partition?: number; offset?: number }) =>
+            dataOf(
+              await api.GET('/v1/streaming/clusters/{id}/topics/{name}/messages', {
+                params: { path: { id, name }, query: { ...query, limit: flags.limit } },
+              }),
+            );
+          const topic = flags.follow
+            ? dataOf(await api.GET('/v1/streaming/clusters/{id}/topics/{name}', namedPath(id, name)))
+            : undefined;
+          const first = await read({
+            ...(flags.partition !== undefined && { partition: flags.partition }),
+            ...(flags.offset !== undefined && { offset: flags.offset }),
+          });
+          if (!topic) {
+            run.print(first, () => renderRecords(first));
+            return;
+          }
+          // Following: one line (or JSON document) per record, asked per partition from its next
+          // offset; the log ends are read before the first records, so none produced between is missed.
+          const emit = (records: readonly TopicMessage[]) => {
+            if (records.length === 0) return;
+            run.terminal.out(
+              records
+                .map((record) =>
+                  run.format === 'table' ? recordLine(record) : `${JSON.stringify(record)}\n`,
+                )
+                .join(''),
+            );
+          };
+          emit(first);
+          const partitions =
+            flags.partition !== undefined ? [flags.partition] : [...Array(topic.partitions).keys()];
+          const next = new Map<number, number>();
+          for (const partition of partitions) {
+            const end = topic.partition_details?.find((each) => each.partition === partition)?.log_end_offset;
+            const seen = first.filter((record) => record.partition === partition).at(-1);
+            next.set(partition, seen ? seen.offset + 1 : (flags.offset ?? end ?? 0));
+          }
+          for (;;) {
+            await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+            for (const partition of partitions) {
+              const records = await read({ partition, offset: next.get(partition)! });
+              emit(records);
+              const last = records.at(-1);
+              if (last) next.set(partition, last.offset + 1);
+            }
+          }
+        },
+      ),
+    [
+      'cloudplane streaming topics tail events orders',
+      'cloudplane streaming topics tail events orders --partition 0 --offset 100 --limit 50',
+      'cloudplane streaming topics tail events orders --follow',
+    ],
   );
 
   return withExamples(topics, [

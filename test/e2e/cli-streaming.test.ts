@@ -344,6 +344,57 @@ describe('cloudplane streaming, against a running platform', () => {
     for (const row of rows) expect(row).toMatch(/^orders\s+\d\s+(\d+)\s+\1\s+0\s+\d+\s+OK$/);
   }, 30_000);
 
+  it('tails the topic: the newest records as JSON and a table, then follows a new one', async () => {
+    const records = await json<{ partition: number; offset: number; value: string; encoding: string }[]>([
+      'streaming',
+      'topics',
+      'tail',
+      'demo',
+      'orders',
+      '--limit',
+      '100',
+    ]);
+    expect(records.map((record) => record.value).sort()).toEqual([...RECORDS].sort());
+    expect(records.every((record) => record.encoding === 'utf8')).toBe(true);
+    const shown = await table([
+      'streaming',
+      'topics',
+      'tail',
+      'demo',
+      'orders',
+      '--partition',
+      '0',
+      '--limit',
+      '1',
+    ]);
+    expect(shown).toMatch(/^PARTITION\s+OFFSET\s+TIMESTAMP\s+KEY\s+VALUE\n0\s+\d+\s+\S+Z\s+order-\d$/m);
+
+    const follower = spawn(
+      process.execPath,
+      [BINARY, 'streaming', 'topics', 'tail', 'demo', 'orders', '--follow', '-o', 'table'],
+      {
+        cwd: configHome,
+        env: { PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: configHome },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let followed = '';
+    follower.stdout.on('data', (chunk: Buffer) => (followed += chunk.toString()));
+    try {
+      await eventually(() => expect(followed.split('\n').filter(Boolean).length).toBeGreaterThan(0), 15_000);
+      const producer = kafkaFromProperties(properties).producer();
+      await producer.connect();
+      await producer.send({
+        topic: 'orders',
+        messages: [{ key: 'late', value: 'order-late', partition: 2 }],
+      });
+      await producer.disconnect();
+      await eventually(() => expect(followed).toMatch(/^2\/\d+ {2}\S+Z {2}late {2}order-late$/m), 15_000);
+    } finally {
+      follower.kill();
+    }
+  }, 60_000);
+
   it('reveals the password to write scope and names the scope when a read-only key is refused', async () => {
     const revealed = await json(['streaming', 'users', 'get', 'demo', 'app', '--reveal-password']);
     expect(revealed.password).toBe(password);

@@ -416,6 +416,15 @@ export function kubernetesStreaming(
         return groupLagOf(groupId, lags);
       });
     },
+
+    async readRecords(cluster) {
+      // Reading records takes a consumer client of the cluster, which this runtime does not hold:
+      // the admin client it keeps cannot fetch.
+      throw new WorkloadError(
+        'RecordsUnreadable',
+        `the records of ${cluster.id} are read with a Kafka consumer against its bootstrap servers; the platform does not browse a Strimzi cluster's records`,
+      );
+    },
   };
 }
 

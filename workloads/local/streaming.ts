@@ -18,6 +18,7 @@ import {
   ErrorCode,
   KafkaCluster,
   listen,
+  readRecordWindow,
   scramCredential,
   SqliteLogStore,
   type BrokerClock,
@@ -294,6 +295,15 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
     watchChanges(watcher) {
       watchers.add(watcher);
       return () => watchers.delete(watcher);
+    },
+
+    async readRecords(workload, topic, request) {
+      const cluster = await existing(workload);
+      const stored = cluster?.store.topic(topic);
+      if (!cluster || !stored) return undefined;
+      const partitions =
+        request.partition === undefined ? [...Array(stored.partitions).keys()] : [request.partition];
+      return readRecordWindow(cluster.store, topic, partitions, request);
     },
 
     onTopicsChanged(clusterId, listener) {

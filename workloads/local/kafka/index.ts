@@ -5,3 +5,4 @@ export { SqliteLogStore, type LogStore, type StoredTopic } from './log-store.js'
 export { scramCredential, SCRAM_MECHANISM } from './scram.js';
 export { systemClock, type BrokerClock } from './clock.js';
 export { ErrorCode } from './errors.js';
+export { readRecordWindow } from './record-window.js';

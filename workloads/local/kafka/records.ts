@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { ProtocolError, Reader, Writer } from './protocol/codec.js';
 
 /**
@@ -247,4 +248,56 @@ export function encodeBatch(
       headers: Buffer.from([0]),
     })),
   );
+}
+
+/** A stored record as a reader sees it: absolute offset and time, headers decoded. */
+export interface ReadableRecord {
+  offset: number;
+  /** Milliseconds since the epoch: the producer's time, or the broker's where the topic says so. */
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: { key: string; value: Buffer | null }[];
+}
+
+const LOG_APPEND_TIME = 0x08;
+const GZIP = 1;
+
+function decodeHeaders(raw: Buffer): ReadableRecord['headers'] {
+  const reader = new Reader(raw);
+  const count = reader.varint();
+  const headers: ReadableRecord['headers'] = [];
+  for (let i = 0; i < count; i++) {
+    const key = reader.varBytes();
+    headers.push({ key: key?.toString('utf8') ?? '', value: reader.varBytes() });
+  }
+  return headers;
+}
+
+/**
+ * The records of a stored batch, uncompressed or gzip (what Node can inflate); undefined for a
+ * batch in another codec (snappy, lz4, zstd), which a reader of the platform cannot open.
+ */
+export function readableRecords(batch: Buffer): ReadableRecord[] | undefined {
+  const compression = batchCompression(batch);
+  let plain = batch;
+  if (compression === GZIP) {
+    plain = Buffer.concat([
+      batch.subarray(0, BATCH_HEADER_BYTES),
+      gunzipSync(batch.subarray(BATCH_HEADER_BYTES)),
+    ]);
+  } else if (compression !== 0) {
+    return undefined;
+  }
+  const baseOffset = readBaseOffset(batch);
+  const firstTimestamp = Number(batch.readBigInt64BE(FIRST_TIMESTAMP_AT));
+  const maxTimestamp = Number(batch.readBigInt64BE(MAX_TIMESTAMP_AT));
+  const appendTime = (batch.readInt16BE(ATTRIBUTES_AT) & LOG_APPEND_TIME) !== 0;
+  return decodeRecords(plain).map((record) => ({
+    offset: baseOffset + record.offsetDelta,
+    timestamp: appendTime ? maxTimestamp : firstTimestamp + record.timestampDelta,
+    key: record.key,
+    value: record.value,
+    headers: decodeHeaders(record.headers),
+  }));
 }

@@ -1,0 +1,184 @@
+/** Usage and cost for a period: a chart per meter with its caption, and the cost table in dollars. */
+import { useState } from 'preact/hooks';
+import { ErrorNotice, Field, formatDate, Page, useLoad } from '../components/ui.tsx';
+import { api } from '../session.ts';
+import { dollars, meterBars } from '../usage-chart.ts';
+
+const BAR_HEIGHT = 28;
+const LABEL_WIDTH = 230;
+const CHART_WIDTH = 640;
+
+export function Usage() {
+  const [period, setPeriod] = useState('current');
+  const report = useLoad(async () => {
+    const [usage, costs] = await Promise.all([
+      api.GET('/api/v1/usage'),
+      api.GET('/api/v1/usage/costs', { params: { query: { period } } }),
+    ]);
+    return { usage: usage.data!, costs: costs.data! };
+  }, [period]);
+  const usage = report.data?.usage;
+  const costs = report.data?.costs;
+  const bars =
+    usage && costs
+      ? meterBars(
+          (usage.meters ?? []).map((meter) => ({
+            meter: meter.meter ?? '',
+            unit: meter.unit ?? '',
+            quantity: meter.quantity ?? 0,
+          })),
+          (costs.line_items ?? []).map((line) => ({
+            meter: line.meter ?? '',
+            amount_cents: line.amount_cents ?? 0,
+          })),
+        )
+      : [];
+  const barArea = CHART_WIDTH - LABEL_WIDTH - 90;
+  return (
+    <Page title="Usage">
+      <form class="inline-form" onSubmit={(event) => event.preventDefault()}>
+        <Field id="usage-period" label="Period">
+          {() => (
+            <select
+              id="usage-period"
+              value={period}
+              onChange={(event) => setPeriod(event.currentTarget.value)}
+            >
+              <option value="current">This month</option>
+              <option value="previous">Last month</option>
+            </select>
+          )}
+        </Field>
+      </form>
+      <ErrorNotice error={report.error} />
+      {costs && (
+        <figure class="chart card">
+          <svg
+            viewBox={`0 0 ${CHART_WIDTH} ${Math.max(1, bars.length) * BAR_HEIGHT + 8}`}
+            role="img"
+            aria-labelledby="usage-chart-caption"
+            preserveAspectRatio="xMinYMin meet"
+          >
+            {bars.map((bar, index) => {
+              const y = index * BAR_HEIGHT + 4;
+              return (
+                <g key={bar.meter}>
+                  <text x={0} y={y + 17} class="chart-label">
+                    {bar.meter}
+                  </text>
+                  <rect
+                    x={LABEL_WIDTH}
+                    y={y + 4}
+                    width={Math.max(1, bar.costShare * barArea)}
+                    height={BAR_HEIGHT - 10}
+                    class="chart-bar"
+                    rx={3}
+                  />
+                  <text
+                    x={LABEL_WIDTH + Math.max(1, bar.costShare * barArea) + 6}
+                    y={y + 17}
+                    class="chart-value"
+                  >
+                    {dollars(bar.amountCents)}
+                  </text>
+                </g>
+              );
+            })}
+            {bars.length === 0 && (
+              <text x={0} y={20} class="chart-label">
+                No usage recorded in this period.
+              </text>
+            )}
+          </svg>
+          <figcaption id="usage-chart-caption">
+            Cost per meter from {formatDate(costs.period?.start)} to {formatDate(costs.period?.end)}, total{' '}
+            {dollars(costs.total_cents ?? 0)}
+            {usage?.updated_at
+              ? `; usage aggregated up to ${formatDate(usage.updated_at)}`
+              : '; no usage aggregated yet'}
+            .
+          </figcaption>
+        </figure>
+      )}
+      {bars.length > 0 && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage per meter">
+          <table>
+            <caption>Usage per meter</caption>
+            <thead>
+              <tr>
+                <th scope="col">Meter</th>
+                <th scope="col" class="number">
+                  Quantity
+                </th>
+                <th scope="col">Unit</th>
+                <th scope="col" class="number">
+                  Cost
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {bars.map((bar) => (
+                <tr key={bar.meter}>
+                  <td>{bar.meter}</td>
+                  <td class="number">{bar.quantity.toLocaleString()}</td>
+                  <td>{bar.unit}</td>
+                  <td class="number">{dollars(bar.amountCents)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {costs && (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Cost lines in US dollars">
+          <table>
+            <caption>Cost lines in US dollars</caption>
+            <thead>
+              <tr>
+                <th scope="col">Resource</th>
+                <th scope="col">Meter</th>
+                <th scope="col" class="number">
+                  Quantity
+                </th>
+                <th scope="col" class="number">
+                  Unit price
+                </th>
+                <th scope="col" class="number">
+                  Amount
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {(costs.line_items ?? []).map((line, index) => (
+                <tr key={`${line.resource_id}-${line.meter}-${index}`}>
+                  <td>{line.description ?? line.resource_id}</td>
+                  <td>{line.meter}</td>
+                  <td class="number">
+                    {line.quantity?.toLocaleString()} {line.unit}
+                  </td>
+                  <td class="number">{dollars(line.unit_price_cents ?? 0)}</td>
+                  <td class="number">{dollars(line.amount_cents ?? 0)}</td>
+                </tr>
+              ))}
+              {(costs.line_items ?? []).length === 0 && (
+                <tr>
+                  <td colSpan={5} class="empty">
+                    Nothing charged in this period.
+                  </td>
+                </tr>
+              )}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={4}>
+                  Total
+                </th>
+                <td class="number">{dollars(costs.total_cents ?? 0)}</td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
+}
