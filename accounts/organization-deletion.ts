@@ -7,7 +7,7 @@
  * simply finishes it. Members left without an organization get a fresh personal one.
  */
 import type { DataPlane } from '../data-plane/data-plane.js';
-import { NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
+import { EVENT_KIND, NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
 import { isStoreError, type ObjectStore, type ResourceType } from '../control-plane/types.js';
 import type { Logger } from '../observability/logger.js';
 import { conflicting, invalidInput } from './account-error.js';
@@ -140,6 +140,21 @@ async function purgeOrganization(deps: OrganizationDeletionDeps, organizationId:
 }
 
 /**
+ * The Events recorded about the organization's resources go with its namespace, as a cluster's
+ * namespace deletion takes them; they are no resource of the organization's, so none waits on them.
+ */
+async function deleteEvents(deps: OrganizationDeletionDeps, namespace: string): Promise<void> {
+  const { items } = await deps.store.list(EVENT_KIND, { namespace });
+  for (const event of items) {
+    try {
+      await deps.store.delete(EVENT_KIND, namespace, event.metadata.name);
+    } catch (error) {
+      if (!isStoreError(error, 'NotFound')) throw error;
+    }
+  }
+}
+
+/**
  * One step of one organization's deletion: deletes what is not yet being deleted and answers
  * false while anything remains; once nothing does, removes the namespace and the rows.
  */
@@ -164,6 +179,7 @@ export async function continueOrganizationDeletion(
     );
     return false;
   }
+  await deleteEvents(deps, namespace);
   try {
     await deps.store.delete(NAMESPACE_KIND, undefined, namespace);
   } catch (error) {

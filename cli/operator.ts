@@ -71,6 +71,8 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
     verbs: {
       create: 'the event recorder writes an Event about a reconciled object the first time it happens',
       patch: 'the event recorder counts a repeat on the Event it wrote (count, lastTimestamp)',
+      list: 'organization deletion lists the Events left in the namespace it removes',
+      delete: 'organization deletion removes those Events with the namespace',
     },
     scope: 'cluster',
   },
