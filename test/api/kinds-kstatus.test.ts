@@ -132,7 +132,8 @@ describe('every kind follows kstatus and records why it is stuck', () => {
       what: 'a database of a version not offered',
       kind: DATABASE,
       name: 'old-postgres',
-      spec: { name: 'old', engine: 'postgresql', version: '9.0' },
+      // A version the CRD takes (another engine's) that PostgreSQL is not offered in.
+      spec: { name: 'old', engine: 'postgresql', version: '7' },
       reason: 'InvalidSpec',
       message: 'spec.version',
     },
