@@ -3,7 +3,9 @@
  * know (Confluent's JDBC, S3 and Elasticsearch sinks, Debezium's sources), and the validation Kafka Connect answers for
  * `PUT /connector-plugins/<class>/config/validate`.
  */
-export type ConfigType = 'STRING' | 'INT' | 'BOOLEAN' | 'LIST' | 'PASSWORD';
+import { transformationConfigInfo } from './transforms/index.js';
+
+export type ConfigType = 'STRING' | 'INT' | 'BOOLEAN' | 'LIST' | 'PASSWORD' | 'CLASS';
 
 export interface ConfigDefinition {
   name: string;
@@ -593,9 +595,15 @@ export function validateConnectorConfig(
 ): ConfigInfos {
   const cross = plugin.crossCheck?.(config) ?? {};
   if (Number(config['tasks.max'] ?? '1') < 1) cross['tasks.max'] = ['tasks.max must be at least 1'];
-  const configs = plugin.definitions.map((definition, index): ConfigValueInfo => {
+  // Transforms and predicates add their keys, checked by their own definitions, after the connector's.
+  const transforms = transformationConfigInfo(config);
+  const definitions = [...plugin.definitions, ...transforms.definitions];
+  const configs = definitions.map((definition, index): ConfigValueInfo => {
     const value = config[definition.name];
-    const errors = [...valueProblems(definition, value), ...(cross[definition.name] ?? [])];
+    const errors =
+      index < plugin.definitions.length
+        ? [...valueProblems(definition, value), ...(cross[definition.name] ?? [])]
+        : (transforms.problems[definition.name] ?? []);
     return {
       definition: {
         name: definition.name,
@@ -622,7 +630,7 @@ export function validateConnectorConfig(
   return {
     name: plugin.class,
     error_count: configs.reduce((count, info) => count + info.value.errors.length, 0),
-    groups: [...new Set(plugin.definitions.map((definition) => definition.group))],
+    groups: [...new Set(definitions.map((definition) => definition.group))],
     configs,
   };
 }

@@ -118,7 +118,40 @@ describe('connector configuration validation', () => {
     expect(infos.configs.find((info) => info.value.name === 'connection.password')!.value.value).toBe(
       '[hidden]',
     );
-    expect(infos.groups).toEqual(['Common', 'Connection', 'Data Mapping', 'Writes', 'DDL Support']);
+    expect(infos.groups).toEqual([
+      'Common',
+      'Connection',
+      'Data Mapping',
+      'Writes',
+      'DDL Support',
+      'Transforms',
+      'Predicates',
+    ]);
+  });
+
+  it('lists each transform alias\u2019s keys in its group and counts their errors', () => {
+    const infos = validateConnectorConfig(JDBC_SINK, {
+      ...jdbc,
+      transforms: 'route,unknown',
+      'transforms.route.type': 'org.apache.kafka.connect.transforms.RegexRouter',
+      'transforms.route.regex': '(.*)',
+      'transforms.unknown.type': 'com.example.Missing',
+    });
+    expect(infos.groups).toContain('Transforms: route');
+    const errors = Object.fromEntries(
+      infos.configs
+        .filter((info) => info.value.errors.length > 0)
+        .map((info) => [info.value.name, info.value.errors]),
+    );
+    expect(errors).toEqual({
+      'transforms.route.replacement': [
+        'Missing required configuration "transforms.route.replacement" which has no default value.',
+      ],
+      'transforms.unknown.type': [
+        'Invalid value com.example.Missing for configuration transforms.unknown.type: Class com.example.Missing could not be found.',
+      ],
+    });
+    expect(infos.error_count).toBe(2);
   });
 });
 
