@@ -1,7 +1,8 @@
-/** Every transform and predicate this runtime runs, by Apache Kafka's class names. */
+/** Every transform and predicate this runtime runs, by Apache Kafka's class names (and Debezium's one pipelines need). */
 import { CAST } from './cast.js';
 import { DROP_HEADERS } from './drop-headers.js';
 import { EXTRACT_FIELD } from './extract-field.js';
+import { EXTRACT_NEW_RECORD_STATE } from './extract-new-record-state.js';
 import { FILTER } from './filter.js';
 import { FLATTEN } from './flatten.js';
 import { HEADER_FROM } from './header-from.js';
@@ -33,6 +34,7 @@ export const TRANSFORMATIONS: readonly TransformationPlugin[] = [
   TIMESTAMP_CONVERTER,
   TIMESTAMP_ROUTER,
   VALUE_TO_KEY,
+  EXTRACT_NEW_RECORD_STATE,
 ];
 
 export const PREDICATES: readonly PredicatePlugin[] = [

@@ -674,3 +674,68 @@ describe('the chain', () => {
     ]);
   });
 });
+
+describe('Debezium\u2019s ExtractNewRecordState', () => {
+  const UNWRAP = 'io.debezium.transforms.ExtractNewRecordState';
+  const source = { db: 'shop', schema: 'public', table: 'orders', lsn: '0/1', ts_ms: 5 };
+  const change = (op: string, before: unknown, after: unknown) =>
+    record({ key: { id: 1 }, value: { before, after, op, source, ts_ms: 9 } });
+
+  it('makes the value the row after the change', () => {
+    expect(apply(UNWRAP, {}, change('c', null, { id: 1, name: 'tea' }))?.value).toEqual({
+      id: 1,
+      name: 'tea',
+    });
+    expect(apply(UNWRAP, {}, change('r', null, { id: 1 }))?.value).toEqual({ id: 1 });
+  });
+
+  it.each<[string, unknown]>([
+    ['tombstone', null],
+    ['delete-to-tombstone', null],
+    ['rewrite', { id: 1, name: 'tea', __deleted: 'true' }],
+  ])('turns a delete, with %s, into %j keyed as it was', (mode, value) => {
+    const out = apply(
+      UNWRAP,
+      { 'delete.tombstone.handling.mode': mode },
+      change('d', { id: 1, name: 'tea' }, null),
+    );
+    expect(out?.key).toEqual({ id: 1 });
+    expect(out?.value).toEqual(value);
+  });
+
+  it('drops deletes and tombstones with drop, and keeps tombstones by default', () => {
+    expect(
+      apply(UNWRAP, { 'delete.tombstone.handling.mode': 'drop' }, change('d', { id: 1 }, null)),
+    ).toBeNull();
+    expect(apply(UNWRAP, { 'delete.tombstone.handling.mode': 'drop' }, record({ value: null }))).toBeNull();
+    expect(apply(UNWRAP, {}, record({ value: null }))?.value).toBeNull();
+  });
+
+  it('adds envelope and source fields and headers with the prefix', () => {
+    const out = apply(
+      UNWRAP,
+      { 'add.fields': 'op,table,source.ts_ms', 'add.headers': 'db' },
+      change('u', null, { id: 1 }),
+    );
+    expect(out?.value).toEqual({ id: 1, __op: 'u', __table: 'orders', __source_ts_ms: 5 });
+    expect(out?.headers).toEqual([{ key: '__db', value: 'shop' }]);
+  });
+
+  it('takes the after field\u2019s schema with a schema, and leaves what is no change event alone', () => {
+    const row = struct([['id', { type: 'int32' }]], { optional: true, name: 'shop.public.orders.Value' });
+    const envelope = struct([
+      ['before', row],
+      ['after', row],
+      ['op', { type: 'string' }],
+    ]);
+    const out = apply(
+      UNWRAP,
+      {},
+      record({ value: { before: null, after: { id: 1 }, op: 'c' }, valueSchema: envelope }),
+    );
+    expect(out?.valueSchema).toEqual(
+      struct([['id', { type: 'int32' }]], { name: 'shop.public.orders.Value' }),
+    );
+    expect(apply(UNWRAP, {}, record({ value: { id: 1 } }))?.value).toEqual({ id: 1 });
+  });
+});
