@@ -31,6 +31,14 @@ const binlog = {
   'database.user': 'capture',
   'topic.prefix': 'shop',
 };
+const capture = {
+  name: 'shop-capture',
+  'connector.class': POSTGRES_SOURCE.class,
+  'database.hostname': 'db',
+  'database.user': 'capture',
+  'database.dbname': 'shop',
+  'topic.prefix': 'shop',
+};
 const mongo = {
   name: 'carts',
   'connector.class': MONGODB_SOURCE.class,
@@ -90,6 +98,34 @@ describe('connector configuration validation', () => {
       ['table.include.list'],
     ],
     ['a prefix with a slash', MYSQL_SOURCE, { ...binlog, 'topic.prefix': 'a/b' }, ['topic.prefix']],
+    ['a complete PostgreSQL source', POSTGRES_SOURCE, capture, []],
+    ['test_decoding', POSTGRES_SOURCE, { ...capture, 'plugin.name': 'test_decoding' }, []],
+    ['decoderbufs', POSTGRES_SOURCE, { ...capture, 'plugin.name': 'decoderbufs' }, ['plugin.name']],
+    ['Debezium\u2019s older never', POSTGRES_SOURCE, { ...capture, 'snapshot.mode': 'never' }, []],
+    [
+      'an unknown snapshot mode',
+      POSTGRES_SOURCE,
+      { ...capture, 'snapshot.mode': 'sometimes' },
+      ['snapshot.mode'],
+    ],
+    [
+      'a filtered publication',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.autocreate.mode': 'filtered', 'publication.name': 'orders_pub' },
+      [],
+    ],
+    [
+      'an unknown autocreate mode',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.autocreate.mode': 'some' },
+      ['publication.autocreate.mode'],
+    ],
+    [
+      'a publication name with capitals',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.name': 'Pub' },
+      ['publication.name'],
+    ],
     ['a complete MongoDB source', MONGODB_SOURCE, mongo, []],
     [
       'a MongoDB URL of http',
