@@ -205,7 +205,7 @@ function read(config: Record<string, string>): Reading {
   const transformAliases = aliasesOf('transforms');
   const predicateAliases = aliasesOf('predicates');
   for (const alias of transformAliases) {
-    const read = readAlias(
+    const transform = readAlias(
       'transforms',
       alias,
       TRANSFORMATION_CLASSES.map((entry) => entry.class),
@@ -236,24 +236,24 @@ function read(config: Record<string, string>): Reading {
       );
       continue;
     }
-    if (!read) continue;
+    if (!transform) continue;
     reading.stages.push({
       alias,
-      transformClass: read.className,
-      apply: read.configured,
+      transformClass: transform.className,
+      apply: transform.configured,
       ...(predicate ? { predicate } : {}),
       negate: (config[`${prefix}negate`] ?? 'false').trim().toLowerCase() === 'true',
     });
   }
   for (const alias of predicateAliases) {
-    const read = readAlias(
+    const predicate = readAlias(
       'predicates',
       alias,
       PREDICATES.map((plugin) => plugin.class),
       predicateOf,
       [],
     );
-    if (read) reading.predicates.set(alias, read.configured);
+    if (predicate) reading.predicates.set(alias, predicate.configured);
   }
   return reading;
 }
