@@ -191,6 +191,41 @@ describe('the PostgreSQL change-capture source', () => {
     expect((await connect('DELETE', '/connectors/notes-capture')).status).toBe(204);
   }, 120_000);
 
+  it('takes the snapshot again at every start with always', async (context) => {
+    if (!database) return context.skip();
+    await shop.query('CREATE TABLE public.settings (key text PRIMARY KEY, value text)');
+    await shop.query(`INSERT INTO public.settings VALUES ('theme', 'dark')`);
+    const created = await connect('POST', '/connectors', {
+      name: 'settings-capture',
+      config: sourceConfig({
+        'table.include.list': 'public.settings',
+        'slot.name': 'settings_capture',
+        'snapshot.mode': 'always',
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await untilTopicUsed('settings-capture', `${PREFIX}.public.settings`);
+    const { records: received, stop } = await consume<ChangeValue>(
+      `${PREFIX}.public.settings`,
+      'cdc-readers',
+    );
+    try {
+      await eventually(() => expect(received).toHaveLength(1), 30_000);
+      expect((await connect('POST', '/connectors/settings-capture/restart?includeTasks=true')).status).toBe(
+        202,
+      );
+      await untilTaskState('settings-capture', 'RUNNING');
+      await eventually(() => expect(received).toHaveLength(2), 30_000);
+      expect(received.map(({ key, value }) => [key, value.op, value.after])).toEqual([
+        [{ key: 'theme' }, 'r', { key: 'theme', value: 'dark' }],
+        [{ key: 'theme' }, 'r', { key: 'theme', value: 'dark' }],
+      ]);
+    } finally {
+      await stop();
+    }
+    expect((await connect('DELETE', '/connectors/settings-capture')).status).toBe(204);
+  }, 120_000);
+
   it('fails its task naming the publication when autocreate is disabled and it is missing', async (context) => {
     if (!database) return context.skip();
     const created = await connect('POST', '/connectors', {
