@@ -7,7 +7,7 @@
  * Confluent names it, `io.confluent.connect.avro.ConnectDefault`.
  */
 import avro from 'avsc';
-import type { ConnectField, ConnectSchema } from '../connect-record.js';
+import { logicalNumberOf, type ConnectField, type ConnectSchema } from '../connect-record.js';
 import { DataException } from '../connect-exceptions.js';
 import { isStruct } from './converter.js';
 import { registryConverterPlugin, type RegistryFormat } from './registry-converter.js';
@@ -187,6 +187,7 @@ function plainValue(value: unknown): unknown {
 /** A Connect value as avsc writes it: every field of a struct present, nulls where absent. */
 function avroValue(schema: ConnectSchema | undefined, value: unknown): unknown {
   if (value === null || value === undefined) return null;
+  if (value instanceof Date) return logicalNumberOf(schema, value);
   if (!schema) return value;
   if (schema.type === 'struct') {
     if (!isStruct(value))

@@ -8,7 +8,7 @@
  * proto3 message named after the schema (`ConnectDefault1` without a name).
  */
 import protobuf from 'protobufjs';
-import type { ConnectSchema } from '../connect-record.js';
+import { logicalNumberOf, type ConnectSchema } from '../connect-record.js';
 import { DataException } from '../connect-exceptions.js';
 import { isStruct } from './converter.js';
 import { registryConverterPlugin, type RegistryFormat } from './registry-converter.js';
@@ -142,7 +142,9 @@ function messageText(schema: ConnectSchema, name: string, indent: string): strin
 }
 
 function protoValue(schema: ConnectSchema | undefined, value: unknown): unknown {
-  if (value === null || value === undefined || !schema) return value ?? undefined;
+  if (value === null || value === undefined) return undefined;
+  if (value instanceof Date) return logicalNumberOf(schema, value);
+  if (!schema) return value;
   if (schema.type === 'struct' && isStruct(value)) {
     return Object.fromEntries(
       (schema.fields ?? []).map((field) => [

@@ -7,6 +7,7 @@
  * one, a map is a plain object. A `Timestamp`, `Date` or `Time` logical value is a JS `Date`, as
  * Kafka's is a `java.util.Date` (a number of milliseconds is taken in its place).
  */
+import { DataException } from '../connect-exceptions.js';
 import type { ConnectField, ConnectRecord, ConnectSchema } from '../connect-record.js';
 
 /** The types of keys a transform declares, as `ConfigDef.Type` names them. */
@@ -34,13 +35,8 @@ export class TransformConfigError extends Error {
   }
 }
 
-/** Data a transform cannot handle (Kafka's `DataException`). */
-export class TransformDataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TransformDataError';
-  }
-}
+/** Data a transform cannot handle: Kafka's `DataException`, as the dead-letter headers name it. */
+export class TransformDataError extends DataException {}
 
 /** A record as transforms see it: a sink's carries its offset. */
 export type TransformRecord = ConnectRecord & { offset?: number };
@@ -211,9 +207,7 @@ export function schemaOfField(field: ConnectField): ConnectSchema {
   return schema;
 }
 
-export const TIMESTAMP_LOGICAL = 'org.apache.kafka.connect.data.Timestamp';
-export const DATE_LOGICAL = 'org.apache.kafka.connect.data.Date';
-export const TIME_LOGICAL = 'org.apache.kafka.connect.data.Time';
+export { DATE_LOGICAL, TIME_LOGICAL, TIMESTAMP_LOGICAL } from '../connect-record.js';
 
 /** Kafka's documentation of `replace.null.with.default`, which most transforms take. */
 export const REPLACE_NULL_WITH_DEFAULT: TransformKey = {
