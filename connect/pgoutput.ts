@@ -5,6 +5,7 @@
  * are typed by the column's type OID the way the `test_decoding` reading types them.
  */
 import type { ColumnValue, Row } from './change-envelope.js';
+import type { ConnectSchema } from './connect-record.js';
 
 /** A table as a Relation message describes it, before any change to it in a decoding session. */
 export interface PgoutputRelation {
@@ -178,6 +179,17 @@ export function decodePgoutput(data: Buffer): PgoutputMessage {
 const BOOL = 16;
 const INTEGER_OIDS = new Set([20, 21, 23, 26]);
 const FLOAT_OIDS = new Set([700, 701]);
+
+/** The Connect schema of a column's values as `columnValueOf` types them. */
+export function columnSchemaOf(typeOid: number): ConnectSchema {
+  if (typeOid === BOOL) return { type: 'boolean' };
+  if (typeOid === 700) return { type: 'float32' };
+  if (typeOid === 701) return { type: 'float64' };
+  if (typeOid === 21) return { type: 'int16' };
+  if (typeOid === 23) return { type: 'int32' };
+  if (INTEGER_OIDS.has(typeOid)) return { type: 'int64' };
+  return { type: 'string' };
+}
 
 /** A column's text typed as the `test_decoding` reading types it: booleans, integers that fit, floats; text otherwise. */
 export function columnValueOf(typeOid: number, text: string): ColumnValue {

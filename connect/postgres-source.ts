@@ -9,9 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import type { ConnectSchema } from './connect-record.js';
 import {
   changeRecordOf,
+  changeSchemasOf,
   topicOf,
+  type CapturedColumn,
   type ColumnValue,
   type ProduceRecords,
   type Row,
@@ -25,7 +28,25 @@ import {
   type POSTGRES_DECODING_PLUGINS,
   type PUBLICATION_AUTOCREATE_MODES,
 } from './connector-plugins.js';
-import { columnValueOf, decodePgoutput, rowOf, type PgoutputRelation } from './pgoutput.js';
+import { columnSchemaOf, columnValueOf, decodePgoutput, rowOf, type PgoutputRelation } from './pgoutput.js';
+
+/** Debezium's `io.debezium.connector.postgresql.Source` struct, of the fields this source writes. */
+const POSTGRES_SOURCE_SCHEMA: ConnectSchema = {
+  type: 'struct',
+  name: 'io.debezium.connector.postgresql.Source',
+  fields: [
+    { field: 'version', type: 'string' },
+    { field: 'connector', type: 'string' },
+    { field: 'name', type: 'string' },
+    { field: 'ts_ms', type: 'int64', optional: true },
+    { field: 'snapshot', type: 'string', optional: true },
+    { field: 'db', type: 'string' },
+    { field: 'schema', type: 'string' },
+    { field: 'table', type: 'string' },
+    { field: 'txId', type: 'int64', optional: true },
+    { field: 'lsn', type: 'string', optional: true },
+  ],
+};
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const POLL_MS = 300;
@@ -263,6 +284,8 @@ export class PostgresSourceTask implements SourceTask {
   private plugin: DecodingPlugin | undefined;
   /** Primary key columns by `schema.table`, looked up once each. */
   private readonly keys = new Map<string, string[]>();
+  /** The change events' schemas by `schema.table`, from its columns, looked up once each. */
+  private readonly schemas = new Map<string, ReturnType<typeof changeSchemasOf>>();
 
   constructor(
     private readonly settings: PostgresSourceSettings,
@@ -400,6 +423,7 @@ export class PostgresSourceTask implements SourceTask {
       let pending: SourceRecord<PostgresSourceInfo>[] = [];
       for (const { schema, table } of await this.capturedTables(reader)) {
         const keyColumns = await this.primaryKeyOf(schema, table);
+        const schemas = await this.schemasOf(schema, table);
         await reader.query(
           `DECLARE snapshot_rows NO SCROLL CURSOR FOR SELECT * FROM ${quoted(schema)}.${quoted(table)}`,
         );
@@ -417,7 +441,7 @@ export class PostgresSourceTask implements SourceTask {
               row[field.name] =
                 text === null || text === undefined ? null : columnValueOf(field.dataTypeID, text);
             }
-            pending.push(this.snapshotRecordOf(schema, table, keyColumns, row, lsn, ts));
+            pending.push(this.snapshotRecordOf(schema, table, keyColumns, schemas, row, lsn, ts));
           }
           // One record is kept back, so that the last of all can say it is.
           if (pending.length > SNAPSHOT_BATCH) {
@@ -440,6 +464,7 @@ export class PostgresSourceTask implements SourceTask {
     schema: string,
     table: string,
     keyColumns: readonly string[],
+    schemas: ReturnType<typeof changeSchemasOf>,
     row: Row,
     lsn: string,
     ts: number,
@@ -448,6 +473,7 @@ export class PostgresSourceTask implements SourceTask {
       {
         topic: topicOf(this.settings.topicPrefix, schema, table),
         keyColumns,
+        schemas,
         op: 'r',
         before: null,
         after: row,
@@ -551,6 +577,31 @@ export class PostgresSourceTask implements SourceTask {
     return columns;
   }
 
+  /** The schemas of a table's change events, from its columns as the catalog has them now. */
+  private async schemasOf(schema: string, table: string): Promise<ReturnType<typeof changeSchemasOf>> {
+    const id = `${schema}.${table}`;
+    const known = this.schemas.get(id);
+    if (known) return known;
+    const { rows } = await this.client!.query<{ name: string; type: number }>(
+      `SELECT attname AS name, atttypid::int AS type FROM pg_attribute
+        WHERE attrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass AND attnum > 0 AND NOT attisdropped
+        ORDER BY attnum`,
+      [schema, table],
+    );
+    const columns: CapturedColumn[] = rows.map((row) => ({
+      name: row.name,
+      schema: columnSchemaOf(row.type),
+    }));
+    const schemas = changeSchemasOf(
+      topicOf(this.settings.topicPrefix, schema, table),
+      columns,
+      await this.primaryKeyOf(schema, table),
+      POSTGRES_SOURCE_SCHEMA,
+    );
+    this.schemas.set(id, schemas);
+    return schemas;
+  }
+
   private async recordOf(
     line: ChangeLine,
     lsn: string,
@@ -560,6 +611,7 @@ export class PostgresSourceTask implements SourceTask {
       {
         topic: topicOf(this.settings.topicPrefix, line.schema, line.table),
         keyColumns: await this.primaryKeyOf(line.schema, line.table),
+        schemas: await this.schemasOf(line.schema, line.table),
         op: line.kind === 'insert' ? 'c' : line.kind === 'update' ? 'u' : 'd',
         before: line.kind === 'insert' ? null : line.oldKey,
         after: line.kind === 'delete' ? null : line.after,

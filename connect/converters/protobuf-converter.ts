@@ -113,11 +113,12 @@ const messageNameOf = (schema: ConnectSchema, fallback: string) =>
 
 /** The `message` declaration of a struct, its nested structs declared inside it. */
 function messageText(schema: ConnectSchema, name: string, indent: string): string {
-  const nested: string[] = [];
+  const nested = new Map<string, string>();
   const typeOf = (field: ConnectSchema, fieldName: string): string => {
     if (field.type === 'struct') {
       const nestedName = messageNameOf(field, `${fieldName[0]!.toUpperCase()}${fieldName.slice(1)}`);
-      nested.push(messageText(field, nestedName, `${indent}  `));
+      // A struct met again (a change event's before and after) is declared once.
+      if (!nested.has(nestedName)) nested.set(nestedName, messageText(field, nestedName, `${indent}  `));
       return nestedName;
     }
     const scalar = PROTO_TYPES[field.type];
@@ -138,7 +139,7 @@ function messageText(schema: ConnectSchema, name: string, indent: string): strin
       declaration = `${field.optional && field.type !== 'struct' ? 'optional ' : ''}${typeOf(field, fieldName)}`;
     return `${indent}  ${declaration} ${fieldName} = ${index + 1};`;
   });
-  return [`${indent}message ${name} {`, ...nested, ...lines, `${indent}}`].join('\n');
+  return [`${indent}message ${name} {`, ...nested.values(), ...lines, `${indent}}`].join('\n');
 }
 
 function protoValue(schema: ConnectSchema | undefined, value: unknown): unknown {

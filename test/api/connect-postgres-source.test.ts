@@ -123,6 +123,34 @@ describe('the PostgreSQL change-capture source', () => {
         [{ id: 1 }, 'r', { id: 1, label: 'pen', price: '1.20', active: true }, 'true'],
         [{ id: 2 }, 'r', { id: 2, label: 'ink', price: '3', active: false }, 'last'],
       ]);
+      // Kafka's default JsonConverter writes Debezium's schemas beside the key and the value.
+      expect(received[0]!.keySchema).toMatchObject({
+        type: 'struct',
+        name: `${PREFIX}.public.items.Key`,
+        fields: [{ field: 'id', type: 'int32', optional: false }],
+      });
+      const row = {
+        type: 'struct',
+        name: `${PREFIX}.public.items.Value`,
+        optional: true,
+        fields: [
+          { field: 'id', type: 'int32', optional: false },
+          { field: 'label', type: 'string', optional: true },
+          { field: 'price', type: 'string', optional: true },
+          { field: 'active', type: 'boolean', optional: true },
+        ],
+      };
+      expect(received[0]!.valueSchema).toMatchObject({
+        type: 'struct',
+        name: `${PREFIX}.public.items.Envelope`,
+        fields: [
+          { ...row, field: 'before' },
+          { ...row, field: 'after' },
+          expect.objectContaining({ field: 'source', name: 'io.debezium.connector.postgresql.Source' }),
+          { field: 'op', type: 'string' },
+          { field: 'ts_ms', type: 'int64', optional: true },
+        ],
+      });
       const slot = await shop.query('SELECT plugin FROM pg_replication_slots WHERE slot_name = $1', [
         'items_capture',
       ]);
