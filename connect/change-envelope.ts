@@ -65,6 +65,58 @@ export function keyOf(columns: readonly string[], row: Row | null, fallback: Row
   return fallback;
 }
 
+/** A column of a captured table, with the Connect schema of its values. */
+export interface CapturedColumn {
+  name: string;
+  schema: ConnectSchema;
+}
+
+/**
+ * The key and value schemas of a table's change events, as Debezium names them: the key a
+ * `<topic>.Key` struct of the primary key columns (none without a primary key), the value a
+ * `<topic>.Envelope` of `before` and `after` (each an optional `<topic>.Value` of every column),
+ * the connector's `source` struct, `op` and `ts_ms`. Columns outside the key are optional: a
+ * delete's `before` holds only the key under the default replica identity.
+ */
+export function changeSchemasOf(
+  topic: string,
+  columns: readonly CapturedColumn[],
+  keyColumns: readonly string[],
+  sourceSchema: ConnectSchema,
+): { keySchema?: ConnectSchema; valueSchema: ConnectSchema } {
+  const isKey = (name: string) => keyColumns.includes(name);
+  const row: ConnectSchema = {
+    type: 'struct',
+    name: `${topic}.Value`,
+    optional: true,
+    fields: columns.map((column) => ({
+      ...column.schema,
+      ...(isKey(column.name) ? { optional: false } : { optional: true }),
+      field: column.name,
+    })),
+  };
+  const keyFields = keyColumns.flatMap((name) => {
+    const column = columns.find((candidate) => candidate.name === name);
+    return column ? [{ ...column.schema, optional: false, field: name }] : [];
+  });
+  return {
+    ...(keyFields.length > 0 && keyFields.length === keyColumns.length
+      ? { keySchema: { type: 'struct', name: `${topic}.Key`, fields: keyFields } }
+      : {}),
+    valueSchema: {
+      type: 'struct',
+      name: `${topic}.Envelope`,
+      fields: [
+        { ...row, field: 'before' },
+        { ...row, field: 'after' },
+        { ...sourceSchema, field: 'source' },
+        { type: 'string', field: 'op' },
+        { type: 'int64', optional: true, field: 'ts_ms' },
+      ],
+    },
+  };
+}
+
 export interface Change<Source extends SourceInfo> {
   topic: string;
   keyColumns: readonly string[];
@@ -74,15 +126,24 @@ export interface Change<Source extends SourceInfo> {
   source: Source;
   /** The key of a table without a primary key (PostgreSQL's replica identity). */
   fallbackKey?: Row | null;
+  /** The event's schemas, where the source knows its table's columns. */
+  schemas?: { keySchema?: ConnectSchema; valueSchema: ConnectSchema };
 }
 
 export function changeRecordOf<Source extends SourceInfo>(
   change: Change<Source>,
   now: Date,
 ): SourceRecord<Source> {
+  const key = keyOf(change.keyColumns, change.after ?? change.before, change.fallbackKey ?? null);
+  const schemas = change.schemas;
   return {
     topic: change.topic,
-    key: keyOf(change.keyColumns, change.after ?? change.before, change.fallbackKey ?? null),
+    key,
+    // A key schema describes the primary key; a replica identity's key goes without one.
+    ...(schemas?.keySchema && key !== null && key !== change.fallbackKey
+      ? { keySchema: schemas.keySchema }
+      : {}),
+    ...(schemas ? { valueSchema: schemas.valueSchema } : {}),
     value: {
       before: change.before,
       after: change.after,

@@ -17,7 +17,7 @@ import {
 import { PassLoop } from './pass-loop.js';
 import { connectorAcls, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import type { ConnectorObservationStore } from './cluster-connect-store.js';
-import { isSecretKey, pluginOf } from './connector-plugins.js';
+import { isSecretKey, listOf, pluginOf, POSTGRES_SOURCE } from './connector-plugins.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 
 export const CLUSTER_CONNECT_POLL_MS = 5_000;
@@ -49,6 +49,9 @@ export function connectorSpecOf(connector: StoredConnector): ConnectorSpec {
     if (OWN_KEYS.has(key)) continue;
     (isSecretKey(plugin, key) ? secrets : config)[key] = value;
   }
+  // The PostgreSQL source decodes with pgoutput unless told otherwise, as it does in the platform
+  // process; Debezium itself would take decoderbufs, an extension servers seldom have.
+  if (plugin === POSTGRES_SOURCE && !config['plugin.name']) config['plugin.name'] = 'pgoutput';
   return {
     name: connector.name,
     class: connector.config['connector.class'] ?? '',

@@ -64,3 +64,22 @@ export interface ConnectRecord {
   valueSchema?: ConnectSchema;
   headers: ConnectHeader[];
 }
+
+/** Connect's logical types of time (`org.apache.kafka.connect.data.*`), a JS `Date` in memory. */
+export const TIMESTAMP_LOGICAL = 'org.apache.kafka.connect.data.Timestamp';
+export const DATE_LOGICAL = 'org.apache.kafka.connect.data.Date';
+export const TIME_LOGICAL = 'org.apache.kafka.connect.data.Time';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The number Connect writes a time value as under its schema: a Timestamp as milliseconds since
+ * the epoch, a Date as days since it, a Time as milliseconds since midnight (all UTC); a `Date`
+ * under any other schema, or none, as its milliseconds since the epoch.
+ */
+export function logicalNumberOf(schema: ConnectSchema | undefined, value: Date): number {
+  const ms = value.getTime();
+  if (schema?.name === DATE_LOGICAL) return Math.floor(ms / DAY_MS);
+  if (schema?.name === TIME_LOGICAL) return ((ms % DAY_MS) + DAY_MS) % DAY_MS;
+  return ms;
+}

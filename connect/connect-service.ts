@@ -26,7 +26,7 @@ import { ConnectorStore, type StoredConnector } from './connector-store.js';
 import { confirmedLsnOf, postgresSourceSettingsOf } from './postgres-source.js';
 import { SourceOffsetStore } from './source-offsets.js';
 import { ConnectWorker, type ConnectorStatus, type TaskStatus } from './connect-worker.js';
-import type { TargetState } from './task-state.js';
+import { restartPlanOf, statusUnderRestart, type TargetState } from './task-state.js';
 
 /** The value a secret is answered as, as Kafka prints a password. */
 export const HIDDEN = '[hidden]';
@@ -76,6 +76,16 @@ function pluginFor(config: Record<string, string>): ConnectorPlugin {
     );
   }
   return plugin;
+}
+
+/** A configuration patch: every value as a string, null removing its key. */
+export function configPatchOf(body: unknown): Record<string, string | null> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('the connector configuration must be a JSON object');
+  }
+  const nulls = Object.keys(body).filter((key) => (body as Record<string, unknown>)[key] === null);
+  const rest = Object.fromEntries(Object.entries(body).filter(([key]) => !nulls.includes(key)));
+  return { ...configOf(rest), ...Object.fromEntries(nulls.map((key) => [key, null])) };
 }
 
 /** Every value as a string, as Kafka Connect keeps a configuration; 400 for what is no configuration. */
@@ -296,17 +306,21 @@ export class ConnectService {
     this.wake();
   }
 
-  /** Restarts the task when asked (`includeTasks`), or only when failed (`onlyFailed`). */
-  async restart(
-    connector: ServedConnector,
-    options: { includeTasks: boolean; onlyFailed: boolean },
-  ): Promise<void> {
+  /**
+   * Restarts what Kafka Connect's restart plan names (the connector unless only failed ones are
+   * asked for, its tasks with `includeTasks`) and answers the status with those RESTARTING.
+   */
+  async restart(connector: ServedConnector, options: { includeTasks: boolean; onlyFailed: boolean }) {
+    const status = this.status(connector);
+    const plan = restartPlanOf(status, options);
     if (this.clusterWorker) {
       await this.observations.requestRestart(connector, { kind: 'connector', ...options });
       this.wake();
-    } else if (options.includeTasks || !options.onlyFailed) {
-      this.worker.restart(connector, options.onlyFailed);
+    } else if (plan.connector || plan.tasks.length > 0) {
+      // One task runs the connector here: restarting either restarts it.
+      this.worker.restart(connector, false);
     }
+    return statusUnderRestart(status, plan);
   }
 
   async restartTask(connector: ServedConnector, task: number): Promise<void> {
@@ -321,6 +335,36 @@ export class ConnectService {
 
   topics(connector: ServedConnector): string[] {
     return connector.observed ? connector.observed.topics : this.worker.activeTopics(connector);
+  }
+
+  /** Forgets the topics the connector used, as `PUT …/topics/reset` asks; it records them anew as it runs. */
+  resetTopics(connector: ServedConnector): void {
+    if (connector.observed) {
+      throw new ConnectError(
+        403,
+        'Topic tracking reset is not available for a connector run by the cluster\u2019s Connect workers',
+      );
+    }
+    this.worker.resetActiveTopics(connector);
+  }
+
+  /**
+   * Kafka's `PATCH /connectors/<name>/config`: the given keys set, a null removing one, the rest
+   * kept; the result validated as a whole.
+   */
+  async patchConfig(cluster: ConnectCluster, name: string, patch: Record<string, string | null>) {
+    const key = { cluster: cluster.restId, name };
+    const stored = await this.connectors.find(key);
+    if (!stored) throw connectorNotFound(name);
+    const merged = { ...stored.config };
+    for (const [entry, value] of Object.entries(patch)) {
+      if (value === null) delete merged[entry];
+      else merged[entry] = value;
+    }
+    const complete = this.checked(name, this.withStoredSecrets(merged, stored));
+    await this.connectors.updateConfig(key, complete, this.deps.now());
+    this.wake();
+    return this.info(await this.connectors.get(key));
   }
 
   /** A sink's offsets: its consumer group's committed offsets; a source's: its slot's confirmed LSN or its committed offset. */

@@ -162,6 +162,10 @@ export class ConnectWorker {
     return [...(this.entries.get(idOf(key))?.activeTopics ?? [])].sort();
   }
 
+  resetActiveTopics(key: ConnectorKey): void {
+    this.entries.get(idOf(key))?.activeTopics.clear();
+  }
+
   /** Restarts the connector's task (only a failed one with `onlyFailed`) at the next pass, which starts now. */
   restart(key: ConnectorKey, onlyFailed: boolean): void {
     const entry = this.entries.get(idOf(key));

@@ -5,6 +5,7 @@
  */
 import { converterProblems } from './converters/index.js';
 import { errorHandlingProblems } from './error-handling.js';
+import { transformationConfigInfo } from './transforms/index.js';
 
 export type ConfigType = 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'BOOLEAN' | 'LIST' | 'PASSWORD' | 'CLASS';
 
@@ -309,7 +310,22 @@ const databaseKey = (name: string, type: ConfigType, documentation: string, defa
   documentation,
 });
 
-/** Debezium's PostgreSQL source, over logical decoding with `test_decoding`. */
+/**
+ * The snapshot modes of the PostgreSQL source: the rows there when the slot is made, then its
+ * changes (`initial`; Debezium's older `exported` is the same), a snapshot at every start
+ * (`always`), or the changes only (`no_data`; Debezium's older `never`).
+ */
+export const POSTGRES_SNAPSHOT_MODES = ['initial', 'always', 'no_data', 'never', 'exported'] as const;
+
+/** How the source's publication is made when missing (Debezium's `publication.autocreate.mode`). */
+export const PUBLICATION_AUTOCREATE_MODES = ['all_tables', 'filtered', 'disabled', 'no_tables'] as const;
+
+/** The logical decoding plugins the PostgreSQL source reads. */
+export const POSTGRES_DECODING_PLUGINS = ['pgoutput', 'test_decoding'] as const;
+
+const POSTGRES_IDENTIFIER = /^[a-z0-9_]{1,63}$/;
+
+/** Debezium's PostgreSQL source, over logical decoding with `pgoutput` (or `test_decoding`). */
 export const POSTGRES_SOURCE: ConnectorPlugin = {
   class: 'io.debezium.connector.postgresql.PostgresConnector',
   type: 'source',
@@ -347,22 +363,48 @@ export const POSTGRES_SOURCE: ConnectorPlugin = {
       name: 'plugin.name',
       type: 'STRING',
       required: false,
-      defaultValue: 'test_decoding',
+      defaultValue: 'pgoutput',
+      allowed: POSTGRES_DECODING_PLUGINS,
       group: 'Replication',
-      documentation: 'The logical decoding plugin: this runtime reads test_decoding only.',
+      documentation:
+        'The logical decoding plugin: pgoutput (PostgreSQL\u2019s own, through a publication) or test_decoding. A slot made before keeps its plugin when this is unset.',
+    },
+    {
+      name: 'publication.name',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'dbz_publication',
+      group: 'Replication',
+      documentation: 'The publication pgoutput streams.',
+    },
+    {
+      name: 'publication.autocreate.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'all_tables',
+      allowed: PUBLICATION_AUTOCREATE_MODES,
+      group: 'Replication',
+      documentation:
+        'all_tables: a missing publication is made FOR ALL TABLES; filtered: made (or set) FOR TABLE the tables of table.include.list; no_tables: made empty; disabled: it must exist.',
+    },
+    {
+      name: 'snapshot.mode',
+      type: 'STRING',
+      required: false,
+      defaultValue: 'initial',
+      allowed: POSTGRES_SNAPSHOT_MODES,
+      group: 'Connector',
+      documentation:
+        'initial (or exported): the rows there when the slot is made (op r), then the changes from that point; always: a snapshot at every start; no_data (or never): the changes only.',
     },
   ],
   crossCheck(config): Record<string, string[]> {
     const problems = prefixProblems(config);
-    const plugin = config['plugin.name'];
-    if (plugin !== undefined && plugin !== '' && plugin !== 'test_decoding') {
-      problems['plugin.name'] = [
-        `Invalid value ${plugin} for configuration plugin.name: this runtime decodes with test_decoding only`,
-      ];
-    }
-    const slot = config['slot.name'];
-    if (slot !== undefined && slot !== '' && !/^[a-z0-9_]{1,63}$/.test(slot)) {
-      problems['slot.name'] = ['a slot name has 1 to 63 lower-case letters, digits or underscores'];
+    for (const key of ['slot.name', 'publication.name']) {
+      const value = config[key];
+      if (value !== undefined && value !== '' && !POSTGRES_IDENTIFIER.test(value)) {
+        problems[key] = [`a ${key.split('.')[0]} name has 1 to 63 lower-case letters, digits or underscores`];
+      }
     }
     return problems;
   },
@@ -714,9 +756,15 @@ export function validateConnectorConfig(
     if (owner) cross[owner] = [...(cross[owner] ?? []), ...messages];
   }
   if (Number(config['tasks.max'] ?? '1') < 1) cross['tasks.max'] = ['tasks.max must be at least 1'];
-  const configs = plugin.definitions.map((definition, index): ConfigValueInfo => {
+  // Transforms and predicates add their keys, checked by their own definitions, after the connector's.
+  const transforms = transformationConfigInfo(config);
+  const definitions = [...plugin.definitions, ...transforms.definitions];
+  const configs = definitions.map((definition, index): ConfigValueInfo => {
     const value = config[definition.name];
-    const errors = [...valueProblems(definition, value), ...(cross[definition.name] ?? [])];
+    const errors =
+      index < plugin.definitions.length
+        ? [...valueProblems(definition, value), ...(cross[definition.name] ?? [])]
+        : (transforms.problems[definition.name] ?? []);
     return {
       definition: {
         name: definition.name,
@@ -743,7 +791,7 @@ export function validateConnectorConfig(
   return {
     name: plugin.class,
     error_count: configs.reduce((count, info) => count + info.value.errors.length, 0),
-    groups: [...new Set(plugin.definitions.map((definition) => definition.group))],
+    groups: [...new Set(definitions.map((definition) => definition.group))],
     configs,
   };
 }

@@ -167,12 +167,15 @@ export class ErrorHandler {
   /**
    * Runs one stage of one record: its result, or `undefined` when it failed and the failure is
    * tolerated (reported, the record skipped). Throws `ToleranceExceededException` otherwise.
+   * `blame` names the class and the exception a failure is reported with, where the stage's own
+   * class is not the one that failed (a transform of a chain).
    */
   async execute<T>(
     stage: ErrorStage,
     className: string,
     record: ConsumedRecord,
     operation: () => Promise<T>,
+    blame: (error: Error) => { className: string; error: Error } = (error) => ({ className, error }),
   ): Promise<{ value: T } | undefined> {
     const deadline =
       this.settings.retryTimeoutMs < 0 ? Infinity : this.deps.now() + this.settings.retryTimeoutMs;
@@ -188,7 +191,7 @@ export class ErrorHandler {
           delay *= 2;
           continue;
         }
-        const failure: ProcessingFailure = { stage, className, record, error };
+        const failure: ProcessingFailure = { stage, record, ...blame(error) };
         await this.deps.report(failure);
         if (this.settings.tolerance === 'all') return undefined;
         throw new ToleranceExceededException(failure);

@@ -5,6 +5,12 @@
  * Confluent's converters, under KIP-298 error handling), and sinks that write PostgreSQL tables
  * (Confluent JDBC sink keys) and S3-compatible objects (Confluent S3 sink keys).
  */
-export { ConnectService, configOf, type ConnectCluster, type SinkOffset } from './connect-service.js';
+export {
+  ConnectService,
+  configOf,
+  configPatchOf,
+  type ConnectCluster,
+  type SinkOffset,
+} from './connect-service.js';
 export type { StreamingFamily } from './cluster-access.js';
 export { ConnectError } from './connect-error.js';

@@ -5,7 +5,7 @@
  */
 import { listOf } from './connector-plugins.js';
 import { POSTGRES_DIALECT, type ColumnKind, type SqlDialect } from './jdbc-dialects.js';
-import type { ConnectSchema } from './connect-record.js';
+import { logicalNumberOf, type ConnectSchema } from './connect-record.js';
 import { DataException } from './connect-exceptions.js';
 import type { SinkRecord } from './sink-record.js';
 
@@ -98,6 +98,7 @@ const SCHEMA_KINDS: Record<string, ColumnKind> = {
 function inferredKind(value: unknown): ColumnKind {
   if (typeof value === 'boolean') return 'boolean';
   if (typeof value === 'number') return Number.isInteger(value) ? 'int64' : 'float64';
+  if (value instanceof Date) return 'timestamp';
   if (typeof value === 'object' && value !== null) return 'json';
   return 'string';
 }
@@ -110,8 +111,14 @@ function kindOf(schema: ConnectSchema): ColumnKind {
 /** A UTC date and time as both databases read it: `YYYY-MM-DD HH:MM:SS.mmm`. */
 const utcText = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-function sqlValue(value: unknown, kind: ColumnKind): unknown {
+function sqlValue(value: unknown, kind: ColumnKind, schema?: ConnectSchema): unknown {
   if (value === null || value === undefined) return null;
+  // A transform's Timestamp, Date or Time (a JS Date): the text of its column, or Connect's number for it.
+  if (value instanceof Date) {
+    if (kind === 'timestamp') return utcText(value.getTime());
+    if (kind === 'date') return value.toISOString().slice(0, 10);
+    return logicalNumberOf(schema, value);
+  }
   // Timestamp is milliseconds since the epoch, Date days since it; both written in UTC as the JDBC sink's db.timezone default.
   if (kind === 'timestamp' && typeof value === 'number') return utcText(value);
   if (kind === 'date' && typeof value === 'number') return utcText(value * 86_400_000).slice(0, 10);
@@ -138,12 +145,13 @@ export function rowOf(
 ): Row | undefined {
   if (record.value === null) return undefined;
   const value = fieldsOf(record.value, 'value', record);
-  const schemaKinds = new Map(
+  const fieldSchemas = new Map<string, ConnectSchema>(
     [...(record.keySchema?.fields ?? []), ...(record.valueSchema?.fields ?? [])].map((field) => [
       field.field,
-      kindOf(field),
+      field,
     ]),
   );
+  const schemaKinds = new Map([...fieldSchemas].map(([name, schema]) => [name, kindOf(schema)]));
   const fields: Record<string, unknown> = {};
   let keyColumns: string[] = [];
   if (settings.pkMode === 'record_key') {
@@ -180,7 +188,7 @@ export function rowOf(
   return {
     table: settings.tableNameFormat.replaceAll('${topic}', record.topic),
     columns: kinds.map(({ name, kind }) => ({ name, sqlType: dialect.types[kind] })),
-    values: kinds.map(({ name, kind }) => sqlValue(fields[name], kind)),
+    values: kinds.map(({ name, kind }) => sqlValue(fields[name], kind, fieldSchemas.get(name))),
     keyColumns,
   };
 }

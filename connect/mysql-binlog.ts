@@ -5,6 +5,7 @@
  * resume from.
  */
 import type { ColumnValue, Row } from './change-envelope.js';
+import type { ConnectSchema, ConnectSchemaType } from './connect-record.js';
 import { listOf } from './connector-plugins.js';
 
 /** Where in the binlog: the file and the byte position in it. */
@@ -45,6 +46,29 @@ export function captures(filter: TableFilter, db: string, table: string): boolea
     databaseMatches &&
     (filter.tables.length === 0 || filter.tables.some((pattern) => pattern.test(`${db}.${table}`)))
   );
+}
+
+const MYSQL_INTEGERS: Record<string, [ConnectSchemaType, ConnectSchemaType]> = {
+  // Signed, then unsigned: Debezium's widening of an unsigned column.
+  tinyint: ['int16', 'int16'],
+  smallint: ['int16', 'int32'],
+  mediumint: ['int32', 'int32'],
+  int: ['int32', 'int64'],
+  integer: ['int32', 'int64'],
+  bigint: ['int64', 'int64'],
+};
+
+/**
+ * The Connect schema of a column's values as `jsonValueOf` gives them, from the catalog's
+ * `DATA_TYPE` and `COLUMN_TYPE`: integers as Debezium types them, floating point as `float64`,
+ * `YEAR` as `int32`, the rest (decimals, times, bits, JSON, text) as `string`.
+ */
+export function mysqlColumnSchemaOf(dataType: string, columnType: string): ConnectSchema {
+  const integer = MYSQL_INTEGERS[dataType.toLowerCase()];
+  if (integer) return { type: integer[/\bunsigned\b/i.test(columnType) ? 1 : 0] };
+  if (['float', 'double', 'real'].includes(dataType.toLowerCase())) return { type: 'float64' };
+  if (dataType.toLowerCase() === 'year') return { type: 'int32' };
+  return { type: 'string' };
 }
 
 /**

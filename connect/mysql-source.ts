@@ -10,8 +10,10 @@ import { createHash } from 'node:crypto';
 import type ZongJi from '@vlasky/zongji';
 import type { Connection as CallbackConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
+import type { ConnectSchema } from './connect-record.js';
 import {
   changeRecordOf,
+  changeSchemasOf,
   topicOf,
   type ChangeOp,
   type ProduceRecords,
@@ -21,10 +23,31 @@ import {
   type SourceTask,
 } from './change-envelope.js';
 import { MYSQL_SOURCE } from './connector-plugins.js';
+
+/** Debezium's `io.debezium.connector.mysql.Source` struct, of the fields this source writes. */
+const MYSQL_SOURCE_SCHEMA: ConnectSchema = {
+  type: 'struct',
+  name: 'io.debezium.connector.mysql.Source',
+  fields: [
+    { field: 'version', type: 'string' },
+    { field: 'connector', type: 'string' },
+    { field: 'name', type: 'string' },
+    { field: 'ts_ms', type: 'int64', optional: true },
+    { field: 'snapshot', type: 'string', optional: true },
+    { field: 'db', type: 'string' },
+    { field: 'table', type: 'string', optional: true },
+    { field: 'server_id', type: 'int64' },
+    { field: 'gtid', type: 'string', optional: true },
+    { field: 'file', type: 'string' },
+    { field: 'pos', type: 'int64' },
+    { field: 'row', type: 'int32' },
+  ],
+};
 import {
   BinlogTransactions,
   captures,
   jsonRowOf,
+  mysqlColumnSchemaOf,
   tableFilterOf,
   type BinlogEventLike,
   type BinlogPosition,
@@ -122,6 +145,8 @@ export class MySqlSourceTask implements SourceTask {
   private stopped = false;
   private failed = false;
   private readonly keys = new Map<string, string[]>();
+  /** The change events' schemas by `db.table`, from its columns, looked up once each. */
+  private readonly schemas = new Map<string, ReturnType<typeof changeSchemasOf>>();
 
   constructor(
     private readonly settings: MySqlSourceSettings,
@@ -215,6 +240,7 @@ export class MySqlSourceTask implements SourceTask {
       const pending: SourceRecord[] = [];
       for (const { db, table } of captured) {
         const keyColumns = await this.primaryKeyOf(db, table);
+        const schemas = await this.schemasOf(db, table);
         // The callback connection underneath streams rows, so that a large table is never held whole.
         const rows = (connection.connection as unknown as CallbackConnection)
           .query(`SELECT * FROM ${quote(db)}.${quote(table)}`)
@@ -222,7 +248,7 @@ export class MySqlSourceTask implements SourceTask {
         for await (const row of rows as AsyncIterable<Record<string, unknown>>) {
           if (this.stopped) throw new Error('the source stopped during its snapshot');
           pending.push(
-            this.recordOf(db, table, keyColumns, 'r', null, jsonRowOf(row), {
+            this.recordOf(db, table, keyColumns, schemas, 'r', null, jsonRowOf(row), {
               snapshot: 'true',
               gtid: null,
               ...position,
@@ -311,6 +337,7 @@ export class MySqlSourceTask implements SourceTask {
           change.db,
           change.table,
           await this.primaryKeyOf(change.db, change.table),
+          await this.schemasOf(change.db, change.table),
           change.op,
           change.before,
           change.after,
@@ -325,6 +352,7 @@ export class MySqlSourceTask implements SourceTask {
     db: string,
     table: string,
     keyColumns: readonly string[],
+    schemas: ReturnType<typeof changeSchemasOf>,
     op: ChangeOp,
     before: Row | null,
     after: Row | null,
@@ -334,6 +362,7 @@ export class MySqlSourceTask implements SourceTask {
       {
         topic: topicOf(this.settings.topicPrefix, db, table),
         keyColumns,
+        schemas,
         op,
         before,
         after,
@@ -354,6 +383,29 @@ export class MySqlSourceTask implements SourceTask {
       },
       this.now(),
     );
+  }
+
+  /** The schemas of a table's change events, from its columns as the catalog has them now. */
+  private async schemasOf(db: string, table: string): Promise<ReturnType<typeof changeSchemasOf>> {
+    const id = `${db}.${table}`;
+    const known = this.schemas.get(id);
+    if (known) return known;
+    const [rows] = await this.pool!.query<mysql.RowDataPacket[]>(
+      `SELECT COLUMN_NAME AS name, DATA_TYPE AS dataType, COLUMN_TYPE AS columnType FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+      [db, table],
+    );
+    const schemas = changeSchemasOf(
+      topicOf(this.settings.topicPrefix, db, table),
+      rows.map((row) => ({
+        name: String(row.name),
+        schema: mysqlColumnSchemaOf(String(row.dataType), String(row.columnType)),
+      })),
+      await this.primaryKeyOf(db, table),
+      MYSQL_SOURCE_SCHEMA,
+    );
+    this.schemas.set(id, schemas);
+    return schemas;
   }
 
   private async primaryKeyOf(db: string, table: string): Promise<string[]> {

@@ -68,7 +68,7 @@ export class S3SinkTask implements SinkTask {
       };
       this.buffers.set(id, buffer);
       // Confluent's JsonFormat: the value as JsonConverter writes it without a schema.
-      buffer.lines.push(JSON.stringify(valueToJson(record.value)));
+      buffer.lines.push(JSON.stringify(valueToJson(record.value, record.valueSchema)));
       if (buffer.lines.length >= this.flushSize) {
         await this.upload(buffer);
         this.buffers.delete(id);

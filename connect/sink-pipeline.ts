@@ -26,7 +26,12 @@ import {
   type SinkRecord,
   type SinkTask,
 } from './sink-record.js';
-import { transformStageOf, TRANSFORMS_CLASS, type RecordTransform } from './transform-stage.js';
+import {
+  transformFailureOf,
+  transformStageOf,
+  TRANSFORMS_CLASS,
+  type TransformChain,
+} from './transform-stage.js';
 
 /** Kafka's default header converter, which reads each header as a string. */
 const HEADER_CONVERTER_CLASS = 'org.apache.kafka.connect.storage.SimpleHeaderConverter';
@@ -64,8 +69,13 @@ export function consumedRecordOf(topic: string, partition: number, message: Kafk
 export class SinkPipeline {
   private readonly keyConverter: Converter;
   private readonly valueConverter: Converter;
-  private readonly transform: RecordTransform;
+  private readonly transform: TransformChain;
   private readonly errors: ErrorHandler;
+  /**
+   * For each topic-partition whose records the sink holds unwritten (a buffer not yet flushed),
+   * the offset its committing must reach before the records dropped after them may be committed.
+   */
+  private readonly awaited = new Map<string, number>();
 
   constructor(private readonly deps: SinkPipelineDependencies) {
     this.keyConverter = converterFor(deps.config, 'key');
@@ -94,18 +104,19 @@ export class SinkPipeline {
       if (converted) records.push(converted);
     }
     const committable = await this.put(records, consumed);
-    // Records dropped (filtered out, or failed and tolerated) after the last one put are done with
-    // once the sink has written that one.
-    const lastOffset = Number(messages.at(-1)?.offset ?? -1);
+    const id = `${topic}\u0000${partition}`;
     const lastPut = records.at(-1)?.offset;
-    return committable.map((next) =>
-      next.topic === topic &&
-      next.partition === partition &&
-      lastPut !== undefined &&
-      next.offset === lastPut + 1
-        ? { ...next, offset: lastOffset + 1 }
-        : next,
-    );
+    if (lastPut !== undefined) this.awaited.set(id, lastPut + 1);
+    // Records dropped (filtered out, or failed and tolerated) are done with once the sink holds
+    // nothing of the partition unwritten: the batch's end is then safe to commit, as Kafka's
+    // consumer commits past the records a transform drops.
+    const written = committable.find((next) => next.topic === topic && next.partition === partition);
+    const awaited = this.awaited.get(id);
+    if (awaited !== undefined && (written?.offset ?? -1) < awaited) return committable;
+    this.awaited.delete(id);
+    const end = { topic, partition, offset: Number(messages.at(-1)?.offset ?? -1) + 1 };
+    if (end.offset <= 0) return committable;
+    return latestOffsetsOf([...committable, end]);
   }
 
   /** Key, value and headers converted, then transformed: the record the sink takes, or none. */
@@ -131,9 +142,10 @@ export class SinkPipeline {
         })),
     );
     if (!headers) return undefined;
-    const record: ConnectRecord = {
+    const record: ConnectRecord & { offset: number } = {
       topic,
       partition,
+      offset,
       timestamp: consumed.timestamp,
       key: key.value.value,
       ...(key.value.schema ? { keySchema: key.value.schema } : {}),
@@ -141,8 +153,12 @@ export class SinkPipeline {
       ...(value.value.schema ? { valueSchema: value.value.schema } : {}),
       headers: headers.value,
     };
-    const transformed = await this.errors.execute('TRANSFORMATION', TRANSFORMS_CLASS, consumed, async () =>
-      this.transform(record),
+    const transformed = await this.errors.execute(
+      'TRANSFORMATION',
+      TRANSFORMS_CLASS,
+      consumed,
+      async () => this.transform(record),
+      transformFailureOf,
     );
     if (!transformed?.value) return undefined;
     const out = transformed.value;

@@ -10,7 +10,12 @@ import { kafkaHeadersOf } from './kafka-headers.js';
 import { ConnectException } from './connect-exceptions.js';
 import { converterFor, type Converter } from './converters/index.js';
 import type { ErrorStage } from './error-handling.js';
-import { transformStageOf, TRANSFORMS_CLASS, type RecordTransform } from './transform-stage.js';
+import {
+  transformFailureOf,
+  transformStageOf,
+  TRANSFORMS_CLASS,
+  type TransformChain,
+} from './transform-stage.js';
 
 /** A record as the producer sends it. */
 export interface ProducedMessage {
@@ -25,15 +30,15 @@ async function stage<T>(
   className: string,
   topic: string,
   run: () => Promise<T>,
+  blame: (error: Error) => { className: string; error: Error } = (error) => ({ className, error }),
 ): Promise<T> {
   try {
     return await run();
-  } catch (error) {
+  } catch (caught) {
+    const failure = blame(caught instanceof Error ? caught : new Error(String(caught)));
     throw new ConnectException(
-      `Executing stage '${name}' with class '${className}' failed for a record of ${topic}`,
-      {
-        cause: error,
-      },
+      `Executing stage '${name}' with class '${failure.className}' failed for a record of ${topic}`,
+      { cause: failure.error },
     );
   }
 }
@@ -45,7 +50,7 @@ const headerBytes = (value: unknown) =>
 export class SourcePipeline {
   private readonly keyConverter: Converter;
   private readonly valueConverter: Converter;
-  private readonly transform: RecordTransform;
+  private readonly transform: TransformChain;
 
   constructor(config: Record<string, string>) {
     this.keyConverter = converterFor(config, 'key');
@@ -67,8 +72,12 @@ export class SourcePipeline {
         ...(source.valueSchema ? { valueSchema: source.valueSchema } : {}),
         headers: [],
       };
-      const transformed = await stage('TRANSFORMATION', TRANSFORMS_CLASS, source.topic, async () =>
-        this.transform(record),
+      const transformed = await stage(
+        'TRANSFORMATION',
+        TRANSFORMS_CLASS,
+        source.topic,
+        async () => this.transform(record),
+        transformFailureOf,
       );
       if (!transformed) continue;
       const { topic } = transformed;

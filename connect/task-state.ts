@@ -33,3 +33,41 @@ export function restartDelayMs(failures: number): number {
   const exponent = Math.max(0, failures - 1);
   return Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** Math.min(exponent, 16));
 }
+
+/** What `POST /connectors/<name>/restart?includeTasks=…&onlyFailed=…` restarts, as Kafka Connect's restart plan decides. */
+export interface RestartPlan {
+  connector: boolean;
+  tasks: number[];
+}
+
+/**
+ * The connector restarts unless only failed ones are asked for and it has not failed; its tasks
+ * restart only with `includeTasks`, and then only the failed ones with `onlyFailed`.
+ */
+export function restartPlanOf(
+  status: { connector: { state: ConnectState }; tasks: readonly { id: number; state: ConnectState }[] },
+  options: { includeTasks: boolean; onlyFailed: boolean },
+): RestartPlan {
+  const restarts = (state: ConnectState) => !options.onlyFailed || state === 'FAILED';
+  return {
+    connector: restarts(status.connector.state),
+    tasks: options.includeTasks
+      ? status.tasks.filter((task) => restarts(task.state)).map((task) => task.id)
+      : [],
+  };
+}
+
+/** The status a restart answers with (202): what the plan restarts shown RESTARTING, the rest as it is. */
+export function statusUnderRestart<
+  S extends { connector: { state: ConnectState }; tasks: readonly { id: number; state: ConnectState }[] },
+>(status: S, plan: RestartPlan): S {
+  const restarting = <T extends { state: ConnectState; trace?: string }>({ trace: _trace, ...rest }: T) => ({
+    ...rest,
+    state: 'RESTARTING' as const,
+  });
+  return {
+    ...status,
+    connector: plan.connector ? restarting(status.connector) : status.connector,
+    tasks: status.tasks.map((task) => (plan.tasks.includes(task.id) ? restarting(task) : task)),
+  };
+}

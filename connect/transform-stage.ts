@@ -1,24 +1,30 @@
 /**
- * The transforms stage of a sink's pipeline, between conversion and the sink's put: the chain of
- * single message transforms the connector's `transforms` key names, applied in order; a record it
- * answers null for is dropped. A connector that names none passes its records through unchanged.
+ * The transforms stage of a task's pipeline (between conversion and the sink's put, or between a
+ * source and its converters): the chain of single message transforms the connector's `transforms`
+ * key names, applied in order; a record it answers null for is dropped. A connector that names
+ * none passes its records through unchanged.
  */
-import type { ConnectRecord } from './connect-record.js';
-import { ConnectException } from './connect-exceptions.js';
-import { listOf } from './connector-plugins.js';
+import { TransformError, transformChain, type TransformChain } from './transforms/index.js';
 
-export type RecordTransform = (record: ConnectRecord) => ConnectRecord | null;
+export type { TransformChain };
 
-/** The class name the transforms stage reports its failures with when the chain names none. */
+/** The class a failure of the stage is reported with when no one transform is to blame. */
 export const TRANSFORMS_CLASS = 'org.apache.kafka.connect.runtime.TransformationChain';
 
-const identity: RecordTransform = (record) => record;
+/**
+ * The connector's transform chain. Throws `TransformChainConfigError` (every problem by key) for a
+ * configuration the validation refuses, which fails the task's start.
+ */
+export function transformStageOf(config: Record<string, string>): TransformChain {
+  return transformChain(config);
+}
 
-/** The connector's transform chain; fails the task's start when `transforms` names a chain this runtime cannot build. */
-export function transformStageOf(config: Record<string, string>): RecordTransform {
-  const names = listOf(config.transforms);
-  if (names.length === 0) return identity;
-  throw new ConnectException(
-    `the transforms ${names.join(', ')} cannot run: this runtime applies no single message transforms`,
-  );
+/**
+ * What a failure of the stage is reported as, as Kafka's TransformationChain lets it through: the
+ * failing transform's class, and the transform's own exception (the chain's wrapping only named it).
+ */
+export function transformFailureOf(error: Error): { className: string; error: Error } {
+  return error instanceof TransformError
+    ? { className: error.transformClass, error: error.cause }
+    : { className: TRANSFORMS_CLASS, error };
 }

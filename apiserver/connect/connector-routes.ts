@@ -1,6 +1,12 @@
 /** `/connectors…`: the connectors of the addressed cluster, their configuration, state and tasks. */
 import type { Response, Router } from 'express';
-import { ConnectError, configOf, type ConnectCluster, type ConnectService } from '../../connect/index.js';
+import {
+  ConnectError,
+  configOf,
+  configPatchOf,
+  type ConnectCluster,
+  type ConnectService,
+} from '../../connect/index.js';
 import { flag, param, send, taskIdOf, values } from './wire-format.js';
 
 /** The service and cluster of the request, set once it was authorized. */
@@ -71,6 +77,11 @@ export function connectorRoutes(router: Router): void {
     send(res, created ? 201 : 200, info);
   });
 
+  router.patch('/connectors/:name/config', async (req, res) => {
+    const { connect, cluster } = addressed(res);
+    send(res, 200, await connect.patchConfig(cluster, param(req, 'name'), configPatchOf(req.body)));
+  });
+
   router.get('/connectors/:name/status', async (req, res) => {
     const { connect } = addressed(res);
     send(res, 200, connect.status(await connectorOf(res, param(req, 'name'))));
@@ -98,10 +109,10 @@ export function connectorRoutes(router: Router): void {
     const { connect } = addressed(res);
     const connector = await connectorOf(res, param(req, 'name'));
     const options = { includeTasks: flag(req, 'includeTasks'), onlyFailed: flag(req, 'onlyFailed') };
-    await connect.restart(connector, options);
+    const status = await connect.restart(connector, options);
     // Kafka Connect answers the plain restart with 204, and one with either flag with 202 and the status.
     if (!options.includeTasks && !options.onlyFailed) send(res, 204);
-    else send(res, 202, connect.status(connector));
+    else send(res, 202, status);
   });
 
   router.get('/connectors/:name/tasks', async (req, res) => {
@@ -130,5 +141,11 @@ export function connectorRoutes(router: Router): void {
     const { connect } = addressed(res);
     const connector = await connectorOf(res, param(req, 'name'));
     send(res, 200, { [connector.name]: { topics: connect.topics(connector) } });
+  });
+
+  router.put('/connectors/:name/topics/reset', async (req, res) => {
+    const { connect } = addressed(res);
+    connect.resetTopics(await connectorOf(res, param(req, 'name')));
+    send(res, 202);
   });
 }

@@ -7,7 +7,7 @@
  * Confluent names it, `io.confluent.connect.avro.ConnectDefault`.
  */
 import avro from 'avsc';
-import type { ConnectField, ConnectSchema } from '../connect-record.js';
+import { logicalNumberOf, type ConnectField, type ConnectSchema } from '../connect-record.js';
 import { DataException } from '../connect-exceptions.js';
 import { isStruct } from './converter.js';
 import { registryConverterPlugin, type RegistryFormat } from './registry-converter.js';
@@ -106,8 +106,14 @@ export function connectSchemaOfAvro(
 
 const AVRO_NAME = /[^A-Za-z0-9_]/g;
 
-/** The Avro schema a Connect schema is written with. */
-export function avroSchemaOf(schema: ConnectSchema, unnamed = { count: 0 }): AvroSchema {
+/**
+ * The Avro schema a Connect schema is written with. A named struct met again (a change event's
+ * before and after) is written as a reference to its first definition, as Avro requires.
+ */
+export function avroSchemaOf(
+  schema: ConnectSchema,
+  unnamed: { count: number; defined?: Set<string> } = { count: 0 },
+): AvroSchema {
   const base = ((): AvroSchema => {
     const logical = schema.name ? CONNECT_TO_LOGICAL[schema.name] : undefined;
     if (logical === 'decimal') {
@@ -144,18 +150,23 @@ export function avroSchemaOf(schema: ConnectSchema, unnamed = { count: 0 }): Avr
         const qualified =
           schema.name ?? `io.confluent.connect.avro.ConnectDefault${unnamed.count > 1 ? unnamed.count : ''}`;
         const dot = qualified.lastIndexOf('.');
+        const name = qualified.slice(dot + 1).replace(AVRO_NAME, '_');
+        const namespace =
+          dot > 0
+            ? qualified
+                .slice(0, dot)
+                .split('.')
+                .map((part) => part.replace(AVRO_NAME, '_'))
+                .join('.')
+            : undefined;
+        const full = namespace ? `${namespace}.${name}` : name;
+        unnamed.defined ??= new Set();
+        if (unnamed.defined.has(full)) return full;
+        unnamed.defined.add(full);
         return {
           type: 'record',
-          name: qualified.slice(dot + 1).replace(AVRO_NAME, '_'),
-          ...(dot > 0
-            ? {
-                namespace: qualified
-                  .slice(0, dot)
-                  .split('.')
-                  .map((part) => part.replace(AVRO_NAME, '_'))
-                  .join('.'),
-              }
-            : {}),
+          name,
+          ...(namespace ? { namespace } : {}),
           fields: (schema.fields ?? []).map((field: ConnectField) => ({
             name: field.field,
             type: avroSchemaOf(field, unnamed),
@@ -187,6 +198,7 @@ function plainValue(value: unknown): unknown {
 /** A Connect value as avsc writes it: every field of a struct present, nulls where absent. */
 function avroValue(schema: ConnectSchema | undefined, value: unknown): unknown {
   if (value === null || value === undefined) return null;
+  if (value instanceof Date) return logicalNumberOf(schema, value);
   if (!schema) return value;
   if (schema.type === 'struct') {
     if (!isStruct(value))

@@ -74,7 +74,9 @@ export const JSON_CONVERTER: ConverterPlugin = {
       },
       async fromConnectData(_topic, schema, value) {
         if (schemasEnabled && schema) {
-          return Buffer.from(JSON.stringify({ schema: schemaToJson(schema), payload: valueToJson(value) }));
+          return Buffer.from(
+            JSON.stringify({ schema: schemaToJson(schema), payload: valueToJson(value, schema) }),
+          );
         }
         if (value === null || value === undefined) return null;
         return Buffer.from(JSON.stringify(valueToJson(value)));

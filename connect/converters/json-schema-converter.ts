@@ -131,7 +131,7 @@ const JSON_SCHEMA: RegistryFormat<ConnectSchema> = {
       recordName: schema.name ?? 'ConnectDefault',
     };
   },
-  encode: (_schema, _connectSchema, value) => Buffer.from(JSON.stringify(valueToJson(value))),
+  encode: (_schema, connectSchema, value) => Buffer.from(JSON.stringify(valueToJson(value, connectSchema))),
 };
 
 export const JSON_SCHEMA_CONVERTER = registryConverterPlugin(

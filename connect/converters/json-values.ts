@@ -3,7 +3,7 @@
  * as an object of its fields, a map as an object (string keys), int64 past 2^53 as a bigint read
  * back as a number.
  */
-import type { ConnectSchema } from '../connect-record.js';
+import { logicalNumberOf, type ConnectSchema } from '../connect-record.js';
 import { DataException } from '../connect-exceptions.js';
 import { isStruct } from './converter.js';
 
@@ -36,17 +36,29 @@ export function valueFromJson(schema: ConnectSchema | undefined, json: unknown):
   }
 }
 
-/** The JSON value of a Connect value: bytes in base64, bigints as numbers, the rest alike. */
-export function valueToJson(value: unknown): unknown {
+/**
+ * The JSON value of a Connect value under its schema: bytes in base64, bigints as numbers, a
+ * Timestamp, Date or Time as the number Connect writes it as, the rest alike.
+ */
+export function valueToJson(value: unknown, schema?: ConnectSchema): unknown {
   if (value === null || value === undefined) return null;
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (typeof value === 'bigint') return Number(value);
-  if (value instanceof Date) return value.getTime();
-  if (value instanceof Map)
-    return Object.fromEntries([...value].map(([key, item]) => [String(key), valueToJson(item)]));
-  if (Array.isArray(value)) return value.map(valueToJson);
+  if (value instanceof Date) return logicalNumberOf(schema, value);
+  if (value instanceof Map) {
+    return Object.fromEntries(
+      [...value].map(([key, item]) => [String(key), valueToJson(item, schema?.values)]),
+    );
+  }
+  if (Array.isArray(value)) return value.map((item) => valueToJson(item, schema?.items));
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, valueToJson(item)]));
+    const fields = new Map((schema?.fields ?? []).map((field) => [field.field, field]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        valueToJson(item, schema?.type === 'map' ? schema.values : fields.get(key)),
+      ]),
+    );
   }
   return value;
 }

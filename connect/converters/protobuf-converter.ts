@@ -8,7 +8,7 @@
  * proto3 message named after the schema (`ConnectDefault1` without a name).
  */
 import protobuf from 'protobufjs';
-import type { ConnectSchema } from '../connect-record.js';
+import { logicalNumberOf, type ConnectSchema } from '../connect-record.js';
 import { DataException } from '../connect-exceptions.js';
 import { isStruct } from './converter.js';
 import { registryConverterPlugin, type RegistryFormat } from './registry-converter.js';
@@ -113,11 +113,12 @@ const messageNameOf = (schema: ConnectSchema, fallback: string) =>
 
 /** The `message` declaration of a struct, its nested structs declared inside it. */
 function messageText(schema: ConnectSchema, name: string, indent: string): string {
-  const nested: string[] = [];
+  const nested = new Map<string, string>();
   const typeOf = (field: ConnectSchema, fieldName: string): string => {
     if (field.type === 'struct') {
       const nestedName = messageNameOf(field, `${fieldName[0]!.toUpperCase()}${fieldName.slice(1)}`);
-      nested.push(messageText(field, nestedName, `${indent}  `));
+      // A struct met again (a change event's before and after) is declared once.
+      if (!nested.has(nestedName)) nested.set(nestedName, messageText(field, nestedName, `${indent}  `));
       return nestedName;
     }
     const scalar = PROTO_TYPES[field.type];
@@ -138,11 +139,13 @@ function messageText(schema: ConnectSchema, name: string, indent: string): strin
       declaration = `${field.optional && field.type !== 'struct' ? 'optional ' : ''}${typeOf(field, fieldName)}`;
     return `${indent}  ${declaration} ${fieldName} = ${index + 1};`;
   });
-  return [`${indent}message ${name} {`, ...nested, ...lines, `${indent}}`].join('\n');
+  return [`${indent}message ${name} {`, ...nested.values(), ...lines, `${indent}}`].join('\n');
 }
 
 function protoValue(schema: ConnectSchema | undefined, value: unknown): unknown {
-  if (value === null || value === undefined || !schema) return value ?? undefined;
+  if (value === null || value === undefined) return undefined;
+  if (value instanceof Date) return logicalNumberOf(schema, value);
+  if (!schema) return value;
   if (schema.type === 'struct' && isStruct(value)) {
     return Object.fromEntries(
       (schema.fields ?? []).map((field) => [

@@ -123,6 +123,16 @@ describe.skipIf(missing)('the MySQL change-capture source', () => {
         [{ id: 2 }, 'd', { id: 2, name: "it's", total: '1.00' }, null],
       ]);
       expect(received[0]!.value.source).toMatchObject({ connector: 'mysql', snapshot: 'last', db: 'shop' });
+      // Kafka's default JsonConverter writes Debezium's schemas beside the key and the value.
+      expect(received[0]!.keySchema).toMatchObject({ type: 'struct', name: `${TOPIC}.Key` });
+      expect(received[0]!.valueSchema).toMatchObject({
+        type: 'struct',
+        name: `${TOPIC}.Envelope`,
+        fields: expect.arrayContaining([
+          expect.objectContaining({ field: 'after', name: `${TOPIC}.Value` }),
+          expect.objectContaining({ field: 'source', name: 'io.debezium.connector.mysql.Source' }),
+        ]),
+      });
       expect(received[1]!.value.source).toMatchObject({
         connector: 'mysql',
         name: PREFIX,

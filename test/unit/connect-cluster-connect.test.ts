@@ -41,6 +41,18 @@ describe('a connector as the cluster’s Connect workers take it', () => {
     });
   });
 
+  it('gives the PostgreSQL source pgoutput unless its plugin.name says otherwise', () => {
+    const capture = (config: Record<string, string>): StoredConnector => ({
+      ...sink(),
+      config: { 'connector.class': 'io.debezium.connector.postgresql.PostgresConnector', ...config },
+    });
+    expect(connectorSpecOf(capture({})).config['plugin.name']).toBe('pgoutput');
+    expect(connectorSpecOf(capture({ 'plugin.name': 'decoderbufs' })).config['plugin.name']).toBe(
+      'decoderbufs',
+    );
+    expect(connectorSpecOf(sink()).config['plugin.name']).toBeUndefined();
+  });
+
   it('lets a sink read its topics and its group, and a source write under its prefix', () => {
     expect(connectorAcls(sink()).map((acl) => [acl.resourceType, acl.name, acl.operations])).toEqual([
       ['topic', 'orders', ['read', 'describe']],

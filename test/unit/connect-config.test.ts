@@ -31,6 +31,14 @@ const binlog = {
   'database.user': 'capture',
   'topic.prefix': 'shop',
 };
+const capture = {
+  name: 'shop-capture',
+  'connector.class': POSTGRES_SOURCE.class,
+  'database.hostname': 'db',
+  'database.user': 'capture',
+  'database.dbname': 'shop',
+  'topic.prefix': 'shop',
+};
 const mongo = {
   name: 'carts',
   'connector.class': MONGODB_SOURCE.class,
@@ -90,6 +98,34 @@ describe('connector configuration validation', () => {
       ['table.include.list'],
     ],
     ['a prefix with a slash', MYSQL_SOURCE, { ...binlog, 'topic.prefix': 'a/b' }, ['topic.prefix']],
+    ['a complete PostgreSQL source', POSTGRES_SOURCE, capture, []],
+    ['test_decoding', POSTGRES_SOURCE, { ...capture, 'plugin.name': 'test_decoding' }, []],
+    ['decoderbufs', POSTGRES_SOURCE, { ...capture, 'plugin.name': 'decoderbufs' }, ['plugin.name']],
+    ['Debezium\u2019s older never', POSTGRES_SOURCE, { ...capture, 'snapshot.mode': 'never' }, []],
+    [
+      'an unknown snapshot mode',
+      POSTGRES_SOURCE,
+      { ...capture, 'snapshot.mode': 'sometimes' },
+      ['snapshot.mode'],
+    ],
+    [
+      'a filtered publication',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.autocreate.mode': 'filtered', 'publication.name': 'orders_pub' },
+      [],
+    ],
+    [
+      'an unknown autocreate mode',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.autocreate.mode': 'some' },
+      ['publication.autocreate.mode'],
+    ],
+    [
+      'a publication name with capitals',
+      POSTGRES_SOURCE,
+      { ...capture, 'publication.name': 'Pub' },
+      ['publication.name'],
+    ],
     ['a complete MongoDB source', MONGODB_SOURCE, mongo, []],
     [
       'a MongoDB URL of http',
@@ -125,7 +161,34 @@ describe('connector configuration validation', () => {
       'Data Mapping',
       'Writes',
       'DDL Support',
+      'Transforms',
+      'Predicates',
     ]);
+  });
+
+  it('lists each transform alias\u2019s keys in its group and counts their errors', () => {
+    const infos = validateConnectorConfig(JDBC_SINK, {
+      ...jdbc,
+      transforms: 'route,unknown',
+      'transforms.route.type': 'org.apache.kafka.connect.transforms.RegexRouter',
+      'transforms.route.regex': '(.*)',
+      'transforms.unknown.type': 'com.example.Missing',
+    });
+    expect(infos.groups).toContain('Transforms: route');
+    const errors = Object.fromEntries(
+      infos.configs
+        .filter((info) => info.value.errors.length > 0)
+        .map((info) => [info.value.name, info.value.errors]),
+    );
+    expect(errors).toEqual({
+      'transforms.route.replacement': [
+        'Missing required configuration "transforms.route.replacement" which has no default value.',
+      ],
+      'transforms.unknown.type': [
+        'Invalid value com.example.Missing for configuration transforms.unknown.type: Class com.example.Missing could not be found.',
+      ],
+    });
+    expect(infos.error_count).toBe(2);
   });
 });
 

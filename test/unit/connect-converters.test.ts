@@ -67,6 +67,28 @@ describe('JsonConverter', () => {
     });
     expect(plain!.toString()).toBe('{"b":null}');
   });
+
+  it('writes a transform\u2019s Timestamp, Date and Time as the numbers Connect writes for them', async () => {
+    const schema: ConnectSchema = {
+      type: 'struct',
+      fields: [
+        { field: 'at', type: 'int64', name: 'org.apache.kafka.connect.data.Timestamp', version: 1 },
+        { field: 'on', type: 'int32', name: 'org.apache.kafka.connect.data.Date', version: 1 },
+        { field: 'time', type: 'int32', name: 'org.apache.kafka.connect.data.Time', version: 1 },
+      ],
+    };
+    const moment = new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6));
+    const written = await json().fromConnectData('t', schema, { at: moment, on: moment, time: moment });
+    expect(JSON.parse(written!.toString()).payload).toEqual({
+      at: moment.getTime(),
+      on: 20455,
+      time: ((3 * 60 + 4) * 60 + 5) * 1000 + 6,
+    });
+    // Without a schema, a Date is its milliseconds.
+    expect((await json().fromConnectData('t', undefined, { at: moment }))!.toString()).toBe(
+      `{"at":${moment.getTime()}}`,
+    );
+  });
 });
 
 describe('StringConverter and ByteArrayConverter', () => {
@@ -152,6 +174,37 @@ describe('registry schemas as Connect schemas', () => {
       ],
     });
     expect(connectSchemaOfAvro(avro)).toEqual(ORDER);
+  });
+
+  it('writes a named struct met again as a reference to its first definition', () => {
+    const row: ConnectSchema = {
+      type: 'struct',
+      name: 'shop.public.items.Value',
+      optional: true,
+      fields: [{ field: 'id', type: 'int32' }],
+    };
+    const envelope: ConnectSchema = {
+      type: 'struct',
+      name: 'shop.public.items.Envelope',
+      fields: [
+        { ...row, field: 'before' },
+        { ...row, field: 'after' },
+      ],
+    };
+    const avro = avroSchemaOf(envelope) as unknown as { fields: { name: string; type: unknown }[] };
+    expect(avro.fields.map((field) => field.type)).toEqual([
+      [
+        'null',
+        {
+          type: 'record',
+          name: 'Value',
+          namespace: 'shop.public.items',
+          fields: [{ name: 'id', type: 'int' }],
+        },
+      ],
+      ['null', 'shop.public.items.Value'],
+    ]);
+    expect(connectSchemaOfAvro(avro as never)).toEqual(envelope);
   });
 
   it('refuses Avro unions Connect has no type for', () => {

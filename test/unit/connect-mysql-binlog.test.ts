@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  mysqlColumnSchemaOf,
   BinlogTransactions,
   captures,
   jsonValueOf,
@@ -112,5 +113,22 @@ describe('binlog events grouped into transactions', () => {
       gtid: null,
       ts_ms: 1_700_000_000_000,
     });
+  });
+});
+
+describe('the Connect schema of a MySQL column', () => {
+  it.each([
+    ['tinyint', 'tinyint(1)', 'int16'],
+    ['smallint', 'smallint(5) unsigned', 'int32'],
+    ['int', 'int(11)', 'int32'],
+    ['int', 'int(10) unsigned', 'int64'],
+    ['bigint', 'bigint(20)', 'int64'],
+    ['double', 'double', 'float64'],
+    ['year', 'year(4)', 'int32'],
+    ['decimal', 'decimal(10,2)', 'string'],
+    ['datetime', 'datetime', 'string'],
+    ['varchar', 'varchar(40)', 'string'],
+  ])('%s (%s) is %s', (dataType, columnType, type) => {
+    expect(mysqlColumnSchemaOf(dataType, columnType)).toEqual({ type });
   });
 });

@@ -104,4 +104,90 @@ describe('a sink task\u2019s pipeline', () => {
       "Tolerance exceeded in error handler. Executing stage 'VALUE_CONVERTER' with class 'org.apache.kafka.connect.json.JsonConverter', where consumed record is {topic='orders', partition=0, offset=5,",
     );
   });
+  it('drops what a transform filters out, adds the offset InsertField asks for, and commits past the dropped', async () => {
+    const { sink } = pipeline({
+      transforms: 'skip,at',
+      'transforms.skip.type': 'org.apache.kafka.connect.transforms.Filter',
+      'transforms.skip.predicate': 'marked',
+      'transforms.at.type': 'org.apache.kafka.connect.transforms.InsertField$Value',
+      'transforms.at.offset.field': 'at',
+      predicates: 'marked',
+      'predicates.marked.type': 'org.apache.kafka.connect.transforms.predicates.HasHeaderKey',
+      'predicates.marked.name': 'skip',
+    });
+    const committable = await sink.deliver('orders', 0, [
+      message(10, '{"n":10}', { skip: Buffer.from('yes') }),
+      message(11, '{"n":11}'),
+      message(12, '{"n":12}', { skip: Buffer.from('yes') }),
+    ]);
+    expect(committable).toEqual([{ topic: 'orders', partition: 0, offset: 13 }]);
+    const objects = s3.objects(S3.bucket);
+    expect(objects.get('topics/orders/partition=0/orders+0+0000000011.json')?.toString()).toBe(
+      '{"n":11,"at":11}\n',
+    );
+    expect(objects.has('topics/orders/partition=0/orders+0+0000000010.json')).toBe(false);
+    expect(objects.has('topics/orders/partition=0/orders+0+0000000012.json')).toBe(false);
+  });
+
+  it('commits past dropped records only once the sink has written those before them', async () => {
+    const { sink } = pipeline({
+      'flush.size': '2',
+      transforms: 'skip',
+      'transforms.skip.type': 'org.apache.kafka.connect.transforms.Filter',
+      'transforms.skip.predicate': 'marked',
+      predicates: 'marked',
+      'predicates.marked.type': 'org.apache.kafka.connect.transforms.predicates.HasHeaderKey',
+      'predicates.marked.name': 'skip',
+    });
+    expect(
+      await sink.deliver('orders', 1, [
+        message(30, '{"n":30}'),
+        message(31, '{}', { skip: Buffer.from('') }),
+      ]),
+    ).toEqual([]);
+    expect(await sink.deliver('orders', 1, [message(32, '{}', { skip: Buffer.from('') })])).toEqual([]);
+    expect(
+      await sink.deliver('orders', 1, [
+        message(33, '{"n":33}'),
+        message(34, '{}', { skip: Buffer.from('') }),
+      ]),
+    ).toEqual([{ topic: 'orders', partition: 1, offset: 35 }]);
+  });
+
+  it('reports a transform\u2019s failure under its own class, with the exception it threw', async () => {
+    const { sink, dead } = pipeline({
+      'errors.tolerance': 'all',
+      'errors.deadletterqueue.topic.name': 'orders-dlq',
+      'errors.deadletterqueue.context.headers.enable': 'true',
+      transforms: 'number',
+      'transforms.number.type': 'org.apache.kafka.connect.transforms.Cast$Value',
+      'transforms.number.spec': 'n:int32',
+    });
+    const committable = await sink.deliver('orders', 2, [
+      message(40, '{"n":"forty"}'),
+      message(41, '{"n":"41"}'),
+    ]);
+    expect(committable).toEqual([{ topic: 'orders', partition: 2, offset: 42 }]);
+    expect(s3.objects(S3.bucket).get('topics/orders/partition=2/orders+2+0000000041.json')?.toString()).toBe(
+      '{"n":41}\n',
+    );
+    expect(dead.map((entry) => entry.record.offset)).toEqual([40]);
+    expect(dead[0]!.headers).toMatchObject({
+      '__connect.errors.stage': 'TRANSFORMATION',
+      '__connect.errors.class.name': 'org.apache.kafka.connect.transforms.Cast$Value',
+      '__connect.errors.exception.class.name': 'org.apache.kafka.connect.errors.DataException',
+      '__connect.errors.exception.message': 'Value (forty) was out of range for requested data type',
+    });
+  });
+
+  it('fails the task on a transform\u2019s failure without tolerance, naming the transform', async () => {
+    const { sink } = pipeline({
+      transforms: 'number',
+      'transforms.number.type': 'org.apache.kafka.connect.transforms.Cast$Value',
+      'transforms.number.spec': 'n:int32',
+    });
+    await expect(sink.deliver('orders', 3, [message(50, '{"n":"fifty"}')])).rejects.toThrow(
+      "Tolerance exceeded in error handler. Executing stage 'TRANSFORMATION' with class 'org.apache.kafka.connect.transforms.Cast$Value', where consumed record is {topic='orders', partition=3, offset=50,",
+    );
+  });
 });

@@ -50,4 +50,31 @@ describe('a source task\u2019s pipeline', () => {
       "Executing stage 'VALUE_CONVERTER' with class 'io.confluent.connect.avro.AvroConverter' failed for a record of shop.public.orders",
     );
   });
+  it('applies the transforms before the converters, a dropped record not written', async () => {
+    const pipeline = new SourcePipeline({
+      'value.converter.schemas.enable': 'false',
+      transforms: 'onlyInserts,route',
+      'transforms.onlyInserts.type': 'org.apache.kafka.connect.transforms.Filter',
+      'transforms.onlyInserts.predicate': 'audit',
+      'transforms.route.type': 'org.apache.kafka.connect.transforms.RegexRouter',
+      'transforms.route.regex': 'shop\\.public\\.(.*)',
+      'transforms.route.replacement': 'orders-$1',
+      predicates: 'audit',
+      'predicates.audit.type': 'org.apache.kafka.connect.transforms.predicates.TopicNameMatches',
+      'predicates.audit.pattern': '.*\\.audit',
+    });
+    const messages = await pipeline.messagesOf([change, { ...change, topic: 'shop.public.audit' }]);
+    expect(messages.map((message) => message.topic)).toEqual(['orders-orders']);
+  });
+
+  it('fails naming the transform that failed', async () => {
+    const pipeline = new SourcePipeline({
+      transforms: 'pick',
+      'transforms.pick.type': 'org.apache.kafka.connect.transforms.ExtractField$Value',
+      'transforms.pick.field': 'after',
+    });
+    await expect(pipeline.messagesOf([{ ...change, value: 'not a struct' as never }])).rejects.toThrow(
+      "Executing stage 'TRANSFORMATION' with class 'org.apache.kafka.connect.transforms.ExtractField$Value' failed for a record of shop.public.orders",
+    );
+  });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   nextTaskState,
   restartDelayMs,
+  restartPlanOf,
+  statusUnderRestart,
   type ConnectState,
+  type RestartPlan,
   type TaskEvent,
 } from '../../connect/task-state.js';
 
@@ -38,5 +41,56 @@ describe('restart delays', () => {
     [50, 60_000],
   ])('after %i failures in a row a task waits %i ms', (failures, delay) => {
     expect(restartDelayMs(failures)).toBe(delay);
+  });
+});
+
+describe('restart plans', () => {
+  const status = (connector: ConnectState, ...tasks: ConnectState[]) => ({
+    connector: { state: connector },
+    tasks: tasks.map((state, id) => ({ id, state })),
+  });
+  it.each<[string, ReturnType<typeof status>, boolean, boolean, RestartPlan]>([
+    ['the plain restart', status('RUNNING', 'RUNNING'), false, false, { connector: true, tasks: [] }],
+    ['includeTasks', status('RUNNING', 'RUNNING', 'FAILED'), true, false, { connector: true, tasks: [0, 1] }],
+    [
+      'includeTasks and onlyFailed',
+      status('RUNNING', 'RUNNING', 'FAILED'),
+      true,
+      true,
+      { connector: false, tasks: [1] },
+    ],
+    [
+      'onlyFailed of a failed connector',
+      status('FAILED', 'FAILED'),
+      false,
+      true,
+      { connector: true, tasks: [] },
+    ],
+    [
+      'onlyFailed with nothing failed',
+      status('RUNNING', 'RUNNING'),
+      true,
+      true,
+      { connector: false, tasks: [] },
+    ],
+  ])('%s', (_case, current, includeTasks, onlyFailed, plan) => {
+    expect(restartPlanOf(current, { includeTasks, onlyFailed })).toEqual(plan);
+  });
+
+  it('answers what it restarts as RESTARTING, without its trace', () => {
+    const current = {
+      connector: { state: 'RUNNING' as const },
+      tasks: [
+        { id: 0, state: 'FAILED' as const, trace: 'boom' },
+        { id: 1, state: 'RUNNING' as const },
+      ],
+    };
+    expect(statusUnderRestart(current, { connector: false, tasks: [0] })).toEqual({
+      connector: { state: 'RUNNING' },
+      tasks: [
+        { id: 0, state: 'RESTARTING' },
+        { id: 1, state: 'RUNNING' },
+      ],
+    });
   });
 });

@@ -1,0 +1,279 @@
+/**
+ * Single message transforms as Kafka Connect users chain them, end to end through the brokers into
+ * PostgreSQL: a RegexRouter naming the table, InsertField adding a static field and the record's
+ * offset, a TimestampConverter making a timestamp column, a Filter with a TopicNameMatches
+ * predicate dropping a whole topic (whose offsets still advance), a MaskField; and a transform
+ * failing on a poison record, sent to the dead-letter topic under the transform's class while the
+ * records around it arrive.
+ */
+import type { Producer } from 'kafkajs';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connectCluster, readerGrants, writeAcls } from '../fixtures/connect-cluster.js';
+import {
+  createTestPostgresDatabase,
+  describeWithPostgres,
+  TEST_POSTGRES_SERVER_URL,
+  type TestPostgresDatabase,
+} from '../fixtures/db-postgres.js';
+import { eventually } from '../fixtures/eventually.js';
+
+type Json = Record<string, unknown>;
+const USER = { username: 'transform-user', password: 'a-long-enough-password' };
+const TOPICS = ['xf.orders', 'xf.rehearsal', 'xf.poison', 'xf.dlq'];
+const READER_GROUP = 'xf-reader';
+
+const cluster = connectCluster({
+  streamingPorts: '29941-29970',
+  clusterName: 'transforms',
+  user: USER,
+  grants: {
+    ...readerGrants('xf', READER_GROUP),
+    acls: [...readerGrants('xf', READER_GROUP).acls, ...writeAcls(TOPICS)],
+  },
+  topics: TOPICS,
+  clientId: 'connect-transforms-test',
+});
+const { connect, statusOf } = cluster;
+
+let producer: Producer;
+let target: TestPostgresDatabase | undefined;
+
+const STRING_KEYS = { 'key.converter': 'org.apache.kafka.connect.storage.StringConverter' };
+const SCHEMALESS_JSON = {
+  'value.converter': 'org.apache.kafka.connect.json.JsonConverter',
+  'value.converter.schemas.enable': 'false',
+};
+
+async function send(topic: string, messages: { key: string; value: Json }[]) {
+  await producer.send({
+    topic,
+    messages: messages.map(({ key, value }) => ({ key, value: JSON.stringify(value) })),
+  });
+}
+
+async function query(sql: string) {
+  const client = new pg.Client({ connectionString: target!.url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as Json[];
+  } finally {
+    await client.end();
+  }
+}
+
+function jdbcConfig(topics: string) {
+  const database = new URL(target!.url);
+  const server = new URL(TEST_POSTGRES_SERVER_URL!);
+  return {
+    'connector.class': 'io.confluent.connect.jdbc.JdbcSinkConnector',
+    topics,
+    'connection.url': `jdbc:postgresql://${database.host}${database.pathname}`,
+    'connection.user': decodeURIComponent(server.username),
+    'connection.password': decodeURIComponent(server.password),
+    'table.name.format': '${topic}',
+    'insert.mode': 'upsert',
+    'pk.mode': 'record_key',
+    'pk.fields': 'order_key',
+    'auto.create': 'true',
+  };
+}
+
+/** The first `count` records of a dead-letter topic, their headers as strings. */
+async function deadLetters(topic: string, count: number) {
+  const dead: { key: string; value: string; headers: Record<string, string> }[] = [];
+  const consumer = cluster.kafka.consumer({ groupId: READER_GROUP });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        dead.push({
+          key: String(message.key),
+          value: String(message.value),
+          headers: Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([key, value]) => [key, String(value)]),
+          ),
+        });
+      },
+    });
+    await eventually(() => expect(dead).toHaveLength(count), 30_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return dead;
+}
+
+beforeAll(async () => {
+  if (!TEST_POSTGRES_SERVER_URL) return;
+  target = await createTestPostgresDatabase();
+  await cluster.start();
+  producer = cluster.kafka.producer();
+  await eventually(() => producer.connect(), 15_000);
+}, 120_000);
+
+afterAll(async () => {
+  await producer?.disconnect();
+  await cluster.close();
+  await target?.drop();
+}, 60_000);
+
+describeWithPostgres('single message transforms into PostgreSQL', () => {
+  it('routes, filters, inserts, converts and masks in transforms order, and the offsets of dropped records advance', async () => {
+    await send('xf.orders', [
+      { key: 'order-1', value: { id: 1, item: 'book', card: '4111-1111', placed: '2026-01-02 03:04:05' } },
+      { key: 'order-2', value: { id: 2, item: 'pen', card: '5500-0000', placed: '2026-02-03 00:00:00' } },
+      { key: 'order-3', value: { id: 3, item: 'ink', card: '3400-0000', placed: '2026-03-04 12:30:00' } },
+    ]);
+    await send('xf.rehearsal', [
+      { key: 'order-9', value: { id: 9, item: 'test', card: '0000', placed: '2026-01-01 00:00:00' } },
+      { key: 'order-8', value: { id: 8, item: 'test', card: '0000', placed: '2026-01-01 00:00:00' } },
+    ]);
+    const created = await connect('PUT', '/connectors/shop-orders/config', {
+      ...jdbcConfig('xf.orders,xf.rehearsal'),
+      ...STRING_KEYS,
+      ...SCHEMALESS_JSON,
+      transforms: 'rehearsals,route,origin,placed,mask',
+      'transforms.rehearsals.type': 'org.apache.kafka.connect.transforms.Filter',
+      'transforms.rehearsals.predicate': 'isRehearsal',
+      'transforms.route.type': 'org.apache.kafka.connect.transforms.RegexRouter',
+      'transforms.route.regex': 'xf\\.(.*)',
+      'transforms.route.replacement': 'shop_$1',
+      'transforms.origin.type': 'org.apache.kafka.connect.transforms.InsertField$Value',
+      'transforms.origin.static.field': 'origin',
+      'transforms.origin.static.value': 'web-shop',
+      'transforms.origin.offset.field': 'kafka_offset',
+      'transforms.placed.type': 'org.apache.kafka.connect.transforms.TimestampConverter$Value',
+      'transforms.placed.field': 'placed',
+      'transforms.placed.format': 'yyyy-MM-dd HH:mm:ss',
+      'transforms.placed.target.type': 'Timestamp',
+      'transforms.mask.type': 'org.apache.kafka.connect.transforms.MaskField$Value',
+      'transforms.mask.fields': 'card',
+      predicates: 'isRehearsal',
+      'predicates.isRehearsal.type': 'org.apache.kafka.connect.transforms.predicates.TopicNameMatches',
+      'predicates.isRehearsal.pattern': 'xf\\.rehearsal',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rows = await eventually(async () => {
+      const found = await query(
+        `select order_key, id, item, card, origin, kafka_offset, to_char(placed, 'YYYY-MM-DD HH24:MI:SS') as placed from shop_orders order by id`,
+      );
+      expect(found).toHaveLength(3);
+      return found;
+    }, 30_000);
+    expect(rows).toEqual([
+      {
+        order_key: 'order-1',
+        id: '1',
+        item: 'book',
+        card: '',
+        origin: 'web-shop',
+        kafka_offset: '0',
+        placed: '2026-01-02 03:04:05',
+      },
+      {
+        order_key: 'order-2',
+        id: '2',
+        item: 'pen',
+        card: '',
+        origin: 'web-shop',
+        kafka_offset: '1',
+        placed: '2026-02-03 00:00:00',
+      },
+      {
+        order_key: 'order-3',
+        id: '3',
+        item: 'ink',
+        card: '',
+        origin: 'web-shop',
+        kafka_offset: '2',
+        placed: '2026-03-04 12:30:00',
+      },
+    ]);
+    const columns = await query(
+      `select column_name, data_type from information_schema.columns where table_name = 'shop_orders'`,
+    );
+    expect(Object.fromEntries(columns.map((column) => [column.column_name, column.data_type]))).toMatchObject(
+      {
+        placed: 'timestamp without time zone',
+        origin: 'text',
+      },
+    );
+    // Neither the rehearsal topic's table nor its rows: the filter dropped them before the router.
+    expect(
+      await query(`select table_name from information_schema.tables where table_name like '%rehearsal%'`),
+    ).toEqual([]);
+    await eventually(async () => {
+      const offsets = (await connect('GET', '/connectors/shop-orders/offsets')).body.offsets as unknown as {
+        partition: { kafka_topic: string };
+        offset: { kafka_offset: number };
+      }[];
+      expect(
+        Object.fromEntries(offsets.map((entry) => [entry.partition.kafka_topic, entry.offset.kafka_offset])),
+      ).toEqual({ 'xf.orders': 3, 'xf.rehearsal': 2 });
+    }, 30_000);
+    expect((await statusOf('shop-orders')).tasks).toEqual([
+      expect.objectContaining({ id: 0, state: 'RUNNING' }),
+    ]);
+  });
+
+  it('sends the record a transform fails on to the dead-letter topic under the transform\u2019s class while the records around it arrive', async () => {
+    await send('xf.poison', [
+      { key: 'order-1', value: { id: 1, qty: '2' } },
+      { key: 'order-2', value: { id: 2, qty: 'many' } },
+      { key: 'order-3', value: { id: 3, qty: '5' } },
+    ]);
+    const created = await connect('POST', '/connectors', {
+      name: 'poison-cast',
+      config: {
+        ...jdbcConfig('xf.poison'),
+        ...STRING_KEYS,
+        ...SCHEMALESS_JSON,
+        'table.name.format': 'cast_orders',
+        transforms: 'quantity',
+        'transforms.quantity.type': 'org.apache.kafka.connect.transforms.Cast$Value',
+        'transforms.quantity.spec': 'qty:int32',
+        'errors.tolerance': 'all',
+        'errors.deadletterqueue.topic.name': 'xf.dlq',
+        'errors.deadletterqueue.context.headers.enable': 'true',
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await eventually(async () => {
+      expect(await query('select order_key, qty from cast_orders order by order_key')).toEqual([
+        { order_key: 'order-1', qty: '2' },
+        { order_key: 'order-3', qty: '5' },
+      ]);
+    }, 30_000);
+    const [dead] = await deadLetters('xf.dlq', 1);
+    expect(dead).toMatchObject({
+      key: 'order-2',
+      value: JSON.stringify({ id: 2, qty: 'many' }),
+      headers: {
+        '__connect.errors.topic': 'xf.poison',
+        '__connect.errors.offset': '1',
+        '__connect.errors.connector.name': 'poison-cast',
+        '__connect.errors.stage': 'TRANSFORMATION',
+        '__connect.errors.class.name': 'org.apache.kafka.connect.transforms.Cast$Value',
+        '__connect.errors.exception.class.name': 'org.apache.kafka.connect.errors.DataException',
+        '__connect.errors.exception.message': 'Value (many) was out of range for requested data type',
+      },
+    });
+    expect((await statusOf('poison-cast')).tasks).toEqual([
+      expect.objectContaining({ id: 0, state: 'RUNNING' }),
+    ]);
+  });
+
+  it('refuses an unknown transform class on create, naming it', async () => {
+    const refused = await connect('POST', '/connectors', {
+      name: 'unknown-transform',
+      config: {
+        ...jdbcConfig('xf.orders'),
+        transforms: 'mystery',
+        'transforms.mystery.type': 'com.example.Mystery',
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('com.example.Mystery');
+  });
+});
