@@ -1,0 +1,132 @@
+/** Forms: a text input in its labelled field, and a card form that runs one action. */
+import type { ComponentChildren } from 'preact';
+import { ErrorNotice, Field } from './ui.tsx';
+
+/** The input attributes the console's forms set besides its value. */
+interface InputAttributes {
+  type?: 'text' | 'number' | 'email' | 'password';
+  name?: string;
+  min?: number;
+  max?: number;
+  minLength?: number;
+  autocomplete?: string;
+  inputMode?: 'numeric' | 'text';
+  autoFocus?: boolean;
+  required?: boolean;
+}
+
+/** A required input in its `Field`, its hint tied to it; `onValue` receives the typed text. */
+export function TextInput({
+  id,
+  label,
+  hint,
+  value,
+  onValue,
+  type,
+  required = true,
+  ...attributes
+}: InputAttributes & {
+  id: string;
+  label: string;
+  hint?: string;
+  value: string | number;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <Field id={id} label={label} hint={hint}>
+      {(describedBy) => (
+        <input
+          id={id}
+          // Preact types each input type apart; these four take the same attributes here.
+          type={type as 'text' | undefined}
+          required={required}
+          aria-describedby={describedBy}
+          value={value}
+          onInput={(event) => onValue(event.currentTarget.value)}
+          {...attributes}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** What `useAction` returns, as far as a form needs it. */
+export interface FormAction {
+  busy: boolean;
+  error: unknown;
+  run: () => Promise<void>;
+}
+
+/**
+ * A card form named by its heading: its fields, then the action's error, then the submit button,
+ * disabled while the action runs.
+ */
+export function ActionForm({
+  id,
+  heading,
+  level = 2,
+  action,
+  submit,
+  disabled = false,
+  class: className = 'card form-grid',
+  children,
+}: {
+  id: string;
+  heading: string;
+  level?: 2 | 3;
+  action: FormAction;
+  submit: string;
+  disabled?: boolean;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  const Heading = level === 2 ? 'h2' : 'h3';
+  return (
+    <form
+      class={className}
+      aria-labelledby={id}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void action.run();
+      }}
+    >
+      <Heading id={id}>{heading}</Heading>
+      {children}
+      <ErrorNotice error={action.error} />
+      <div class="form-actions">
+        <button type="submit" class="primary" disabled={action.busy || disabled}>
+          {submit}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A destructive button that asks first; `label` names what it acts on for assistive technology. */
+export function ConfirmButton({
+  question,
+  onConfirm,
+  label,
+  disabled,
+  children,
+}: {
+  question: string;
+  onConfirm: () => void;
+  label?: string;
+  disabled?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <button
+      type="button"
+      class="danger"
+      aria-label={label}
+      disabled={disabled}
+      onClick={() => {
+        if (confirm(question)) onConfirm();
+      }}
+    >
+      {children}
+    </button>
+  );
+}
