@@ -130,3 +130,30 @@ export function ConfirmButton({
     </button>
   );
 }
+
+/** A secret the API shows this once (a new key, a generated password), until the reader is done. */
+export function ShownOnce({
+  secret,
+  testId,
+  onDone,
+  children,
+}: {
+  secret: string;
+  testId: string;
+  onDone: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="notice" role="status">
+      <p>{children}</p>
+      <p>
+        <code class="secret" data-testid={testId}>
+          {secret}
+        </code>
+      </p>
+      <button type="button" onClick={onDone}>
+        Done
+      </button>
+    </div>
+  );
+}

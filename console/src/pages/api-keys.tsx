@@ -1,7 +1,7 @@
 /** API keys: the list, a new key (its secret shown once), revocation. */
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
-import { ActionForm, ConfirmButton, TextInput } from '../components/form.tsx';
+import { ActionForm, ConfirmButton, ShownOnce, TextInput } from '../components/form.tsx';
 import { ResourceTable } from '../components/table.tsx';
 import { ErrorNotice, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
 import { API_KEY_SCOPES } from '../scopes.ts';
@@ -25,19 +25,9 @@ export function ApiKeys() {
   return (
     <Page title="API keys">
       {created && (
-        <div class="notice" role="status">
-          <p>
-            The key <strong>{created.name}</strong> is shown this once; keep it somewhere safe:
-          </p>
-          <p>
-            <code class="secret" data-testid="new-api-key">
-              {created.key}
-            </code>
-          </p>
-          <button type="button" onClick={() => setCreated(undefined)}>
-            Done
-          </button>
-        </div>
+        <ShownOnce secret={created.key} testId="new-api-key" onDone={() => setCreated(undefined)}>
+          The key <strong>{created.name}</strong> is shown this once; keep it somewhere safe:
+        </ShownOnce>
       )}
       <ActionForm
         id="create-key"
