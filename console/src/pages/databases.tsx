@@ -4,6 +4,7 @@ import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ConfirmButton, TextInput } from '../components/form.tsx';
+import { SecretValues } from '../components/secret-values.tsx';
 import { ResourceTable } from '../components/table.tsx';
 import {
   ErrorNotice,
@@ -128,16 +129,7 @@ function Credentials({
         Kept in vault <code>{vaultClusterId}</code> at <code>{vaultPath}</code>.
       </p>
       {values ? (
-        <dl class="facts secret-values" data-testid="credentials">
-          {Object.entries(values).map(([key, value]) => (
-            <div key={key}>
-              <dt>{key}</dt>
-              <dd>
-                <code>{String(value)}</code>
-              </dd>
-            </div>
-          ))}
-        </dl>
+        <SecretValues values={values} testId="credentials" />
       ) : (
         <p aria-live="polite">
           <span class="masked" aria-label="hidden">
