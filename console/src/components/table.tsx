@@ -2,9 +2,13 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { EmptyRow } from './ui.tsx';
 
+/** A column's heading; numbers are aligned right by their `number` class. */
+export type Column = string | { label: string; number: true };
+
 /**
  * `label` names the region (and is the caption when `caption` is set); `columns` head the table,
- * with one more hidden "Actions" column when `actions` is set; `empty` stands in for no rows.
+ * with one more hidden "Actions" column when `actions` is set; `empty` stands in for no rows;
+ * `footer` holds the rows of a total.
  */
 export function ResourceTable<T>({
   label,
@@ -14,26 +18,36 @@ export function ResourceTable<T>({
   rows,
   empty,
   row,
+  testId,
+  footer,
 }: {
   label: string;
   caption?: boolean;
-  columns: readonly string[];
+  columns: readonly Column[];
   actions?: boolean;
   rows: readonly T[] | undefined;
   empty: ComponentChildren;
-  row: (item: T) => JSX.Element;
+  row: (item: T, index: number) => JSX.Element;
+  testId?: string;
+  footer?: ComponentChildren;
 }) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
-      <table>
+      <table data-testid={testId}>
         {caption && <caption>{label}</caption>}
         <thead>
           <tr>
-            {columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
+            {columns.map((column) =>
+              typeof column === 'string' ? (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={column.label} scope="col" class="number">
+                  {column.label}
+                </th>
+              ),
+            )}
             {actions && (
               <th scope="col">
                 <span class="visually-hidden">Actions</span>
@@ -45,6 +59,7 @@ export function ResourceTable<T>({
           {rows?.length === 0 && <EmptyRow columns={columns.length + (actions ? 1 : 0)}>{empty}</EmptyRow>}
           {rows?.map(row)}
         </tbody>
+        {footer && <tfoot>{footer}</tfoot>}
       </table>
     </div>
   );

@@ -6,7 +6,6 @@ import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ShownOnce, TextInput } from '../components/form.tsx';
 import { ResourceTable } from '../components/table.tsx';
 import {
-  EmptyRow,
   ErrorNotice,
   Field,
   formatDate,
@@ -309,94 +308,66 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
       <p>
         <Link href={`/streaming-clusters/${clusterId}`}>← The cluster</Link>
       </p>
-      <form
-        class="card form-grid"
-        aria-labelledby="browse"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setAsked(asked + 1);
-        }}
+      <ActionForm
+        id="browse"
+        heading="Browse records"
+        action={{ busy: messages.loading, error: undefined, run: async () => setAsked(asked + 1) }}
+        submit="Read records"
       >
-        <h2 id="browse">Browse records</h2>
-        <Field id="browse-partition" label="Partition" hint="Empty: every partition.">
-          {(describedBy) => (
-            <input
-              id="browse-partition"
-              type="number"
-              min={0}
-              aria-describedby={describedBy}
-              value={partition}
-              onInput={(event) => setPartition(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="browse-offset" label="From offset" hint="Empty: the newest records.">
-          {(describedBy) => (
-            <input
-              id="browse-offset"
-              type="number"
-              min={0}
-              aria-describedby={describedBy}
-              value={offset}
-              onInput={(event) => setOffset(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="browse-limit" label="How many">
-          {() => (
-            <input
-              id="browse-limit"
-              type="number"
-              min={1}
-              max={100}
-              value={limit}
-              onInput={(event) => setLimit(Number(event.currentTarget.value))}
-            />
-          )}
-        </Field>
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={messages.loading}>
-            Read records
-          </button>
-        </div>
-      </form>
+        <TextInput
+          id="browse-partition"
+          label="Partition"
+          hint="Empty: every partition."
+          type="number"
+          min={0}
+          required={false}
+          value={partition}
+          onValue={setPartition}
+        />
+        <TextInput
+          id="browse-offset"
+          label="From offset"
+          hint="Empty: the newest records."
+          type="number"
+          min={0}
+          required={false}
+          value={offset}
+          onValue={setOffset}
+        />
+        <TextInput
+          id="browse-limit"
+          label="How many"
+          type="number"
+          min={1}
+          max={100}
+          required={false}
+          value={limit}
+          onValue={(value) => setLimit(Number(value))}
+        />
+      </ActionForm>
       <ErrorNotice error={messages.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Records, oldest first (reads are audited)"
-      >
-        <table data-testid="messages">
-          <caption>Records, oldest first (reads are audited)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Partition</th>
-              <th scope="col">Offset</th>
-              <th scope="col">Time</th>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {messages.data?.length === 0 && <EmptyRow columns={5}>No record.</EmptyRow>}
-            {messages.data?.map((message) => (
-              <tr key={`${message.partition}-${message.offset}`}>
-                <td>{message.partition}</td>
-                <td>{message.offset}</td>
-                <td>{formatDate(message.timestamp)}</td>
-                <td>
-                  <code>{message.key ?? '—'}</code>
-                </td>
-                <td class="record-value">
-                  {message.encoding === 'base64' && <span class="muted">base64 </span>}
-                  <code>{message.value ?? 'null'}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Records, oldest first (reads are audited)"
+        caption
+        testId="messages"
+        columns={['Partition', 'Offset', 'Time', 'Key', 'Value']}
+        rows={messages.data}
+        empty="No record."
+        row={(message) => (
+          <tr key={`${message.partition}-${message.offset}`}>
+            <td>{message.partition}</td>
+            <td>{message.offset}</td>
+            <td>{formatDate(message.timestamp)}</td>
+            <td>
+              <code>{message.key ?? '—'}</code>
+            </td>
+            <td class="record-value">
+              {message.encoding === 'base64' && <span class="muted">base64 </span>}
+              <code>{message.value ?? 'null'}</code>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }
