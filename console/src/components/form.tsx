@@ -50,6 +50,33 @@ export function TextInput({
   );
 }
 
+/** A choice among fixed words in its `Field`; `onValue` receives the chosen one. */
+export function SelectInput<T extends string>({
+  id,
+  label,
+  choices,
+  value,
+  onValue,
+}: {
+  id: string;
+  label: string;
+  choices: readonly T[];
+  value: T;
+  onValue: (value: T) => void;
+}) {
+  return (
+    <Field id={id} label={label}>
+      {() => (
+        <select id={id} value={value} onChange={(event) => onValue(event.currentTarget.value as T)}>
+          {choices.map((choice) => (
+            <option key={choice}>{choice}</option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 /** What `useAction` returns, as far as a form needs it. */
 export interface FormAction {
   busy: boolean;

@@ -53,6 +53,25 @@ function AuthForm({
   );
 }
 
+/** A new password's input: the length the API asks for, and the browser may offer a strong one. */
+function NewPassword(props: {
+  label: string;
+  name?: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <TextInput
+      id="password"
+      hint="At least 8 characters."
+      type="password"
+      autocomplete="new-password"
+      minLength={8}
+      {...props}
+    />
+  );
+}
+
 export function SignIn({ notice }: { notice?: string | undefined }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -166,17 +185,7 @@ export function SignUp() {
           value={email}
           onValue={setEmail}
         />
-        <TextInput
-          id="password"
-          label="Password"
-          hint="At least 8 characters."
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          minLength={8}
-          value={password}
-          onValue={setPassword}
-        />
+        <NewPassword label="Password" name="password" value={password} onValue={setPassword} />
       </AuthForm>
       <p class="auth-links">
         Have an account? <Link href="/sign-in">Sign in</Link>
@@ -257,16 +266,7 @@ export function ResetPassword() {
         <p role="status">{message}</p>
       ) : (
         <AuthForm action={reset} submit="Set password" disabled={!token}>
-          <TextInput
-            id="password"
-            label="New password"
-            hint="At least 8 characters."
-            type="password"
-            autocomplete="new-password"
-            minLength={8}
-            value={password}
-            onValue={setPassword}
-          />
+          <NewPassword label="New password" value={password} onValue={setPassword} />
         </AuthForm>
       )}
       <p class="auth-links">

@@ -3,12 +3,11 @@ import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
-import { ActionForm, ConfirmButton, TextInput } from '../components/form.tsx';
+import { ActionForm, ConfirmButton, SelectInput, TextInput } from '../components/form.tsx';
 import { SecretValues } from '../components/secret-values.tsx';
 import { ResourceTable } from '../components/table.tsx';
 import {
   ErrorNotice,
-  Field,
   formatDate,
   Page,
   StatusBadge,
@@ -37,23 +36,16 @@ function CreateDatabase() {
   return (
     <ActionForm id="create-database" heading="Create a database" action={create} submit="Create database">
       <TextInput id="database-name" label="Name" value={name} onValue={setName} />
-      <Field id="database-engine" label="Engine">
-        {() => (
-          <select
-            id="database-engine"
-            value={engine}
-            onChange={(event) => {
-              const next = event.currentTarget.value as Engine;
-              setEngine(next);
-              setSize(next === 'redis' ? 64 : 10);
-            }}
-          >
-            {ENGINES.map((choice) => (
-              <option key={choice}>{choice}</option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectInput
+        id="database-engine"
+        label="Engine"
+        choices={ENGINES}
+        value={engine}
+        onValue={(next) => {
+          setEngine(next);
+          setSize(next === 'redis' ? 64 : 10);
+        }}
+      />
       <TextInput
         id="database-size"
         label={isRedis ? 'Memory (MiB)' : 'Storage (GB)'}

@@ -3,11 +3,10 @@ import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
-import { ActionForm, ShownOnce, TextInput } from '../components/form.tsx';
+import { ActionForm, ShownOnce, SelectInput, TextInput } from '../components/form.tsx';
 import { ResourceTable } from '../components/table.tsx';
 import {
   ErrorNotice,
-  Field,
   formatDate,
   Page,
   StatusBadge,
@@ -38,19 +37,7 @@ function CreateCluster() {
       submit="Create cluster"
     >
       <TextInput id="cluster-name" label="Name" value={name} onValue={setName} />
-      <Field id="cluster-tier" label="Tier">
-        {() => (
-          <select
-            id="cluster-tier"
-            value={tier}
-            onChange={(event) => setTier(event.currentTarget.value as Tier)}
-          >
-            {TIERS.map((choice) => (
-              <option key={choice}>{choice}</option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <SelectInput id="cluster-tier" label="Tier" choices={TIERS} value={tier} onValue={setTier} />
       <TextInput id="cluster-region" label="Region" value={region} onValue={setRegion} />
     </ActionForm>
   );

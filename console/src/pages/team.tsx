@@ -1,9 +1,9 @@
 /** The current organization's members with their roles, and its invitations. */
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
-import { ActionForm, TextInput } from '../components/form.tsx';
+import { ActionForm, SelectInput, TextInput } from '../components/form.tsx';
 import { ResourceTable } from '../components/table.tsx';
-import { ErrorNotice, Field, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
+import { ErrorNotice, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
 import { api, useSession } from '../session.ts';
 
 const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -71,19 +71,7 @@ export function Team() {
       />
       <ActionForm id="invite" heading="Invite a member" action={invite} submit="Send invitation">
         <TextInput id="invite-email" label="Email address" type="email" value={email} onValue={setEmail} />
-        <Field id="invite-role" label="Role">
-          {() => (
-            <select
-              id="invite-role"
-              value={role}
-              onChange={(event) => setRole(event.currentTarget.value as Role)}
-            >
-              {ROLES.map((choice) => (
-                <option key={choice}>{choice}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectInput id="invite-role" label="Role" choices={ROLES} value={role} onValue={setRole} />
       </ActionForm>
       <ResourceTable
         label="Pending invitations"
