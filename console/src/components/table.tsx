@@ -1,6 +1,6 @@
-/** A table of resources in its scrollable, keyboard-reachable region. */
+/** A table of resources in its scrollable, keyboard-reachable region, and the list page around one. */
 import type { ComponentChildren, JSX } from 'preact';
-import { EmptyRow } from './ui.tsx';
+import { EmptyRow, ErrorNotice, Page } from './ui.tsx';
 
 /** A column's heading; numbers are aligned right by their `number` class. */
 export type Column = string | { label: string; number: true };
@@ -10,6 +10,18 @@ export type Column = string | { label: string; number: true };
  * with one more hidden "Actions" column when `actions` is set; `empty` stands in for no rows;
  * `footer` holds the rows of a total.
  */
+export interface ResourceTableProps<T> {
+  label: string;
+  caption?: boolean;
+  columns: readonly Column[];
+  actions?: boolean;
+  rows: readonly T[] | undefined;
+  empty: ComponentChildren;
+  row: (item: T, index: number) => JSX.Element;
+  testId?: string;
+  footer?: ComponentChildren;
+}
+
 export function ResourceTable<T>({
   label,
   caption = false,
@@ -20,17 +32,7 @@ export function ResourceTable<T>({
   row,
   testId,
   footer,
-}: {
-  label: string;
-  caption?: boolean;
-  columns: readonly Column[];
-  actions?: boolean;
-  rows: readonly T[] | undefined;
-  empty: ComponentChildren;
-  row: (item: T, index: number) => JSX.Element;
-  testId?: string;
-  footer?: ComponentChildren;
-}) {
+}: ResourceTableProps<T>) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table data-testid={testId}>
@@ -62,5 +64,21 @@ export function ResourceTable<T>({
         {footer && <tfoot>{footer}</tfoot>}
       </table>
     </div>
+  );
+}
+
+/** A list page: its title, the form that creates one (if any), the list's error, then the table. */
+export function ListPage<T>({
+  title,
+  create,
+  error,
+  ...table
+}: { title: string; create?: ComponentChildren; error: unknown } & ResourceTableProps<T>) {
+  return (
+    <Page title={title}>
+      {create}
+      <ErrorNotice error={error} />
+      <ResourceTable {...table} />
+    </Page>
   );
 }

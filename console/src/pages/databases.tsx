@@ -5,11 +5,10 @@ import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ConfirmButton, SelectInput, TextInput } from '../components/form.tsx';
 import { SecretValues } from '../components/secret-values.tsx';
-import { ResourceTable } from '../components/table.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
 import {
   ErrorNotice,
   formatDate,
-  Page,
   StatusBadge,
   useAction,
   useLoad,
@@ -61,32 +60,31 @@ function CreateDatabase() {
 export function Databases() {
   const databases = useLoad(async () => dataOf(await api.GET('/v1/databases')), [], DATABASE_EVENTS);
   return (
-    <Page title="Databases">
-      <CreateDatabase />
-      <ErrorNotice error={databases.error} />
-      <ResourceTable
-        label="Managed databases"
-        caption
-        columns={['Name', 'Engine', 'Status', 'Size', 'Created']}
-        rows={databases.data}
-        empty="No database yet."
-        row={(database) => (
-          <tr key={database.id}>
-            <td>
-              <Link href={`/databases/${database.id}`}>{database.name}</Link>
-            </td>
-            <td>
-              {database.engine} {database.version}
-            </td>
-            <td>
-              <StatusBadge status={database.status} />
-            </td>
-            <td>{database.memory_mb ? `${database.memory_mb} MiB` : `${database.storage_gb ?? '—'} GB`}</td>
-            <td>{formatDate(database.created_at)}</td>
-          </tr>
-        )}
-      />
-    </Page>
+    <ListPage
+      title="Databases"
+      create={<CreateDatabase />}
+      error={databases.error}
+      label="Managed databases"
+      caption
+      columns={['Name', 'Engine', 'Status', 'Size', 'Created']}
+      rows={databases.data}
+      empty="No database yet."
+      row={(database) => (
+        <tr key={database.id}>
+          <td>
+            <Link href={`/databases/${database.id}`}>{database.name}</Link>
+          </td>
+          <td>
+            {database.engine} {database.version}
+          </td>
+          <td>
+            <StatusBadge status={database.status} />
+          </td>
+          <td>{database.memory_mb ? `${database.memory_mb} MiB` : `${database.storage_gb ?? '—'} GB`}</td>
+          <td>{formatDate(database.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 

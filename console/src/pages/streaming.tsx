@@ -4,7 +4,7 @@ import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ShownOnce, SelectInput, TextInput } from '../components/form.tsx';
-import { ResourceTable } from '../components/table.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
 import {
   ErrorNotice,
   formatDate,
@@ -46,30 +46,29 @@ function CreateCluster() {
 export function StreamingClusters() {
   const clusters = useLoad(async () => dataOf(await api.GET('/v1/streaming/clusters')), [], STREAMING_EVENTS);
   return (
-    <Page title="Streaming">
-      <CreateCluster />
-      <ErrorNotice error={clusters.error} />
-      <ResourceTable
-        label="Event-streaming clusters (Kafka protocol)"
-        caption
-        columns={['Name', 'Tier', 'Region', 'Status', 'Created']}
-        rows={clusters.data}
-        empty="No streaming cluster yet."
-        row={(cluster) => (
-          <tr key={cluster.id}>
-            <td>
-              <Link href={`/streaming-clusters/${cluster.id}`}>{cluster.name}</Link>
-            </td>
-            <td>{cluster.tier}</td>
-            <td>{cluster.region}</td>
-            <td>
-              <StatusBadge status={cluster.status} />
-            </td>
-            <td>{formatDate(cluster.created_at)}</td>
-          </tr>
-        )}
-      />
-    </Page>
+    <ListPage
+      title="Streaming"
+      create={<CreateCluster />}
+      error={clusters.error}
+      label="Event-streaming clusters (Kafka protocol)"
+      caption
+      columns={['Name', 'Tier', 'Region', 'Status', 'Created']}
+      rows={clusters.data}
+      empty="No streaming cluster yet."
+      row={(cluster) => (
+        <tr key={cluster.id}>
+          <td>
+            <Link href={`/streaming-clusters/${cluster.id}`}>{cluster.name}</Link>
+          </td>
+          <td>{cluster.tier}</td>
+          <td>{cluster.region}</td>
+          <td>
+            <StatusBadge status={cluster.status} />
+          </td>
+          <td>{formatDate(cluster.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 

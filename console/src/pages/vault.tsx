@@ -7,8 +7,8 @@ import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, TextInput } from '../components/form.tsx';
 import { SecretValues } from '../components/secret-values.tsx';
-import { ResourceTable } from '../components/table.tsx';
-import { ErrorNotice, formatDate, Page, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
+import { ListPage } from '../components/table.tsx';
+import { ErrorNotice, formatDate, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
 
@@ -71,29 +71,28 @@ function CreateVault() {
 export function VaultClusters() {
   const clusters = useLoad(async () => (await api.GET('/api/v1/vault')).data ?? [], [], VAULT_EVENTS);
   return (
-    <Page title="Vault">
-      <CreateVault />
-      <ErrorNotice error={clusters.error} />
-      <ResourceTable
-        label="Vault clusters: secrets, transit encryption, policies and tokens"
-        caption
-        columns={['Name', 'Status', 'Secrets', 'Created']}
-        rows={clusters.data}
-        empty="No vault cluster yet."
-        row={(cluster) => (
-          <tr key={cluster.id}>
-            <td>
-              <Link href={`/vaults/${cluster.id}`}>{cluster.name}</Link>
-            </td>
-            <td>
-              <StatusBadge status={cluster.status} />
-            </td>
-            <td>{cluster.total_secrets}</td>
-            <td>{formatDate(cluster.created_at)}</td>
-          </tr>
-        )}
-      />
-    </Page>
+    <ListPage
+      title="Vault"
+      create={<CreateVault />}
+      error={clusters.error}
+      label="Vault clusters: secrets, transit encryption, policies and tokens"
+      caption
+      columns={['Name', 'Status', 'Secrets', 'Created']}
+      rows={clusters.data}
+      empty="No vault cluster yet."
+      row={(cluster) => (
+        <tr key={cluster.id}>
+          <td>
+            <Link href={`/vaults/${cluster.id}`}>{cluster.name}</Link>
+          </td>
+          <td>
+            <StatusBadge status={cluster.status} />
+          </td>
+          <td>{cluster.total_secrets}</td>
+          <td>{formatDate(cluster.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 

@@ -3,8 +3,8 @@ import { useState } from 'preact/hooks';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, TextInput } from '../components/form.tsx';
-import { ResourceTable } from '../components/table.tsx';
-import { ErrorNotice, Field, formatDate, Page, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
+import { ErrorNotice, Field, formatDate, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
 
@@ -56,33 +56,32 @@ function CreateVpc({ onCreated }: { onCreated: (id: string) => void }) {
 export function Vpcs() {
   const vpcs = useLoad(async () => (await api.GET('/api/v1/vpcs')).data ?? [], [], VPC_EVENTS);
   return (
-    <Page title="VPCs">
-      <CreateVpc onCreated={(id) => navigate(`/vpcs/${id}`)} />
-      <ErrorNotice error={vpcs.error} />
-      <ResourceTable
-        label="Your organization's virtual private clouds"
-        caption
-        columns={['Name', 'CIDR block', 'Region', 'Status', 'Subnets', 'Created']}
-        rows={vpcs.data}
-        empty="No VPC yet."
-        row={(vpc) => (
-          <tr key={vpc.id}>
-            <td>
-              <Link href={`/vpcs/${vpc.id}`}>{vpc.name}</Link>
-            </td>
-            <td>
-              <code>{vpc.cidr_block}</code>
-            </td>
-            <td>{vpc.region}</td>
-            <td>
-              <StatusBadge status={vpc.status} />
-            </td>
-            <td>{vpc.subnet_count}</td>
-            <td>{formatDate(vpc.created_at)}</td>
-          </tr>
-        )}
-      />
-    </Page>
+    <ListPage
+      title="VPCs"
+      create={<CreateVpc onCreated={(id) => navigate(`/vpcs/${id}`)} />}
+      error={vpcs.error}
+      label="Your organization's virtual private clouds"
+      caption
+      columns={['Name', 'CIDR block', 'Region', 'Status', 'Subnets', 'Created']}
+      rows={vpcs.data}
+      empty="No VPC yet."
+      row={(vpc) => (
+        <tr key={vpc.id}>
+          <td>
+            <Link href={`/vpcs/${vpc.id}`}>{vpc.name}</Link>
+          </td>
+          <td>
+            <code>{vpc.cidr_block}</code>
+          </td>
+          <td>{vpc.region}</td>
+          <td>
+            <StatusBadge status={vpc.status} />
+          </td>
+          <td>{vpc.subnet_count}</td>
+          <td>{formatDate(vpc.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 
