@@ -1,7 +1,9 @@
 /** API keys: the list, a new key (its secret shown once), revocation. */
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
-import { EmptyRow, ErrorNotice, Field, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
+import { ActionForm, ConfirmButton, ShownOnce, TextInput } from '../components/form.tsx';
+import { ResourceTable } from '../components/table.tsx';
+import { ErrorNotice, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
 import { API_KEY_SCOPES } from '../scopes.ts';
 import { api } from '../session.ts';
 
@@ -23,39 +25,18 @@ export function ApiKeys() {
   return (
     <Page title="API keys">
       {created && (
-        <div class="notice" role="status">
-          <p>
-            The key <strong>{created.name}</strong> is shown this once; keep it somewhere safe:
-          </p>
-          <p>
-            <code class="secret" data-testid="new-api-key">
-              {created.key}
-            </code>
-          </p>
-          <button type="button" onClick={() => setCreated(undefined)}>
-            Done
-          </button>
-        </div>
+        <ShownOnce secret={created.key} testId="new-api-key" onDone={() => setCreated(undefined)}>
+          The key <strong>{created.name}</strong> is shown this once; keep it somewhere safe:
+        </ShownOnce>
       )}
-      <form
-        class="card form-grid"
-        aria-labelledby="create-key"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
+      <ActionForm
+        id="create-key"
+        heading="Create an API key"
+        action={create}
+        submit="Create key"
+        disabled={scopes.length === 0}
       >
-        <h2 id="create-key">Create an API key</h2>
-        <Field id="key-name" label="Key name">
-          {() => (
-            <input
-              id="key-name"
-              required
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextInput id="key-name" label="Key name" value={name} onValue={setName} />
         <fieldset class="scopes">
           <legend>Scopes</legend>
           {API_KEY_SCOPES.map((scope) => (
@@ -75,55 +56,35 @@ export function ApiKeys() {
             </label>
           ))}
         </fieldset>
-        <ErrorNotice error={create.error} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={create.busy || scopes.length === 0}>
-            Create key
-          </button>
-        </div>
-      </form>
+      </ActionForm>
       <ErrorNotice error={keys.error ?? revoke.error} />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Your API keys in this organization">
-        <table>
-          <caption>Your API keys in this organization</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.length === 0 && <EmptyRow columns={5}>No API key yet.</EmptyRow>}
-            {keys.data?.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>{key.prefix}</code>
-                </td>
-                <td>{key.scopes?.join(', ')}</td>
-                <td>{formatDate(key.last_used_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Revoke ${key.name}`}
-                    onClick={() => {
-                      if (confirm(`Revoke the key ${key.name}?`)) void revoke.run(key.id!);
-                    }}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Your API keys in this organization"
+        caption
+        columns={['Name', 'Prefix', 'Scopes', 'Last used']}
+        actions
+        rows={keys.data}
+        empty="No API key yet."
+        row={(key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>
+              <code>{key.prefix}</code>
+            </td>
+            <td>{key.scopes?.join(', ')}</td>
+            <td>{formatDate(key.last_used_at)}</td>
+            <td>
+              <ConfirmButton
+                label={`Revoke ${key.name}`}
+                question={`Revoke the key ${key.name}?`}
+                onConfirm={() => void revoke.run(key.id!)}
+              >
+                Revoke
+              </ConfirmButton>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

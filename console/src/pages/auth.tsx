@@ -1,12 +1,14 @@
 /** Signing up and in (with the two-factor step), e-mail verification and password reset. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
-import { ErrorNotice, Field, useAction } from '../components/ui.tsx';
+import { type FormAction, TextInput } from '../components/form.tsx';
+import { ErrorNotice, useAction } from '../components/ui.tsx';
 import { navigate, useLocation } from '../router.ts';
 import { publicApi, signedIn } from '../session.ts';
 
-function AuthFrame({ title, children }: { title: string; children: preact.ComponentChildren }) {
+function AuthFrame({ title, children }: { title: string; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · cloudplane`;
   }, [title]);
@@ -20,6 +22,53 @@ function AuthFrame({ title, children }: { title: string; children: preact.Compon
         {children}
       </div>
     </main>
+  );
+}
+
+/** A sign-in page's form: its fields, the action's error, one submit button. */
+function AuthForm({
+  action,
+  submit,
+  disabled = false,
+  children,
+}: {
+  action: FormAction;
+  submit: string;
+  disabled?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        void action.run();
+      }}
+    >
+      {children}
+      <ErrorNotice error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy || disabled}>
+        {submit}
+      </button>
+    </form>
+  );
+}
+
+/** A new password's input: the length the API asks for, and the browser may offer a strong one. */
+function NewPassword(props: {
+  label: string;
+  name?: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <TextInput
+      id="password"
+      hint="At least 8 characters."
+      type="password"
+      autocomplete="new-password"
+      minLength={8}
+      {...props}
+    />
   );
 }
 
@@ -52,36 +101,19 @@ export function SignIn({ notice }: { notice?: string | undefined }) {
   if (challenge) {
     return (
       <AuthFrame title="Two-factor code">
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void verify.run();
-          }}
-        >
-          <Field
+        <AuthForm action={verify} submit="Verify">
+          <TextInput
             id="code"
             label="Authentication code"
             hint="The six digits your authenticator app shows, or a backup code."
-          >
-            {(describedBy) => (
-              <input
-                id="code"
-                name="code"
-                autocomplete="one-time-code"
-                inputMode="numeric"
-                required
-                autoFocus
-                aria-describedby={describedBy}
-                value={code}
-                onInput={(event) => setCode(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <ErrorNotice error={verify.error} />
-          <button type="submit" class="primary" disabled={verify.busy}>
-            Verify
-          </button>
-        </form>
+            name="code"
+            autocomplete="one-time-code"
+            inputMode="numeric"
+            autoFocus
+            value={code}
+            onValue={setCode}
+          />
+        </AuthForm>
       </AuthFrame>
     );
   }
@@ -93,43 +125,26 @@ export function SignIn({ notice }: { notice?: string | undefined }) {
           {notice}
         </p>
       )}
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void signIn.run();
-        }}
-      >
-        <Field id="email" label="Email">
-          {() => (
-            <input
-              id="email"
-              name="email"
-              type="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="password" label="Password">
-          {() => (
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autocomplete="current-password"
-              required
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <ErrorNotice error={signIn.error} />
-        <button type="submit" class="primary" disabled={signIn.busy}>
-          Sign in
-        </button>
-      </form>
+      <AuthForm action={signIn} submit="Sign in">
+        <TextInput
+          id="email"
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          value={email}
+          onValue={setEmail}
+        />
+        <TextInput
+          id="password"
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onValue={setPassword}
+        />
+      </AuthForm>
       <p class="auth-links">
         <Link href="/sign-up">Create an account</Link> ·{' '}
         <Link href="/forgot-password">Forgot your password?</Link>
@@ -159,57 +174,19 @@ export function SignUp() {
   }
   return (
     <AuthFrame title="Create your account">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void register.run();
-        }}
-      >
-        <Field id="name" label="Name">
-          {() => (
-            <input
-              id="name"
-              name="name"
-              autocomplete="name"
-              required
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="email" label="Email">
-          {() => (
-            <input
-              id="email"
-              name="email"
-              type="email"
-              autocomplete="email"
-              required
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="password" label="Password" hint="At least 8 characters.">
-          {(describedBy) => (
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required
-              minLength={8}
-              aria-describedby={describedBy}
-              value={password}
-              onInput={(event) => setPassword(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <ErrorNotice error={register.error} />
-        <button type="submit" class="primary" disabled={register.busy}>
-          Create account
-        </button>
-      </form>
+      <AuthForm action={register} submit="Create account">
+        <TextInput id="name" label="Name" name="name" autocomplete="name" value={name} onValue={setName} />
+        <TextInput
+          id="email"
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          value={email}
+          onValue={setEmail}
+        />
+        <NewPassword label="Password" name="password" value={password} onValue={setPassword} />
+      </AuthForm>
       <p class="auth-links">
         Have an account? <Link href="/sign-in">Sign in</Link>
       </p>
@@ -254,29 +231,16 @@ export function ForgotPassword() {
       {message ? (
         <p role="status">{message}</p>
       ) : (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void send.run();
-          }}
-        >
-          <Field id="email" label="Email">
-            {() => (
-              <input
-                id="email"
-                type="email"
-                autocomplete="email"
-                required
-                value={email}
-                onInput={(event) => setEmail(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <ErrorNotice error={send.error} />
-          <button type="submit" class="primary" disabled={send.busy}>
-            Send reset link
-          </button>
-        </form>
+        <AuthForm action={send} submit="Send reset link">
+          <TextInput
+            id="email"
+            label="Email"
+            type="email"
+            autocomplete="email"
+            value={email}
+            onValue={setEmail}
+          />
+        </AuthForm>
       )}
       <p class="auth-links">
         <Link href="/sign-in">Back to sign in</Link>
@@ -301,31 +265,9 @@ export function ResetPassword() {
       {message ? (
         <p role="status">{message}</p>
       ) : (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void reset.run();
-          }}
-        >
-          <Field id="password" label="New password" hint="At least 8 characters.">
-            {(describedBy) => (
-              <input
-                id="password"
-                type="password"
-                autocomplete="new-password"
-                required
-                minLength={8}
-                aria-describedby={describedBy}
-                value={password}
-                onInput={(event) => setPassword(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <ErrorNotice error={reset.error} />
-          <button type="submit" class="primary" disabled={reset.busy || !token}>
-            Set password
-          </button>
-        </form>
+        <AuthForm action={reset} submit="Set password" disabled={!token}>
+          <NewPassword label="New password" value={password} onValue={setPassword} />
+        </AuthForm>
       )}
       <p class="auth-links">
         <Link href="/sign-in">Sign in</Link>

@@ -2,12 +2,13 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
+import { DetailPage, Facts } from '../components/detail.tsx';
+import { ActionForm, ConfirmButton, SelectInput, TextInput } from '../components/form.tsx';
+import { SecretValues } from '../components/secret-values.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
 import {
-  EmptyRow,
   ErrorNotice,
-  Field,
   formatDate,
-  Page,
   StatusBadge,
   useAction,
   useLoad,
@@ -32,105 +33,58 @@ function CreateDatabase() {
     navigate(`/databases/${database.id}`);
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-database"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
-      <h2 id="create-database">Create a database</h2>
-      <Field id="database-name" label="Name">
-        {() => (
-          <input
-            id="database-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="database-engine" label="Engine">
-        {() => (
-          <select
-            id="database-engine"
-            value={engine}
-            onChange={(event) => {
-              const next = event.currentTarget.value as Engine;
-              setEngine(next);
-              setSize(next === 'redis' ? 64 : 10);
-            }}
-          >
-            {ENGINES.map((choice) => (
-              <option key={choice}>{choice}</option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field id="database-size" label={isRedis ? 'Memory (MiB)' : 'Storage (GB)'}>
-        {() => (
-          <input
-            id="database-size"
-            type="number"
-            min={isRedis ? 16 : 1}
-            required
-            value={size}
-            onInput={(event) => setSize(Number(event.currentTarget.value))}
-          />
-        )}
-      </Field>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create database
-        </button>
-      </div>
-    </form>
+    <ActionForm id="create-database" heading="Create a database" action={create} submit="Create database">
+      <TextInput id="database-name" label="Name" value={name} onValue={setName} />
+      <SelectInput
+        id="database-engine"
+        label="Engine"
+        choices={ENGINES}
+        value={engine}
+        onValue={(next) => {
+          setEngine(next);
+          setSize(next === 'redis' ? 64 : 10);
+        }}
+      />
+      <TextInput
+        id="database-size"
+        label={isRedis ? 'Memory (MiB)' : 'Storage (GB)'}
+        type="number"
+        min={isRedis ? 16 : 1}
+        value={size}
+        onValue={(value) => setSize(Number(value))}
+      />
+    </ActionForm>
   );
 }
 
 export function Databases() {
   const databases = useLoad(async () => dataOf(await api.GET('/v1/databases')), [], DATABASE_EVENTS);
   return (
-    <Page title="Databases">
-      <CreateDatabase />
-      <ErrorNotice error={databases.error} />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Managed databases">
-        <table>
-          <caption>Managed databases</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Engine</th>
-              <th scope="col">Status</th>
-              <th scope="col">Size</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {databases.data?.length === 0 && <EmptyRow columns={5}>No database yet.</EmptyRow>}
-            {databases.data?.map((database) => (
-              <tr key={database.id}>
-                <td>
-                  <Link href={`/databases/${database.id}`}>{database.name}</Link>
-                </td>
-                <td>
-                  {database.engine} {database.version}
-                </td>
-                <td>
-                  <StatusBadge status={database.status} />
-                </td>
-                <td>
-                  {database.memory_mb ? `${database.memory_mb} MiB` : `${database.storage_gb ?? '—'} GB`}
-                </td>
-                <td>{formatDate(database.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Page>
+    <ListPage
+      title="Databases"
+      create={<CreateDatabase />}
+      error={databases.error}
+      label="Managed databases"
+      caption
+      columns={['Name', 'Engine', 'Status', 'Size', 'Created']}
+      rows={databases.data}
+      empty="No database yet."
+      row={(database) => (
+        <tr key={database.id}>
+          <td>
+            <Link href={`/databases/${database.id}`}>{database.name}</Link>
+          </td>
+          <td>
+            {database.engine} {database.version}
+          </td>
+          <td>
+            <StatusBadge status={database.status} />
+          </td>
+          <td>{database.memory_mb ? `${database.memory_mb} MiB` : `${database.storage_gb ?? '—'} GB`}</td>
+          <td>{formatDate(database.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -165,16 +119,7 @@ function Credentials({
         Kept in vault <code>{vaultClusterId}</code> at <code>{vaultPath}</code>.
       </p>
       {values ? (
-        <dl class="facts secret-values" data-testid="credentials">
-          {Object.entries(values).map(([key, value]) => (
-            <div key={key}>
-              <dt>{key}</dt>
-              <dd>
-                <code>{String(value)}</code>
-              </dd>
-            </div>
-          ))}
-        </dl>
+        <SecretValues values={values} testId="credentials" />
       ) : (
         <p aria-live="polite">
           <span class="masked" aria-label="hidden">
@@ -193,16 +138,13 @@ function Credentials({
             Reveal
           </button>
         )}
-        <button
-          type="button"
-          class="danger"
+        <ConfirmButton
+          question="Rotate the password? The current one stops working at once."
           disabled={rotate.busy}
-          onClick={() => {
-            if (confirm('Rotate the password? The current one stops working at once.')) void rotate.run();
-          }}
+          onConfirm={() => void rotate.run()}
         >
           Rotate password
-        </button>
+        </ConfirmButton>
       </div>
     </section>
   );
@@ -240,45 +182,34 @@ function Backups({ databaseId }: { databaseId: string }) {
           Restoring into a new database: <Link href={`/databases/${restored}`}>{restored}</Link>
         </p>
       )}
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Backups">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">Status</th>
-              <th scope="col">Size</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {backups.data?.length === 0 && <EmptyRow columns={5}>No backup yet.</EmptyRow>}
-            {backups.data?.map((backup) => (
-              <tr key={backup.id}>
-                <td>{formatDate(backup.started_at)}</td>
-                <td>
-                  <StatusBadge status={backup.status} />
-                  {backup.message && <p class="hint">{backup.message}</p>}
-                </td>
-                <td>{backup.size_bytes == null ? '—' : `${backup.size_bytes.toLocaleString()} bytes`}</td>
-                <td>{formatDate(backup.expires_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={backup.status !== 'completed' || restore.busy}
-                    aria-label={`Restore the backup of ${formatDate(backup.started_at)}`}
-                    onClick={() => void restore.run(backup.id!)}
-                  >
-                    Restore
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Backups"
+        columns={['Started', 'Status', 'Size', 'Expires']}
+        actions
+        rows={backups.data}
+        empty="No backup yet."
+        row={(backup) => (
+          <tr key={backup.id}>
+            <td>{formatDate(backup.started_at)}</td>
+            <td>
+              <StatusBadge status={backup.status} />
+              {backup.message && <p class="hint">{backup.message}</p>}
+            </td>
+            <td>{backup.size_bytes == null ? '—' : `${backup.size_bytes.toLocaleString()} bytes`}</td>
+            <td>{formatDate(backup.expires_at)}</td>
+            <td>
+              <button
+                type="button"
+                disabled={backup.status !== 'completed' || restore.busy}
+                aria-label={`Restore the backup of ${formatDate(backup.started_at)}`}
+                onClick={() => void restore.run(backup.id!)}
+              >
+                Restore
+              </button>
+            </td>
+          </tr>
+        )}
+      />
       <div class="form-actions">
         <button type="button" disabled={backUp.busy} onClick={() => void backUp.run()}>
           Back up now
@@ -301,55 +232,37 @@ export function DatabaseDetail({ id }: { id: string }) {
   });
   const detail = database.data;
   return (
-    <Page
+    <DetailPage
       title={detail?.name ? `Database ${detail.name}` : 'Database'}
-      actions={
-        <button
-          type="button"
-          class="danger"
-          disabled={remove.busy || !detail}
-          onClick={() => {
-            if (confirm(`Delete the database ${detail?.name}?`)) void remove.run();
-          }}
-        >
-          Delete database
-        </button>
-      }
+      backHref="/databases"
+      backLabel="← All databases"
+      error={database.error ?? remove.error}
+      remove={{
+        ...remove,
+        label: 'Delete database',
+        question: `Delete the database ${detail?.name}?`,
+        loaded: Boolean(detail),
+      }}
     >
-      <p>
-        <Link href="/databases">← All databases</Link>
-      </p>
-      <ErrorNotice error={database.error ?? remove.error} />
       {detail && (
         <>
-          <dl class="facts">
-            <div>
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={detail.status} />
-              </dd>
-            </div>
-            <div>
-              <dt>Engine</dt>
-              <dd>
-                {detail.engine} {detail.version}
-              </dd>
-            </div>
-            <div>
-              <dt>Endpoint</dt>
-              <dd>
-                {detail.endpoint ? <code>{`${detail.endpoint.host}:${detail.endpoint.port}`}</code> : '—'}
-              </dd>
-            </div>
-            <div>
-              <dt>Realization</dt>
-              <dd>{detail.realization}</dd>
-            </div>
-            <div>
-              <dt>Created</dt>
-              <dd>{formatDate(detail.created_at)}</dd>
-            </div>
-          </dl>
+          <Facts
+            facts={[
+              ['Status', <StatusBadge status={detail.status} />],
+              [
+                'Engine',
+                <>
+                  {detail.engine} {detail.version}
+                </>,
+              ],
+              [
+                'Endpoint',
+                detail.endpoint ? <code>{`${detail.endpoint.host}:${detail.endpoint.port}`}</code> : '—',
+              ],
+              ['Realization', detail.realization],
+              ['Created', formatDate(detail.created_at)],
+            ]}
+          />
           {detail.message && <p class="notice">{detail.message}</p>}
           {detail.credentials?.vault_cluster_id && detail.credentials.vault_path ? (
             <Credentials
@@ -363,6 +276,6 @@ export function DatabaseDetail({ id }: { id: string }) {
           {detail.status === 'available' && <Backups databaseId={detail.id!} />}
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }

@@ -5,10 +5,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
+import { DetailPage, Facts } from '../components/detail.tsx';
+import { ActionForm, TextInput } from '../components/form.tsx';
+import { ResourceTable } from '../components/table.tsx';
 import {
-  EmptyRow,
   ErrorNotice,
-  Field,
   formatDate,
   Page,
   StatusBadge,
@@ -116,45 +117,19 @@ function CreateStack() {
     navigate(`/stacks/${stack.id}`);
   });
   return (
-    <form
+    <ActionForm
+      id="create-stack"
+      heading="Create a stack"
       class="card"
-      aria-labelledby="create-stack"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run(text);
-      }}
+      action={{ ...create, run: () => create.run(text) }}
+      submit="Create stack"
     >
-      <h2 id="create-stack">Create a stack</h2>
       <div class="form-grid">
-        <Field id="stack-name" label="Name">
-          {() => (
-            <input
-              id="stack-name"
-              required
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="stack-tenant" label="Tenant">
-          {() => (
-            <input
-              id="stack-tenant"
-              required
-              value={tenant}
-              onInput={(event) => setTenant(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextInput id="stack-name" label="Name" value={name} onValue={setName} />
+        <TextInput id="stack-tenant" label="Tenant" value={tenant} onValue={setTenant} />
       </div>
       <TemplateEditor id="stack-template" value={text} onInput={setText} problems={create.problems} />
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create stack
-        </button>
-      </div>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -163,39 +138,25 @@ export function Stacks() {
   return (
     <Page title="Stacks">
       <ErrorNotice error={stacks.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Stacks: templates deployed by plan and apply"
-      >
-        <table>
-          <caption>Stacks: templates deployed by plan and apply</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tenant</th>
-              <th scope="col">Status</th>
-              <th scope="col">Version</th>
-            </tr>
-          </thead>
-          <tbody>
-            {stacks.data?.length === 0 && <EmptyRow columns={4}>No stack yet.</EmptyRow>}
-            {stacks.data?.map((stack) => (
-              <tr key={stack.id}>
-                <td>
-                  <Link href={`/stacks/${stack.id}`}>{stack.name}</Link>
-                </td>
-                <td>{stack.tenant}</td>
-                <td>
-                  <StatusBadge status={stack.status} />
-                </td>
-                <td>{stack.version}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Stacks: templates deployed by plan and apply"
+        caption
+        columns={['Name', 'Tenant', 'Status', 'Version']}
+        rows={stacks.data}
+        empty="No stack yet."
+        row={(stack) => (
+          <tr key={stack.id}>
+            <td>
+              <Link href={`/stacks/${stack.id}`}>{stack.name}</Link>
+            </td>
+            <td>{stack.tenant}</td>
+            <td>
+              <StatusBadge status={stack.status} />
+            </td>
+            <td>{stack.version}</td>
+          </tr>
+        )}
+      />
       <CreateStack />
     </Page>
   );
@@ -279,34 +240,26 @@ export function StackDetail({ id }: { id: string }) {
   const lines = planDiff(plan.data?.changes ?? []);
   const outputEntries = Object.entries(outputs.data?.outputs ?? {});
   return (
-    <Page title={stack.data?.name ? `Stack ${stack.data.name}` : 'Stack'}>
-      <p>
-        <Link href="/stacks">← All stacks</Link>
-      </p>
-      <ErrorNotice error={stack.error} />
+    <DetailPage
+      title={stack.data?.name ? `Stack ${stack.data.name}` : 'Stack'}
+      backHref="/stacks"
+      backLabel="← All stacks"
+      error={stack.error}
+    >
       {stack.data && (
-        <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <StatusBadge status={stack.data.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>Version</dt>
-            <dd>
-              {stack.data.version} (applied: {stack.data.applied_version ?? 'none'})
-            </dd>
-          </div>
-          <div>
-            <dt>Phase</dt>
-            <dd>{stack.data.phase ?? '—'}</dd>
-          </div>
-          <div>
-            <dt>Updated</dt>
-            <dd>{formatDate(stack.data.updated_at)}</dd>
-          </div>
-        </dl>
+        <Facts
+          facts={[
+            ['Status', <StatusBadge status={stack.data.status} />],
+            [
+              'Version',
+              <>
+                {stack.data.version} (applied: {stack.data.applied_version ?? 'none'})
+              </>,
+            ],
+            ['Phase', stack.data.phase ?? '—'],
+            ['Updated', formatDate(stack.data.updated_at)],
+          ]}
+        />
       )}
       {stack.data?.message && <p class="notice">{stack.data.message}</p>}
 
@@ -355,30 +308,22 @@ export function StackDetail({ id }: { id: string }) {
       <section aria-labelledby="outputs-heading">
         <h2 id="outputs-heading">Outputs</h2>
         <ErrorNotice error={outputs.error} />
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Outputs">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Value</th>
-                <th scope="col">Vault path</th>
-              </tr>
-            </thead>
-            <tbody>
-              {outputEntries.length === 0 && <EmptyRow columns={3}>No output yet: apply first.</EmptyRow>}
-              {outputEntries.map(([name, output]) => (
-                <tr key={name}>
-                  <td>{name}</td>
-                  <td>
-                    <code>{output.value}</code>
-                    {output.sensitive && <span class="muted"> (sensitive)</span>}
-                  </td>
-                  <td>{output.vault_path ? <code>{output.vault_path}</code> : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          label="Outputs"
+          columns={['Name', 'Value', 'Vault path']}
+          rows={outputEntries}
+          empty="No output yet: apply first."
+          row={([name, output]) => (
+            <tr key={name}>
+              <td>{name}</td>
+              <td>
+                <code>{output.value}</code>
+                {output.sensitive && <span class="muted"> (sensitive)</span>}
+              </td>
+              <td>{output.vault_path ? <code>{output.vault_path}</code> : '—'}</td>
+            </tr>
+          )}
+        />
       </section>
 
       <form
@@ -404,6 +349,6 @@ export function StackDetail({ id }: { id: string }) {
           </button>
         </div>
       </form>
-    </Page>
+    </DetailPage>
   );
 }

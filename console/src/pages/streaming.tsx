@@ -2,10 +2,11 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
+import { DetailPage, Facts } from '../components/detail.tsx';
+import { ActionForm, ShownOnce, SelectInput, TextInput } from '../components/form.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
 import {
-  EmptyRow,
   ErrorNotice,
-  Field,
   formatDate,
   Page,
   StatusBadge,
@@ -29,100 +30,45 @@ function CreateCluster() {
     navigate(`/streaming-clusters/${cluster.id}`);
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-cluster"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
+    <ActionForm
+      id="create-cluster"
+      heading="Create a streaming cluster"
+      action={create}
+      submit="Create cluster"
     >
-      <h2 id="create-cluster">Create a streaming cluster</h2>
-      <Field id="cluster-name" label="Name">
-        {() => (
-          <input
-            id="cluster-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="cluster-tier" label="Tier">
-        {() => (
-          <select
-            id="cluster-tier"
-            value={tier}
-            onChange={(event) => setTier(event.currentTarget.value as Tier)}
-          >
-            {TIERS.map((choice) => (
-              <option key={choice}>{choice}</option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field id="cluster-region" label="Region">
-        {() => (
-          <input
-            id="cluster-region"
-            required
-            value={region}
-            onInput={(event) => setRegion(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create cluster
-        </button>
-      </div>
-    </form>
+      <TextInput id="cluster-name" label="Name" value={name} onValue={setName} />
+      <SelectInput id="cluster-tier" label="Tier" choices={TIERS} value={tier} onValue={setTier} />
+      <TextInput id="cluster-region" label="Region" value={region} onValue={setRegion} />
+    </ActionForm>
   );
 }
 
 export function StreamingClusters() {
   const clusters = useLoad(async () => dataOf(await api.GET('/v1/streaming/clusters')), [], STREAMING_EVENTS);
   return (
-    <Page title="Streaming">
-      <CreateCluster />
-      <ErrorNotice error={clusters.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Event-streaming clusters (Kafka protocol)"
-      >
-        <table>
-          <caption>Event-streaming clusters (Kafka protocol)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tier</th>
-              <th scope="col">Region</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {clusters.data?.length === 0 && <EmptyRow columns={5}>No streaming cluster yet.</EmptyRow>}
-            {clusters.data?.map((cluster) => (
-              <tr key={cluster.id}>
-                <td>
-                  <Link href={`/streaming-clusters/${cluster.id}`}>{cluster.name}</Link>
-                </td>
-                <td>{cluster.tier}</td>
-                <td>{cluster.region}</td>
-                <td>
-                  <StatusBadge status={cluster.status} />
-                </td>
-                <td>{formatDate(cluster.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Page>
+    <ListPage
+      title="Streaming"
+      create={<CreateCluster />}
+      error={clusters.error}
+      label="Event-streaming clusters (Kafka protocol)"
+      caption
+      columns={['Name', 'Tier', 'Region', 'Status', 'Created']}
+      rows={clusters.data}
+      empty="No streaming cluster yet."
+      row={(cluster) => (
+        <tr key={cluster.id}>
+          <td>
+            <Link href={`/streaming-clusters/${cluster.id}`}>{cluster.name}</Link>
+          </td>
+          <td>{cluster.tier}</td>
+          <td>{cluster.region}</td>
+          <td>
+            <StatusBadge status={cluster.status} />
+          </td>
+          <td>{formatDate(cluster.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -138,44 +84,17 @@ function CreateTopic({ clusterId, onCreated }: { clusterId: string; onCreated: (
     onCreated();
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-topic"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
-      <h3 id="create-topic">Create a topic</h3>
-      <Field id="topic-name" label="Topic name">
-        {() => (
-          <input
-            id="topic-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="topic-partitions" label="Partitions">
-        {() => (
-          <input
-            id="topic-partitions"
-            type="number"
-            min={1}
-            required
-            value={partitions}
-            onInput={(event) => setPartitions(Number(event.currentTarget.value))}
-          />
-        )}
-      </Field>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create topic
-        </button>
-      </div>
-    </form>
+    <ActionForm id="create-topic" heading="Create a topic" level={3} action={create} submit="Create topic">
+      <TextInput id="topic-name" label="Topic name" value={name} onValue={setName} />
+      <TextInput
+        id="topic-partitions"
+        label="Partitions"
+        type="number"
+        min={1}
+        value={partitions}
+        onValue={(value) => setPartitions(Number(value))}
+      />
+    </ActionForm>
   );
 }
 
@@ -214,60 +133,21 @@ function CreateUser({ clusterId, onCreated }: { clusterId: string; onCreated: ()
   return (
     <>
       {created && (
-        <div class="notice" role="status">
-          <p>
-            The password of <strong>{created.name}</strong> is shown this once:
-          </p>
-          <p>
-            <code class="secret" data-testid="new-user-password">
-              {created.password}
-            </code>
-          </p>
-          <button type="button" onClick={() => setCreated(undefined)}>
-            Done
-          </button>
-        </div>
+        <ShownOnce secret={created.password} testId="new-user-password" onDone={() => setCreated(undefined)}>
+          The password of <strong>{created.name}</strong> is shown this once:
+        </ShownOnce>
       )}
-      <form
-        class="card form-grid"
-        aria-labelledby="create-user"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
-      >
-        <h3 id="create-user">Create a user</h3>
-        <Field id="user-name" label="User name">
-          {() => (
-            <input
-              id="user-name"
-              required
-              value={name}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
+      <ActionForm id="create-user" heading="Create a user" level={3} action={create} submit="Create user">
+        <TextInput id="user-name" label="User name" value={name} onValue={setName} />
+        <TextInput
           id="user-prefix"
           label="Topic prefix"
           hint="Reads and writes the topics starting with it, consumes in the groups starting with it; empty: all."
-        >
-          {(describedBy) => (
-            <input
-              id="user-prefix"
-              aria-describedby={describedBy}
-              value={prefix}
-              onInput={(event) => setPrefix(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <ErrorNotice error={create.error} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={create.busy}>
-            Create user
-          </button>
-        </div>
-      </form>
+          required={false}
+          value={prefix}
+          onValue={setPrefix}
+        />
+      </ActionForm>
     </>
   );
 }
@@ -304,91 +184,58 @@ export function StreamingClusterDetail({ id }: { id: string }) {
   });
   const detail = cluster.data;
   return (
-    <Page
+    <DetailPage
       title={detail?.name ? `Cluster ${detail.name}` : 'Streaming cluster'}
-      actions={
-        <button
-          type="button"
-          class="danger"
-          disabled={remove.busy || !detail}
-          onClick={() => {
-            if (confirm(`Delete the cluster ${detail?.name} with its topics and users?`)) void remove.run();
-          }}
-        >
-          Delete cluster
-        </button>
-      }
+      backHref="/streaming-clusters"
+      backLabel="← All clusters"
+      error={cluster.error ?? remove.error}
+      remove={{
+        ...remove,
+        label: 'Delete cluster',
+        question: `Delete the cluster ${detail?.name} with its topics and users?`,
+        loaded: Boolean(detail),
+      }}
     >
-      <p>
-        <Link href="/streaming-clusters">← All clusters</Link>
-      </p>
-      <ErrorNotice error={cluster.error ?? remove.error} />
       {detail && (
-        <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <StatusBadge status={detail.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>Tier</dt>
-            <dd>
-              {detail.tier} ({detail.brokers} brokers)
-            </dd>
-          </div>
-          <div>
-            <dt>Bootstrap servers</dt>
-            <dd>
-              <code>{detail.bootstrap_servers?.join(', ') || '—'}</code>
-            </dd>
-          </div>
-          <div>
-            <dt>Schema registry</dt>
-            <dd>
-              <code>{detail.schema_registry_url}</code>
-            </dd>
-          </div>
-          <div>
-            <dt>Monthly price</dt>
-            <dd>{detail.monthly_price_usd == null ? 'custom' : `$${detail.monthly_price_usd}`}</dd>
-          </div>
-        </dl>
+        <Facts
+          facts={[
+            ['Status', <StatusBadge status={detail.status} />],
+            [
+              'Tier',
+              <>
+                {detail.tier} ({detail.brokers} brokers)
+              </>,
+            ],
+            ['Bootstrap servers', <code>{detail.bootstrap_servers?.join(', ') || '—'}</code>],
+            ['Schema registry', <code>{detail.schema_registry_url}</code>],
+            ['Monthly price', detail.monthly_price_usd == null ? 'custom' : `$${detail.monthly_price_usd}`],
+          ]}
+        />
       )}
       {detail?.message && <p class="notice">{detail.message}</p>}
       <ErrorNotice error={children.error} />
       <h2>Topics</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Topics">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Partitions</th>
-              <th scope="col">Retention</th>
-              <th scope="col">Cleanup</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {children.data?.topics.length === 0 && <EmptyRow columns={5}>No topic yet.</EmptyRow>}
-            {children.data?.topics.map((topic) => (
-              <tr key={topic.name}>
-                <td>
-                  <Link href={`/streaming-clusters/${id}/topics/${encodeURIComponent(topic.name!)}`}>
-                    {topic.name}
-                  </Link>
-                </td>
-                <td>{topic.partitions}</td>
-                <td>{topic.retention}</td>
-                <td>{topic.cleanup_policy}</td>
-                <td>
-                  <StatusBadge status={topic.status} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Topics"
+        columns={['Name', 'Partitions', 'Retention', 'Cleanup', 'Status']}
+        rows={children.data?.topics}
+        empty="No topic yet."
+        row={(topic) => (
+          <tr key={topic.name}>
+            <td>
+              <Link href={`/streaming-clusters/${id}/topics/${encodeURIComponent(topic.name!)}`}>
+                {topic.name}
+              </Link>
+            </td>
+            <td>{topic.partitions}</td>
+            <td>{topic.retention}</td>
+            <td>{topic.cleanup_policy}</td>
+            <td>
+              <StatusBadge status={topic.status} />
+            </td>
+          </tr>
+        )}
+      />
       {running && <CreateTopic clusterId={id} onCreated={children.reload} />}
       <h2>Users</h2>
       <ul class="plain-list">
@@ -402,30 +249,21 @@ export function StreamingClusterDetail({ id }: { id: string }) {
       </ul>
       {running && <CreateUser clusterId={id} onCreated={children.reload} />}
       <h2>Consumer groups</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Consumer groups">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">State</th>
-              <th scope="col">Members</th>
-              <th scope="col">Total lag</th>
-            </tr>
-          </thead>
-          <tbody>
-            {children.data?.groups.length === 0 && <EmptyRow columns={4}>No consumer group.</EmptyRow>}
-            {children.data?.groups.map((group) => (
-              <tr key={group.group_id}>
-                <td>{group.group_id}</td>
-                <td>{group.state}</td>
-                <td>{group.members}</td>
-                <td>{group.total_lag}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Page>
+      <ResourceTable
+        label="Consumer groups"
+        columns={['Group', 'State', 'Members', 'Total lag']}
+        rows={children.data?.groups}
+        empty="No consumer group."
+        row={(group) => (
+          <tr key={group.group_id}>
+            <td>{group.group_id}</td>
+            <td>{group.state}</td>
+            <td>{group.members}</td>
+            <td>{group.total_lag}</td>
+          </tr>
+        )}
+      />
+    </DetailPage>
   );
 }
 
@@ -456,94 +294,66 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
       <p>
         <Link href={`/streaming-clusters/${clusterId}`}>← The cluster</Link>
       </p>
-      <form
-        class="card form-grid"
-        aria-labelledby="browse"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setAsked(asked + 1);
-        }}
+      <ActionForm
+        id="browse"
+        heading="Browse records"
+        action={{ busy: messages.loading, error: undefined, run: async () => setAsked(asked + 1) }}
+        submit="Read records"
       >
-        <h2 id="browse">Browse records</h2>
-        <Field id="browse-partition" label="Partition" hint="Empty: every partition.">
-          {(describedBy) => (
-            <input
-              id="browse-partition"
-              type="number"
-              min={0}
-              aria-describedby={describedBy}
-              value={partition}
-              onInput={(event) => setPartition(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="browse-offset" label="From offset" hint="Empty: the newest records.">
-          {(describedBy) => (
-            <input
-              id="browse-offset"
-              type="number"
-              min={0}
-              aria-describedby={describedBy}
-              value={offset}
-              onInput={(event) => setOffset(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="browse-limit" label="How many">
-          {() => (
-            <input
-              id="browse-limit"
-              type="number"
-              min={1}
-              max={100}
-              value={limit}
-              onInput={(event) => setLimit(Number(event.currentTarget.value))}
-            />
-          )}
-        </Field>
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={messages.loading}>
-            Read records
-          </button>
-        </div>
-      </form>
+        <TextInput
+          id="browse-partition"
+          label="Partition"
+          hint="Empty: every partition."
+          type="number"
+          min={0}
+          required={false}
+          value={partition}
+          onValue={setPartition}
+        />
+        <TextInput
+          id="browse-offset"
+          label="From offset"
+          hint="Empty: the newest records."
+          type="number"
+          min={0}
+          required={false}
+          value={offset}
+          onValue={setOffset}
+        />
+        <TextInput
+          id="browse-limit"
+          label="How many"
+          type="number"
+          min={1}
+          max={100}
+          required={false}
+          value={limit}
+          onValue={(value) => setLimit(Number(value))}
+        />
+      </ActionForm>
       <ErrorNotice error={messages.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Records, oldest first (reads are audited)"
-      >
-        <table data-testid="messages">
-          <caption>Records, oldest first (reads are audited)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Partition</th>
-              <th scope="col">Offset</th>
-              <th scope="col">Time</th>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {messages.data?.length === 0 && <EmptyRow columns={5}>No record.</EmptyRow>}
-            {messages.data?.map((message) => (
-              <tr key={`${message.partition}-${message.offset}`}>
-                <td>{message.partition}</td>
-                <td>{message.offset}</td>
-                <td>{formatDate(message.timestamp)}</td>
-                <td>
-                  <code>{message.key ?? '—'}</code>
-                </td>
-                <td class="record-value">
-                  {message.encoding === 'base64' && <span class="muted">base64 </span>}
-                  <code>{message.value ?? 'null'}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Records, oldest first (reads are audited)"
+        caption
+        testId="messages"
+        columns={['Partition', 'Offset', 'Time', 'Key', 'Value']}
+        rows={messages.data}
+        empty="No record."
+        row={(message) => (
+          <tr key={`${message.partition}-${message.offset}`}>
+            <td>{message.partition}</td>
+            <td>{message.offset}</td>
+            <td>{formatDate(message.timestamp)}</td>
+            <td>
+              <code>{message.key ?? '—'}</code>
+            </td>
+            <td class="record-value">
+              {message.encoding === 'base64' && <span class="muted">base64 </span>}
+              <code>{message.value ?? 'null'}</code>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

@@ -1,7 +1,9 @@
 /** The current organization's members with their roles, and its invitations. */
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../sdk/index.ts';
-import { EmptyRow, ErrorNotice, Field, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
+import { ActionForm, SelectInput, TextInput } from '../components/form.tsx';
+import { ResourceTable } from '../components/table.tsx';
+import { ErrorNotice, formatDate, Page, useAction, useLoad } from '../components/ui.tsx';
 import { api, useSession } from '../session.ts';
 
 const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -41,116 +43,60 @@ export function Team() {
   return (
     <Page title="Team">
       <ErrorNotice error={team.error ?? changeRole.error ?? cancel.error} />
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Members">
-        <table>
-          <caption>Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-            </tr>
-          </thead>
-          <tbody>
-            {team.data?.members.map((member) => (
-              <tr key={member.user_id}>
-                <td>{member.name}</td>
-                <td>{member.email}</td>
-                <td>
-                  <select
-                    aria-label={`Role of ${member.email}`}
-                    value={member.role}
-                    disabled={changeRole.busy}
-                    onChange={(event) =>
-                      void changeRole.run(member.user_id!, event.currentTarget.value as Role)
-                    }
-                  >
-                    {ROLES.map((choice) => (
-                      <option key={choice}>{choice}</option>
-                    ))}
-                  </select>
-                </td>
-                <td>{formatDate(member.joined_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <form
-        class="card form-grid"
-        aria-labelledby="invite"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void invite.run();
-        }}
-      >
-        <h2 id="invite">Invite a member</h2>
-        <Field id="invite-email" label="Email address">
-          {() => (
-            <input
-              id="invite-email"
-              type="email"
-              required
-              value={email}
-              onInput={(event) => setEmail(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="invite-role" label="Role">
-          {() => (
-            <select
-              id="invite-role"
-              value={role}
-              onChange={(event) => setRole(event.currentTarget.value as Role)}
-            >
-              {ROLES.map((choice) => (
-                <option key={choice}>{choice}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <ErrorNotice error={invite.error} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={invite.busy}>
-            Send invitation
-          </button>
-        </div>
-      </form>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Pending invitations">
-        <table>
-          <caption>Pending invitations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {team.data?.invitations.length === 0 && <EmptyRow columns={4}>No pending invitation.</EmptyRow>}
-            {team.data?.invitations.map((invitation) => (
-              <tr key={invitation.id}>
-                <td>{invitation.email}</td>
-                <td>{invitation.role}</td>
-                <td>{formatDate(invitation.expires_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    aria-label={`Cancel the invitation of ${invitation.email}`}
-                    onClick={() => void cancel.run(invitation.id!)}
-                  >
-                    Cancel
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Members"
+        caption
+        columns={['Name', 'Email', 'Role', 'Joined']}
+        rows={team.data?.members}
+        empty="No member."
+        row={(member) => (
+          <tr key={member.user_id}>
+            <td>{member.name}</td>
+            <td>{member.email}</td>
+            <td>
+              <select
+                aria-label={`Role of ${member.email}`}
+                value={member.role}
+                disabled={changeRole.busy}
+                onChange={(event) => void changeRole.run(member.user_id!, event.currentTarget.value as Role)}
+              >
+                {ROLES.map((choice) => (
+                  <option key={choice}>{choice}</option>
+                ))}
+              </select>
+            </td>
+            <td>{formatDate(member.joined_at)}</td>
+          </tr>
+        )}
+      />
+      <ActionForm id="invite" heading="Invite a member" action={invite} submit="Send invitation">
+        <TextInput id="invite-email" label="Email address" type="email" value={email} onValue={setEmail} />
+        <SelectInput id="invite-role" label="Role" choices={ROLES} value={role} onValue={setRole} />
+      </ActionForm>
+      <ResourceTable
+        label="Pending invitations"
+        caption
+        columns={['Email', 'Role', 'Expires']}
+        actions
+        rows={team.data?.invitations}
+        empty="No pending invitation."
+        row={(invitation) => (
+          <tr key={invitation.id}>
+            <td>{invitation.email}</td>
+            <td>{invitation.role}</td>
+            <td>{formatDate(invitation.expires_at)}</td>
+            <td>
+              <button
+                type="button"
+                aria-label={`Cancel the invitation of ${invitation.email}`}
+                onClick={() => void cancel.run(invitation.id!)}
+              >
+                Cancel
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </Page>
   );
 }

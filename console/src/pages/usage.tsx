@@ -1,5 +1,6 @@
 /** Usage and cost for a period: a chart per meter with its caption, and the cost table in dollars. */
 import { useState } from 'preact/hooks';
+import { ResourceTable } from '../components/table.tsx';
 import { ErrorNotice, Field, formatDate, Page, useLoad } from '../components/ui.tsx';
 import { api } from '../session.ts';
 import { dollars, meterBars } from '../usage-chart.ts';
@@ -101,83 +102,55 @@ export function Usage() {
         </figure>
       )}
       {bars.length > 0 && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Usage per meter">
-          <table>
-            <caption>Usage per meter</caption>
-            <thead>
-              <tr>
-                <th scope="col">Meter</th>
-                <th scope="col" class="number">
-                  Quantity
-                </th>
-                <th scope="col">Unit</th>
-                <th scope="col" class="number">
-                  Cost
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {bars.map((bar) => (
-                <tr key={bar.meter}>
-                  <td>{bar.meter}</td>
-                  <td class="number">{bar.quantity.toLocaleString()}</td>
-                  <td>{bar.unit}</td>
-                  <td class="number">{dollars(bar.amountCents)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ResourceTable
+          label="Usage per meter"
+          caption
+          columns={['Meter', { label: 'Quantity', number: true }, 'Unit', { label: 'Cost', number: true }]}
+          rows={bars}
+          empty="No usage."
+          row={(bar) => (
+            <tr key={bar.meter}>
+              <td>{bar.meter}</td>
+              <td class="number">{bar.quantity.toLocaleString()}</td>
+              <td>{bar.unit}</td>
+              <td class="number">{dollars(bar.amountCents)}</td>
+            </tr>
+          )}
+        />
       )}
       {costs && (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Cost lines in US dollars">
-          <table>
-            <caption>Cost lines in US dollars</caption>
-            <thead>
-              <tr>
-                <th scope="col">Resource</th>
-                <th scope="col">Meter</th>
-                <th scope="col" class="number">
-                  Quantity
-                </th>
-                <th scope="col" class="number">
-                  Unit price
-                </th>
-                <th scope="col" class="number">
-                  Amount
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {(costs.line_items ?? []).map((line, index) => (
-                <tr key={`${line.resource_id}-${line.meter}-${index}`}>
-                  <td>{line.description ?? line.resource_id}</td>
-                  <td>{line.meter}</td>
-                  <td class="number">
-                    {line.quantity?.toLocaleString()} {line.unit}
-                  </td>
-                  <td class="number">{dollars(line.unit_price_cents ?? 0)}</td>
-                  <td class="number">{dollars(line.amount_cents ?? 0)}</td>
-                </tr>
-              ))}
-              {(costs.line_items ?? []).length === 0 && (
-                <tr>
-                  <td colSpan={5} class="empty">
-                    Nothing charged in this period.
-                  </td>
-                </tr>
-              )}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row" colSpan={4}>
-                  Total
-                </th>
-                <td class="number">{dollars(costs.total_cents ?? 0)}</td>
-              </tr>
-            </tfoot>
-          </table>
-        </div>
+        <ResourceTable
+          label="Cost lines in US dollars"
+          caption
+          columns={[
+            'Resource',
+            'Meter',
+            { label: 'Quantity', number: true },
+            { label: 'Unit price', number: true },
+            { label: 'Amount', number: true },
+          ]}
+          rows={costs.line_items ?? []}
+          empty="Nothing charged in this period."
+          row={(line, index) => (
+            <tr key={`${line.resource_id}-${line.meter}-${index}`}>
+              <td>{line.description ?? line.resource_id}</td>
+              <td>{line.meter}</td>
+              <td class="number">
+                {line.quantity?.toLocaleString()} {line.unit}
+              </td>
+              <td class="number">{dollars(line.unit_price_cents ?? 0)}</td>
+              <td class="number">{dollars(line.amount_cents ?? 0)}</td>
+            </tr>
+          )}
+          footer={
+            <tr>
+              <th scope="row" colSpan={4}>
+                Total
+              </th>
+              <td class="number">{dollars(costs.total_cents ?? 0)}</td>
+            </tr>
+          }
+        />
       )}
     </Page>
   );

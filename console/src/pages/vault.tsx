@@ -4,16 +4,11 @@
  */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.tsx';
-import {
-  EmptyRow,
-  ErrorNotice,
-  Field,
-  formatDate,
-  Page,
-  StatusBadge,
-  useAction,
-  useLoad,
-} from '../components/ui.tsx';
+import { DetailPage, Facts } from '../components/detail.tsx';
+import { ActionForm, TextInput } from '../components/form.tsx';
+import { SecretValues } from '../components/secret-values.tsx';
+import { ListPage } from '../components/table.tsx';
+import { ErrorNotice, formatDate, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
 
@@ -54,25 +49,13 @@ function CreateVault() {
     );
   }
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-vault"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
+    <ActionForm
+      id="create-vault"
+      heading="Create a vault cluster"
+      action={create}
+      submit="Create vault cluster"
     >
-      <h2 id="create-vault">Create a vault cluster</h2>
-      <Field id="vault-name" label="Name">
-        {() => (
-          <input
-            id="vault-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <TextInput id="vault-name" label="Name" value={name} onValue={setName} />
       <label class="check">
         <input
           type="checkbox"
@@ -81,56 +64,35 @@ function CreateVault() {
         />{' '}
         Unseal automatically (the platform keeps the key)
       </label>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create vault cluster
-        </button>
-      </div>
-    </form>
+    </ActionForm>
   );
 }
 
 export function VaultClusters() {
   const clusters = useLoad(async () => (await api.GET('/api/v1/vault')).data ?? [], [], VAULT_EVENTS);
   return (
-    <Page title="Vault">
-      <CreateVault />
-      <ErrorNotice error={clusters.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Vault clusters: secrets, transit encryption, policies and tokens"
-      >
-        <table>
-          <caption>Vault clusters: secrets, transit encryption, policies and tokens</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Secrets</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {clusters.data?.length === 0 && <EmptyRow columns={4}>No vault cluster yet.</EmptyRow>}
-            {clusters.data?.map((cluster) => (
-              <tr key={cluster.id}>
-                <td>
-                  <Link href={`/vaults/${cluster.id}`}>{cluster.name}</Link>
-                </td>
-                <td>
-                  <StatusBadge status={cluster.status} />
-                </td>
-                <td>{cluster.total_secrets}</td>
-                <td>{formatDate(cluster.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Page>
+    <ListPage
+      title="Vault"
+      create={<CreateVault />}
+      error={clusters.error}
+      label="Vault clusters: secrets, transit encryption, policies and tokens"
+      caption
+      columns={['Name', 'Status', 'Secrets', 'Created']}
+      rows={clusters.data}
+      empty="No vault cluster yet."
+      row={(cluster) => (
+        <tr key={cluster.id}>
+          <td>
+            <Link href={`/vaults/${cluster.id}`}>{cluster.name}</Link>
+          </td>
+          <td>
+            <StatusBadge status={cluster.status} />
+          </td>
+          <td>{cluster.total_secrets}</td>
+          <td>{formatDate(cluster.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -144,35 +106,17 @@ function Unseal({ id, onProgress }: { id: string; onProgress: () => void }) {
     onProgress();
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="unseal"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void unseal.run();
-      }}
-    >
-      <h2 id="unseal">Unseal</h2>
-      <Field id="unseal-key" label="Unseal key">
-        {() => (
-          <input
-            id="unseal-key"
-            type="password"
-            autocomplete="off"
-            required
-            value={key}
-            onInput={(event) => setKey(event.currentTarget.value)}
-          />
-        )}
-      </Field>
+    <ActionForm id="unseal" heading="Unseal" action={unseal} submit="Give key">
+      <TextInput
+        id="unseal-key"
+        label="Unseal key"
+        type="password"
+        autocomplete="off"
+        value={key}
+        onValue={setKey}
+      />
       {progress && <p role="status">{progress}</p>}
-      <ErrorNotice error={unseal.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={unseal.busy}>
-          Give key
-        </button>
-      </div>
-    </form>
+    </ActionForm>
   );
 }
 
@@ -193,16 +137,7 @@ function Secret({ clusterId, path }: { clusterId: string; path: string }) {
           <button type="button" onClick={() => setValues(undefined)}>
             Hide
           </button>
-          <dl class="facts secret-values" data-testid="secret-values">
-            {Object.entries(values).map(([key, value]) => (
-              <div key={key}>
-                <dt>{key}</dt>
-                <dd>
-                  <code>{String(value)}</code>
-                </dd>
-              </div>
-            ))}
-          </dl>
+          <SecretValues values={values} testId="secret-values" />
         </>
       ) : (
         <button
@@ -248,55 +183,24 @@ function Secrets({ clusterId }: { clusterId: string }) {
         ))}
         {listing.data?.length === 0 && <li class="muted">No secret yet.</li>}
       </ul>
-      <form
-        class="card form-grid"
-        aria-labelledby="write-secret"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void write.run();
-        }}
-      >
-        <h3 id="write-secret">Write a secret</h3>
-        <Field id="secret-path" label="Path" hint="e.g. app/config; writing again adds a version.">
-          {(describedBy) => (
-            <input
-              id="secret-path"
-              required
-              aria-describedby={describedBy}
-              value={path}
-              onInput={(event) => setPath(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="secret-key" label="Key">
-          {() => (
-            <input
-              id="secret-key"
-              required
-              value={key}
-              onInput={(event) => setKey(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="secret-value" label="Value">
-          {() => (
-            <input
-              id="secret-value"
-              type="password"
-              autocomplete="off"
-              required
-              value={value}
-              onInput={(event) => setValue(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <ErrorNotice error={write.error} />
-        <div class="form-actions">
-          <button type="submit" class="primary" disabled={write.busy}>
-            Write secret
-          </button>
-        </div>
-      </form>
+      <ActionForm id="write-secret" heading="Write a secret" level={3} action={write} submit="Write secret">
+        <TextInput
+          id="secret-path"
+          label="Path"
+          hint="e.g. app/config; writing again adds a version."
+          value={path}
+          onValue={setPath}
+        />
+        <TextInput id="secret-key" label="Key" value={key} onValue={setKey} />
+        <TextInput
+          id="secret-value"
+          label="Value"
+          type="password"
+          autocomplete="off"
+          value={value}
+          onValue={setValue}
+        />
+      </ActionForm>
     </section>
   );
 }
@@ -329,34 +233,28 @@ function Transit({ clusterId }: { clusterId: string }) {
     <section class="card" aria-labelledby="transit">
       <h2 id="transit">Transit encryption</h2>
       <div class="form-grid">
-        <Field id="transit-key" label="Key name" hint="Made on first use.">
-          {(describedBy) => (
-            <input
-              id="transit-key"
-              aria-describedby={describedBy}
-              value={keyName}
-              onInput={(event) => setKeyName(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="transit-plaintext" label="Plaintext">
-          {() => (
-            <input
-              id="transit-plaintext"
-              value={plaintext}
-              onInput={(event) => setPlaintext(event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="transit-ciphertext" label="Ciphertext">
-          {() => (
-            <input
-              id="transit-ciphertext"
-              value={cipherText}
-              onInput={(event) => setCipherText(event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextInput
+          id="transit-key"
+          label="Key name"
+          hint="Made on first use."
+          required={false}
+          value={keyName}
+          onValue={setKeyName}
+        />
+        <TextInput
+          id="transit-plaintext"
+          label="Plaintext"
+          required={false}
+          value={plaintext}
+          onValue={setPlaintext}
+        />
+        <TextInput
+          id="transit-ciphertext"
+          label="Ciphertext"
+          required={false}
+          value={cipherText}
+          onValue={setCipherText}
+        />
       </div>
       {decrypted !== undefined && (
         <p role="status">
@@ -384,34 +282,21 @@ export function VaultDetail({ id }: { id: string }) {
   );
   const detail = cluster.data;
   return (
-    <Page title={detail?.name ? `Vault ${detail.name}` : 'Vault cluster'}>
-      <p>
-        <Link href="/vaults">← All vault clusters</Link>
-      </p>
-      <ErrorNotice error={cluster.error} />
+    <DetailPage
+      title={detail?.name ? `Vault ${detail.name}` : 'Vault cluster'}
+      backHref="/vaults"
+      backLabel="← All vault clusters"
+      error={cluster.error}
+    >
       {detail && (
-        <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <StatusBadge status={detail.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>Vault API address</dt>
-            <dd>
-              <code>{detail.api_address}</code>
-            </dd>
-          </div>
-          <div>
-            <dt>Secrets</dt>
-            <dd>{detail.total_secrets}</dd>
-          </div>
-          <div>
-            <dt>Created</dt>
-            <dd>{formatDate(detail.created_at)}</dd>
-          </div>
-        </dl>
+        <Facts
+          facts={[
+            ['Status', <StatusBadge status={detail.status} />],
+            ['Vault API address', <code>{detail.api_address}</code>],
+            ['Secrets', detail.total_secrets],
+            ['Created', formatDate(detail.created_at)],
+          ]}
+        />
       )}
       {detail?.sealed && <Unseal id={id} onProgress={cluster.reload} />}
       {detail && !detail.sealed && (
@@ -420,6 +305,6 @@ export function VaultDetail({ id }: { id: string }) {
           <Transit clusterId={id} />
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }

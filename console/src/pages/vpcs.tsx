@@ -1,16 +1,10 @@
 /** VPCs: the list with a create form, and a VPC's parts (subnets, security groups, routes, gateways). */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.tsx';
-import {
-  EmptyRow,
-  ErrorNotice,
-  Field,
-  formatDate,
-  Page,
-  StatusBadge,
-  useAction,
-  useLoad,
-} from '../components/ui.tsx';
+import { DetailPage, Facts } from '../components/detail.tsx';
+import { ActionForm, TextInput } from '../components/form.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
+import { ErrorNotice, Field, formatDate, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
 
@@ -28,36 +22,15 @@ function CreateVpc({ onCreated }: { onCreated: (id: string) => void }) {
     onCreated(data!.id!);
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-vpc"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
-      <h2 id="create-vpc">Create a VPC</h2>
-      <Field id="vpc-name" label="Name">
-        {() => (
-          <input
-            id="vpc-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="vpc-cidr" label="CIDR block" hint="A private IPv4 range from /16 to /28, e.g. 10.0.0.0/16.">
-        {(describedBy) => (
-          <input
-            id="vpc-cidr"
-            required
-            aria-describedby={describedBy}
-            value={cidr}
-            onInput={(event) => setCidr(event.currentTarget.value)}
-          />
-        )}
-      </Field>
+    <ActionForm id="create-vpc" heading="Create a VPC" action={create} submit="Create VPC">
+      <TextInput id="vpc-name" label="Name" value={name} onValue={setName} />
+      <TextInput
+        id="vpc-cidr"
+        label="CIDR block"
+        hint="A private IPv4 range from /16 to /28, e.g. 10.0.0.0/16."
+        value={cidr}
+        onValue={setCidr}
+      />
       <Field id="vpc-region" label="Region">
         {() => (
           <>
@@ -76,62 +49,39 @@ function CreateVpc({ onCreated }: { onCreated: (id: string) => void }) {
           </>
         )}
       </Field>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Create VPC
-        </button>
-      </div>
-    </form>
+    </ActionForm>
   );
 }
 
 export function Vpcs() {
   const vpcs = useLoad(async () => (await api.GET('/api/v1/vpcs')).data ?? [], [], VPC_EVENTS);
   return (
-    <Page title="VPCs">
-      <CreateVpc onCreated={(id) => navigate(`/vpcs/${id}`)} />
-      <ErrorNotice error={vpcs.error} />
-      <div
-        class="table-wrap"
-        tabIndex={0}
-        role="region"
-        aria-label="Your organization's virtual private clouds"
-      >
-        <table>
-          <caption>Your organization's virtual private clouds</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">CIDR block</th>
-              <th scope="col">Region</th>
-              <th scope="col">Status</th>
-              <th scope="col">Subnets</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {vpcs.data?.length === 0 && <EmptyRow columns={6}>No VPC yet.</EmptyRow>}
-            {vpcs.data?.map((vpc) => (
-              <tr key={vpc.id}>
-                <td>
-                  <Link href={`/vpcs/${vpc.id}`}>{vpc.name}</Link>
-                </td>
-                <td>
-                  <code>{vpc.cidr_block}</code>
-                </td>
-                <td>{vpc.region}</td>
-                <td>
-                  <StatusBadge status={vpc.status} />
-                </td>
-                <td>{vpc.subnet_count}</td>
-                <td>{formatDate(vpc.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </Page>
+    <ListPage
+      title="VPCs"
+      create={<CreateVpc onCreated={(id) => navigate(`/vpcs/${id}`)} />}
+      error={vpcs.error}
+      label="Your organization's virtual private clouds"
+      caption
+      columns={['Name', 'CIDR block', 'Region', 'Status', 'Subnets', 'Created']}
+      rows={vpcs.data}
+      empty="No VPC yet."
+      row={(vpc) => (
+        <tr key={vpc.id}>
+          <td>
+            <Link href={`/vpcs/${vpc.id}`}>{vpc.name}</Link>
+          </td>
+          <td>
+            <code>{vpc.cidr_block}</code>
+          </td>
+          <td>{vpc.region}</td>
+          <td>
+            <StatusBadge status={vpc.status} />
+          </td>
+          <td>{vpc.subnet_count}</td>
+          <td>{formatDate(vpc.created_at)}</td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -157,53 +107,17 @@ function CreateSubnet({
     onCreated();
   });
   return (
-    <form
-      class="card form-grid"
-      aria-labelledby="create-subnet"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
-      <h3 id="create-subnet">Add a subnet</h3>
-      <Field id="subnet-name" label="Subnet name">
-        {() => (
-          <input
-            id="subnet-name"
-            required
-            value={name}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="subnet-cidr" label="Subnet CIDR block" hint="Inside the VPC's range, e.g. 10.0.1.0/24.">
-        {(describedBy) => (
-          <input
-            id="subnet-cidr"
-            required
-            aria-describedby={describedBy}
-            value={cidr}
-            onInput={(event) => setCidr(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field id="subnet-zone" label="Availability zone">
-        {() => (
-          <input
-            id="subnet-zone"
-            required
-            value={zone}
-            onInput={(event) => setZone(event.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <ErrorNotice error={create.error} />
-      <div class="form-actions">
-        <button type="submit" class="primary" disabled={create.busy}>
-          Add subnet
-        </button>
-      </div>
-    </form>
+    <ActionForm id="create-subnet" heading="Add a subnet" level={3} action={create} submit="Add subnet">
+      <TextInput id="subnet-name" label="Subnet name" value={name} onValue={setName} />
+      <TextInput
+        id="subnet-cidr"
+        label="Subnet CIDR block"
+        hint="Inside the VPC's range, e.g. 10.0.1.0/24."
+        value={cidr}
+        onValue={setCidr}
+      />
+      <TextInput id="subnet-zone" label="Availability zone" value={zone} onValue={setZone} />
+    </ActionForm>
   );
 }
 
@@ -236,82 +150,47 @@ export function VpcDetail({ id }: { id: string }) {
   });
   const detail = vpc.data;
   return (
-    <Page
+    <DetailPage
       title={detail?.name ? `VPC ${detail.name}` : 'VPC'}
-      actions={
-        <button
-          type="button"
-          class="danger"
-          disabled={remove.busy || !detail}
-          onClick={() => {
-            if (confirm(`Delete the VPC ${detail?.name}?`)) void remove.run();
-          }}
-        >
-          Delete VPC
-        </button>
-      }
+      backHref="/vpcs"
+      backLabel="← All VPCs"
+      error={vpc.error ?? remove.error}
+      remove={{
+        ...remove,
+        label: 'Delete VPC',
+        question: `Delete the VPC ${detail?.name}?`,
+        loaded: Boolean(detail),
+      }}
     >
-      <p>
-        <Link href="/vpcs">← All VPCs</Link>
-      </p>
-      <ErrorNotice error={vpc.error ?? remove.error} />
       {detail && (
-        <dl class="facts">
-          <div>
-            <dt>Status</dt>
-            <dd>
-              <StatusBadge status={detail.status} />
-            </dd>
-          </div>
-          <div>
-            <dt>CIDR block</dt>
-            <dd>
-              <code>{detail.cidr_block}</code>
-            </dd>
-          </div>
-          <div>
-            <dt>Region</dt>
-            <dd>{detail.region}</dd>
-          </div>
-          <div>
-            <dt>ID</dt>
-            <dd>
-              <code>{detail.id}</code>
-            </dd>
-          </div>
-          <div>
-            <dt>Created</dt>
-            <dd>{formatDate(detail.created_at)}</dd>
-          </div>
-        </dl>
+        <Facts
+          facts={[
+            ['Status', <StatusBadge status={detail.status} />],
+            ['CIDR block', <code>{detail.cidr_block}</code>],
+            ['Region', detail.region],
+            ['ID', <code>{detail.id}</code>],
+            ['Created', formatDate(detail.created_at)],
+          ]}
+        />
       )}
       <ErrorNotice error={parts.error} />
       <h2>Subnets</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label="Subnets">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">CIDR block</th>
-              <th scope="col">Zone</th>
-              <th scope="col">Free addresses</th>
-            </tr>
-          </thead>
-          <tbody>
-            {parts.data?.subnets.length === 0 && <EmptyRow columns={4}>No subnet yet.</EmptyRow>}
-            {parts.data?.subnets.map((subnet) => (
-              <tr key={subnet.id}>
-                <td>{subnet.name}</td>
-                <td>
-                  <code>{subnet.cidr_block}</code>
-                </td>
-                <td>{subnet.availability_zone}</td>
-                <td>{subnet.available_ip_count}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ResourceTable
+        label="Subnets"
+        columns={['Name', 'CIDR block', 'Zone', 'Free addresses']}
+        rows={parts.data?.subnets}
+        empty="No subnet yet."
+        row={(subnet) => (
+          <tr key={subnet.id}>
+            <td>{subnet.name}</td>
+            <td>
+              <code>{subnet.cidr_block}</code>
+            </td>
+            <td>{subnet.availability_zone}</td>
+            <td>{subnet.available_ip_count}</td>
+          </tr>
+        )}
+      />
       {detail && <CreateSubnet vpcId={id} region={detail.region ?? ''} onCreated={parts.reload} />}
       <h2>Security groups</h2>
       <ul class="plain-list">
@@ -355,6 +234,6 @@ export function VpcDetail({ id }: { id: string }) {
           <li class="muted">None.</li>
         )}
       </ul>
-    </Page>
+    </DetailPage>
   );
 }
