@@ -419,15 +419,19 @@ describeWithPostgres('single message transforms into PostgreSQL', () => {
     ]);
   });
 
-  it('routes by the record timestamp into S3 objects, with the value extracted, narrowed and hoisted', async () => {
+  it('drops tombstones and routes by the record timestamp into S3 objects, with the value extracted, narrowed and hoisted', async () => {
     // 2026-01-02T03:04:05Z: TimestampRouter formats the record's timestamp in UTC.
     const timestamp = String(Date.UTC(2026, 0, 2, 3, 4, 5));
     await producer.send({
       topic: 'xf.events',
-      messages: [1, 2, 3].map((n) => ({
-        key: `e${n}`,
+      messages: [1, null, 2, 3].map((n) => ({
+        key: `e${n ?? 1}`,
         timestamp,
-        value: JSON.stringify({ payload: { n, kind: 'click', user: `u${n}` }, meta: { trace: `t${n}` } }),
+        // Without the tombstone filter the second line of the object would be a null.
+        value:
+          n === null
+            ? null
+            : JSON.stringify({ payload: { n, kind: 'click', user: `u${n}` }, meta: { trace: `t${n}` } }),
       })),
     });
     const created = await connect('PUT', '/connectors/daily-events/config', {
@@ -441,7 +445,11 @@ describeWithPostgres('single message transforms into PostgreSQL', () => {
       'flush.size': '3',
       ...STRING_KEYS,
       ...SCHEMALESS_JSON,
-      transforms: 'payload,keep,hoist,day',
+      transforms: 'tombstones,payload,keep,hoist,day',
+      'transforms.tombstones.type': 'org.apache.kafka.connect.transforms.Filter',
+      'transforms.tombstones.predicate': 'isTombstone',
+      predicates: 'isTombstone',
+      'predicates.isTombstone.type': 'org.apache.kafka.connect.transforms.predicates.RecordIsTombstone',
       'transforms.payload.type': 'org.apache.kafka.connect.transforms.ExtractField$Value',
       'transforms.payload.field': 'payload',
       'transforms.keep.type': 'org.apache.kafka.connect.transforms.ReplaceField$Value',
