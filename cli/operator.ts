@@ -72,6 +72,7 @@ export const OPERATOR_PERMISSIONS: readonly ApiPermission[] = [
       create: 'the event recorder writes an Event about a reconciled object the first time it happens',
       patch: 'the event recorder counts a repeat on the Event it wrote (count, lastTimestamp)',
       list: 'organization deletion lists the Events left in the namespace it removes',
+      get: 'ObjectStore.delete reads each of those Events first, to pin its uid',
       delete: 'organization deletion removes those Events with the namespace',
     },
     scope: 'cluster',

@@ -659,7 +659,7 @@ describe.skipIf(!helmPresent)('the cloudplane chart', () => {
         { apiGroups: ['cloudplane.dev'], resources: ['*/status'], verbs: ['update', 'patch'] },
         { apiGroups: ['cloudplane.dev'], resources: ['*/finalizers'], verbs: ['update'] },
         { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'delete'] },
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'list', 'delete'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'get', 'list', 'delete'] },
         { apiGroups: ['postgresql.cnpg.io'], resources: ['clusters', 'backups'], verbs: dataServiceVerbs },
         { apiGroups: ['apps'], resources: ['statefulsets'], verbs: dataServiceVerbs },
         {
