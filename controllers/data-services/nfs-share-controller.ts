@@ -40,7 +40,9 @@ export function nfsShareController(options: DataServicesControllerOptions): Cont
       return;
     }
     share = await addFinalizer(store, NFS_SHARE, share);
-    if (share.status?.observedGeneration !== generation) {
+    // A share refused (its quota) claims again at each look, as a database does: the terminal
+    // error's own status write wakes another reconcile, which must not make the share regardless.
+    if (share.status?.observedGeneration !== generation || share.status?.phase === 'error') {
       const claim = await claimQuota(
         dataPlane,
         options.quotas,
