@@ -174,6 +174,33 @@ export type StreamingAclOperation =
   'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write';
 export type StreamingAclPermission = 'allow' | 'deny';
 
+/** The one cluster resource's name, as Kafka names it. */
+export const STREAMING_CLUSTER_RESOURCE = 'kafka-cluster';
+
+/**
+ * What an ACL on the cluster may grant or deny, as Kafka checks them there: ALTER to create and
+ * delete ACLs, DESCRIBE to list them, IDEMPOTENT_WRITE to be an idempotent producer.
+ */
+export const STREAMING_CLUSTER_OPERATIONS: readonly StreamingAclOperation[] = [
+  'alter',
+  'describe',
+  'idempotent_write',
+];
+
+/** Why an ACL's operations do not fit its resource type, if they do not. */
+export function aclOperationsProblem(
+  resourceType: StreamingAclResourceType,
+  operations: readonly StreamingAclOperation[],
+): string | undefined {
+  const fits =
+    resourceType === 'cluster'
+      ? operations.every((operation) => STREAMING_CLUSTER_OPERATIONS.includes(operation))
+      : !operations.includes('idempotent_write');
+  return fits
+    ? undefined
+    : "the cluster resource takes alter, describe and idempotent_write only, and idempotent_write is the cluster's alone";
+}
+
 export interface StreamingUserAcl {
   resourceType: StreamingAclResourceType;
   patternType: StreamingAclPatternType;

@@ -15,6 +15,7 @@ import type {
   StreamingUserPhase,
   StreamingUserStatus,
 } from '../../crds/streaming.js';
+import { aclOperationsProblem, STREAMING_CLUSTER_RESOURCE } from '../../crds/streaming.js';
 import type {
   GroupLag,
   GroupObservation,
@@ -86,8 +87,6 @@ export function regionProblem(region: string, regions: readonly string[]): Probl
 
 const KAFKA_NAME = /^[a-zA-Z0-9._-]+$/;
 const TOPIC_NAME_MAX = 249;
-/** The name Kafka gives the cluster resource in ACLs. */
-const CLUSTER_RESOURCE = 'kafka-cluster';
 
 /** Kafka's rules for a topic name. */
 export function topicNameProblem(name: string): Problem | undefined {
@@ -264,18 +263,19 @@ export function aclsProblem(acls: readonly StreamingUserAcl[]): Problem | undefi
         message: `an acl names a ${acl.resourceType} (or a prefix) of ASCII letters, digits, ".", "_" or "-", or is a literal "*" for every one`,
       };
     }
-    if (acl.resourceType === 'cluster' && (acl.name !== CLUSTER_RESOURCE || acl.patternType !== 'literal')) {
-      return { field: `${field}.name`, message: `the cluster resource is the literal "${CLUSTER_RESOURCE}"` };
+    if (
+      acl.resourceType === 'cluster' &&
+      (acl.name !== STREAMING_CLUSTER_RESOURCE || acl.patternType !== 'literal')
+    ) {
+      return {
+        field: `${field}.name`,
+        message: `the cluster resource is the literal "${STREAMING_CLUSTER_RESOURCE}"`,
+      };
     }
     if (acl.operations.length === 0)
       return { field: `${field}.operations`, message: 'an acl grants or denies at least one operation' };
-    const clusterOnly = acl.operations.length === 1 && acl.operations[0] === 'idempotent_write';
-    if (acl.resourceType === 'cluster' ? !clusterOnly : acl.operations.includes('idempotent_write')) {
-      return {
-        field: `${field}.operations`,
-        message: 'idempotent_write is the operation of the cluster resource, and its only one',
-      };
-    }
+    const misfit = aclOperationsProblem(acl.resourceType, acl.operations);
+    if (misfit) return { field: `${field}.operations`, message: misfit };
     if (new Set(acl.operations).size !== acl.operations.length)
       return { field: `${field}.operations`, message: 'an acl names each operation once' };
   }

@@ -99,6 +99,52 @@ async function admin(step: string): Promise<Record<string, unknown>> {
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
+/**
+ * ACLs as a Kafka admin tool manages them, through kafka-python's admin client: `grant` creates one
+ * for the user ops on topics under `audit-`, `revoke` deletes what matches it, and each answers
+ * what DescribeAcls then lists (or the error class a refusal raises).
+ */
+const ACLS_SCRIPT = String.raw`
+import json, sys
+from kafka.admin import (KafkaAdminClient, ACL, ACLFilter, ACLOperation, ACLPermissionType,
+    ResourcePattern, ResourcePatternFilter, ResourceType, ACLResourcePatternType)
+bootstrap, ca_file, user, step = sys.argv[1:5]
+admin = KafkaAdminClient(bootstrap_servers=bootstrap.split(','), security_protocol='SASL_SSL',
+    sasl_mechanism='SCRAM-SHA-512', sasl_plain_username=user, sasl_plain_password=user + '-secret',
+    ssl_cafile=ca_file, ssl_check_hostname=False)
+audit = ACLFilter(principal=None, host='*', operation=ACLOperation.ANY, permission_type=ACLPermissionType.ANY,
+    resource_pattern=ResourcePatternFilter(ResourceType.TOPIC, 'audit-', ACLResourcePatternType.PREFIXED))
+def names(acls):
+    return sorted(f'{a.principal} {a.operation.name} {a.permission_type.name} {a.resource_pattern.resource_name}'
+                  for a in acls)
+out = {}
+try:
+    if step == 'grant':
+        created = admin.create_acls([ACL('User:ops', '*', ACLOperation.READ, ACLPermissionType.ALLOW,
+            ResourcePattern(ResourceType.TOPIC, 'audit-', ACLResourcePatternType.PREFIXED))])
+        for _, error in created['failed']:
+            raise error
+    elif step == 'revoke':
+        [(_, deleted, error)] = admin.delete_acls([audit])
+        if error is not None and error.errno != 0:
+            raise error
+        out['deleted'] = names(entry for entry, _ in deleted)
+    acls, _ = admin.describe_acls(audit)
+    out['described'] = names(acls)
+except Exception as error:
+    out['error'] = type(error).__name__
+print(json.dumps(out))
+`;
+
+async function aclsThroughKafkaPython(user: string, step: string): Promise<Record<string, unknown>> {
+  const { stdout } = await run(
+    PYTHON,
+    ['-c', ACLS_SCRIPT, observed.bootstrapServers.join(','), caFile, user, step],
+    { timeout: 30_000 },
+  );
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
 describe.skipIf(!confluent)(
   'the embedded broker with an AdminClient (librdkafka through confluent-kafka)',
   () => {
@@ -108,6 +154,20 @@ describe.skipIf(!confluent)(
       caFile = path.join(fixture.dir, 'ca-for-admin.crt');
       fs.writeFileSync(caFile, observed.caCertificate);
       await fixture.streaming.ensureUser(cluster, streamingUser('ops', 'ops-secret', '', 'ops-*'));
+      const guard = streamingUser('guard', 'guard-secret', 'guard-', 'guard-*');
+      await fixture.streaming.ensureUser(cluster, {
+        ...guard,
+        acls: [
+          ...guard.acls,
+          {
+            resourceType: 'cluster',
+            patternType: 'literal',
+            name: 'kafka-cluster',
+            operations: ['alter'],
+            permission: 'allow',
+          },
+        ],
+      });
     });
 
     afterAll(async () => {
@@ -204,6 +264,48 @@ print(json.dumps({'topics': admin.list_topics(), 'configs': {entry[0]: entry[1] 
         const answer = JSON.parse(stdout) as { topics: string[]; configs: Record<string, string> };
         expect(answer.topics).toContain('admin-made');
         expect(answer.configs['retention.ms']).toBe('7200000');
+      },
+      60_000,
+    );
+
+    it.skipIf(!kafkaPython)(
+      "lets a user with ALTER on the cluster create, describe and delete ACLs through kafka-python, kept as the users' own",
+      async () => {
+        expect(await aclsThroughKafkaPython('guard', 'grant')).toEqual({
+          described: ['User:ops READ ALLOW audit-'],
+        });
+        const granted = (await fixture.streaming.listUserAcls(cluster)).find((user) => user.name === 'ops');
+        expect(granted!.acls).toContainEqual({
+          resourceType: 'topic',
+          patternType: 'prefixed',
+          name: 'audit-',
+          operations: ['read'],
+          permission: 'allow',
+        });
+        expect(await aclsThroughKafkaPython('ops', 'revoke')).toEqual({
+          error: 'ClusterAuthorizationFailedError',
+        });
+        expect(await aclsThroughKafkaPython('guard', 'revoke')).toEqual({
+          deleted: ['User:ops READ ALLOW audit-'],
+          described: [],
+        });
+        const revoked = (await fixture.streaming.listUserAcls(cluster)).find((user) => user.name === 'ops');
+        expect(revoked!.acls.some((acl) => acl.name === 'audit-')).toBe(false);
+      },
+      60_000,
+    );
+
+    it.skipIf(!kafkaPython)(
+      'refuses to list or create ACLs for a user without rights on the cluster with CLUSTER_AUTHORIZATION_FAILED',
+      async () => {
+        expect(await aclsThroughKafkaPython('ops', 'describe')).toEqual({
+          error: 'ClusterAuthorizationFailedError',
+        });
+        expect(await aclsThroughKafkaPython('ops', 'grant')).toEqual({
+          error: 'ClusterAuthorizationFailedError',
+        });
+        const kept = await fixture.streaming.listUserAcls(cluster);
+        expect(JSON.stringify(kept)).not.toContain('audit-');
       },
       60_000,
     );

@@ -120,6 +120,13 @@ describe("the users' ACLs as Kafka's bindings", () => {
     ).toBeUndefined();
   });
 
+  it('keeps ALTER and DESCRIBE on kafka-cluster, the rights to manage ACLs', () => {
+    const onCluster = { resourceType: 4, resourceName: 'kafka-cluster', patternType: LITERAL };
+    expect(bindingProblem(binding({ ...onCluster, operation: 7 }))).toBeUndefined();
+    expect(bindingProblem(binding({ ...onCluster, operation: 8 }))).toBeUndefined();
+    expect(bindingProblem(binding({ ...onCluster, operation: WRITE }))).toMatch(/ALTER, DESCRIBE/);
+  });
+
   it('adds an operation to the ACL of the same resource, or a new ACL', () => {
     expect(withBinding(user, binding({ operation: 8 })).acls[0]!.operations).toEqual([
       'read',
@@ -162,7 +169,13 @@ describe('DescribeAcls, CreateAcls and DeleteAcls', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function call(key: number, version: number, request: Record<string, unknown>, superuser = true) {
+  async function call(
+    key: number,
+    version: number,
+    request: Record<string, unknown>,
+    superuser = true,
+    acls = user.acls,
+  ) {
     const schemas = apiSchemas(key);
     const context: RequestContext = {
       cluster,
@@ -174,7 +187,7 @@ describe('DescribeAcls, CreateAcls and DeleteAcls', () => {
       sasl: { mechanism: undefined, scram: undefined, rawTokens: false, principal: undefined, failed: false },
       principal: superuser
         ? { name: 'admin', superuser: true, acls: [] }
-        : { name: 'app', superuser: false, acls: user.acls },
+        : { name: 'app', superuser: false, acls },
       log: cluster.logger,
     };
     const body = encodeMessage(schemas.request, version, request);
@@ -266,5 +279,52 @@ describe('DescribeAcls, CreateAcls and DeleteAcls', () => {
 
   it('refuses a user without the right to manage ACLs with CLUSTER_AUTHORIZATION_FAILED', async () => {
     expect((await call(29, 3, describeAll, false)).ErrorCode).toBe(31);
+  });
+
+  const onCluster = (operations: ('alter' | 'describe')[], permission: 'allow' | 'deny' = 'allow') => ({
+    resourceType: 'cluster' as const,
+    patternType: 'literal' as const,
+    name: 'kafka-cluster',
+    operations,
+    permission,
+  });
+  const creation = {
+    ResourceType: TOPIC,
+    ResourceName: 'audit',
+    ResourcePatternType: LITERAL,
+    Principal: 'User:app',
+    Host: '*',
+    Operation: READ,
+    PermissionType: ALLOW,
+  };
+
+  it('lets a user with DESCRIBE on the cluster list ACLs, but not change them', async () => {
+    const describer = [onCluster(['describe'])];
+    expect((await call(29, 3, describeAll, false, describer)).ErrorCode).toBe(0);
+    const created = await call(30, 3, { Creations: [creation] }, false, describer);
+    expect(created.Results).toEqual([expect.objectContaining({ ErrorCode: 31 })]);
+    const deleted = await call(31, 3, { Filters: [describeAll] }, false, describer);
+    expect(deleted.FilterResults).toEqual([expect.objectContaining({ ErrorCode: 31, MatchingAcls: [] })]);
+    expect(cluster.userSpecs()[0]!.acls.some((acl) => acl.name === 'audit')).toBe(false);
+  });
+
+  it('lets a user with ALTER on the cluster create, list and delete ACLs, unless it is denied', async () => {
+    const alterer = [onCluster(['alter'])];
+    const created = await call(30, 3, { Creations: [creation] }, false, alterer);
+    expect(created.Results).toEqual([expect.objectContaining({ ErrorCode: 0 })]);
+    const described = await call(29, 3, { ...describeAll, ResourceNameFilter: 'audit' }, false, alterer);
+    expect(described.Resources).toEqual([expect.objectContaining({ ResourceName: 'audit' })]);
+    const filter = { ...describeAll, ResourceTypeFilter: TOPIC, ResourceNameFilter: 'audit' };
+    const denied = [...alterer, onCluster(['alter'], 'deny')];
+    const refused = await call(31, 3, { Filters: [filter] }, false, denied);
+    expect(refused.FilterResults).toEqual([expect.objectContaining({ ErrorCode: 31 })]);
+    const deleted = await call(31, 3, { Filters: [filter] }, false, alterer);
+    expect(deleted.FilterResults).toEqual([
+      expect.objectContaining({
+        ErrorCode: 0,
+        MatchingAcls: [expect.objectContaining({ ResourceName: 'audit' })],
+      }),
+    ]);
+    expect(cluster.userSpecs()[0]!.acls.some((acl) => acl.name === 'audit')).toBe(false);
   });
 });

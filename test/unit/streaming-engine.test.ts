@@ -251,6 +251,11 @@ describe('users', () => {
     [[acl({ resourceType: 'cluster', name: 'orders', operations: ['idempotent_write'] })], 'acls[0].name'],
     [[acl({ resourceType: 'cluster', name: 'kafka-cluster', operations: ['write'] })], 'acls[0].operations'],
     [[acl({ operations: ['idempotent_write'] })], 'acls[0].operations'],
+    [[acl({ resourceType: 'cluster', name: 'kafka-cluster', operations: ['alter', 'describe'] })], undefined],
+    [
+      [acl({ resourceType: 'cluster', name: 'kafka-cluster', operations: ['alter', 'read'] })],
+      'acls[0].operations',
+    ],
   ] as const)('acls %j', (acls, field) => {
     expect(aclsProblem(acls)?.field).toBe(field);
   });

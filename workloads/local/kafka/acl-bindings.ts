@@ -1,4 +1,5 @@
 import type { AclOperation, StreamingAcl, StreamingUserSpec } from '../../runtime.js';
+import { aclOperationsProblem } from '../../../crds/streaming.js';
 import { CLUSTER_RESOURCE } from './acl.js';
 
 /**
@@ -103,8 +104,9 @@ export function bindingProblem(binding: AclBinding): string | undefined {
   if (!codeOf(OPERATIONS, binding.operation))
     return 'the operation must be READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE or IDEMPOTENT_WRITE';
   const onCluster = binding.resourceType === RESOURCE_TYPES.cluster;
-  if (onCluster !== (binding.operation === OPERATIONS.idempotent_write))
-    return 'IDEMPOTENT_WRITE is the operation of the cluster resource, and its only one';
+  const operation = codeOf(OPERATIONS, binding.operation)!;
+  if (aclOperationsProblem(codeOf(RESOURCE_TYPES, binding.resourceType)!, [operation]))
+    return "the cluster resource takes ALTER, DESCRIBE and IDEMPOTENT_WRITE only, and IDEMPOTENT_WRITE is the cluster's alone";
   if (onCluster && (binding.resourceName !== CLUSTER_RESOURCE || binding.patternType !== PatternCode.LITERAL))
     return `the cluster resource is the literal ${CLUSTER_RESOURCE}`;
   if (binding.permission !== PermissionCode.ALLOW && binding.permission !== PermissionCode.DENY)

@@ -1,3 +1,4 @@
+import { STREAMING_CLUSTER_RESOURCE } from '../../../crds/streaming.js';
 import type { AclOperation, StreamingAcl, StreamingUserSpec } from '../../runtime.js';
 
 /**
@@ -9,7 +10,7 @@ import type { AclOperation, StreamingAcl, StreamingUserSpec } from '../../runtim
 export type ResourceType = StreamingAcl['resourceType'];
 
 /** The one cluster resource's name. */
-export const CLUSTER_RESOURCE = 'kafka-cluster';
+export const CLUSTER_RESOURCE = STREAMING_CLUSTER_RESOURCE;
 
 export interface Principal {
   name: string;

@@ -1,10 +1,9 @@
-import type { Principal } from '../acl.js';
+import { CLUSTER_RESOURCE, isAllowed, type Principal } from '../acl.js';
 
 /**
- * Who may list and change ACLs over the Kafka protocol. Kafka asks for DESCRIBE (list) and ALTER
- * (change) on the cluster resource; the platform's ACLs hold topics and groups only, so here that
- * is its own superuser, and the users' ACLs are otherwise changed through the platform's API.
+ * Who may list and change ACLs over the Kafka protocol, as Kafka asks: DESCRIBE on the cluster
+ * resource to list them (ALTER implies it), ALTER on it to create and delete them.
  */
-export function mayManageAcls(principal: Principal): boolean {
-  return principal.superuser;
+export function mayManageAcls(principal: Principal, operation: 'describe' | 'alter'): boolean {
+  return isAllowed(principal, 'cluster', CLUSTER_RESOURCE, operation);
 }

@@ -34,14 +34,14 @@ export const createAcls: ApiModule = {
       return binding;
     });
     reader.tags();
-    const allowed = mayManageAcls(principal);
+    const allowed = mayManageAcls(principal, 'alter');
     const users = new Map(cluster.userSpecs().map((user) => [user.name, user]));
     const changed = new Map<string, StreamingUserSpec>();
     const results = creations.map((binding) => {
       if (!allowed)
         return {
           errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-          message: 'ACLs are managed through the platform API.',
+          message: 'Creating ACLs needs ALTER on the cluster resource kafka-cluster.',
         };
       const problem = bindingProblem(binding);
       if (problem) return { errorCode: ErrorCode.INVALID_REQUEST, message: problem };

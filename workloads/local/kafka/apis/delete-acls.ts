@@ -21,14 +21,14 @@ export const deleteAcls: ApiModule = {
       return filter;
     });
     reader.tags();
-    const allowed = mayManageAcls(principal);
+    const allowed = mayManageAcls(principal, 'alter');
     let users: StreamingUserSpec[] = cluster.userSpecs();
     const changed = new Set<string>();
     const results = filters.map((filter) => {
       if (!allowed)
         return {
           errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-          message: 'ACLs are managed through the platform API.',
+          message: 'Deleting ACLs needs ALTER on the cluster resource kafka-cluster.',
           matching: [],
         };
       const matching = bindingsOf(users).filter((binding) => matchesFilter(binding, filter));

@@ -32,10 +32,10 @@ export const describeAcls: ApiModule = {
     const filter = readAclFilter(reader, version);
     reader.tags();
     const writer = new Writer(context.flexible).int32(0);
-    if (!mayManageAcls(principal)) {
+    if (!mayManageAcls(principal, 'describe')) {
       return writer
         .int16(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
-        .nullableString('ACLs are managed through the platform API.')
+        .nullableString('Listing ACLs needs DESCRIBE (or ALTER) on the cluster resource kafka-cluster.')
         .array([], () => undefined)
         .tags();
     }
