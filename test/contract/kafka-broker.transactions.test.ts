@@ -1,3 +1,4 @@
+import { Admin } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { StreamingClusterObservation, StreamingUserSpec } from '../../workloads/runtime.js';
@@ -115,6 +116,13 @@ async function admin<T>(work: (client: ReturnType<Kafka['admin']>) => Promise<T>
   } finally {
     await client.disconnect();
   }
+}
+
+/** The Kafka error names inside an error of @platformatic/kafka, however deeply it wraps them. */
+function protocolErrorIds(error: unknown): string[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const { apiId, errors } = error as { apiId?: string; errors?: unknown[] };
+  return [...(apiId ? [apiId] : []), ...(errors ?? []).flatMap(protocolErrorIds)];
 }
 
 describe('idempotent and transactional producers (kafkajs) on the embedded broker', () => {
@@ -295,6 +303,51 @@ describe('idempotent and transactional producers (kafkajs) on the embedded broke
     // -1: a partition that had nothing to consume has no offset.
     const total = committed[0]!.partitions.reduce((sum, entry) => sum + Math.max(0, Number(entry.offset)), 0);
     expect(total).toBe(30);
+  });
+
+  it('answers a require_stable OffsetFetch UNSTABLE_OFFSET_COMMIT while a transaction holds the offset (KIP-447)', async () => {
+    const producer = kafka.producer({
+      transactionalId: 'ledger-stable',
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    // @platformatic/kafka asks OffsetFetch v9 with require_stable, as Java's read_committed consumers do.
+    const newest = new Admin({
+      clientId: 'stable-offsets',
+      bootstrapBrokers: observed.bootstrapServers,
+      tls: { ca: observed.caCertificate },
+      sasl: { mechanism: 'SCRAM-SHA-512', username: 'tess', password: 'tess-secret' },
+      retries: 0,
+    });
+    const offsets = (requireStable: boolean) =>
+      newest.listConsumerGroupOffsets({
+        groups: [
+          { groupId: 'ledger-stable-group', topics: [{ name: 'ledger-single', partitionIndexes: [0] }] },
+        ],
+        requireStable,
+      });
+    try {
+      const transaction = await producer.transaction();
+      await transaction.sendOffsets({
+        consumerGroupId: 'ledger-stable-group',
+        topics: [{ topic: 'ledger-single', partitions: [{ partition: 0, offset: '5' }] }],
+      });
+      const refused = await offsets(true).then(
+        () => [],
+        (error: unknown) => protocolErrorIds(error),
+      );
+      expect(refused).toContain('UNSTABLE_OFFSET_COMMIT');
+      const [unstable] = await offsets(false);
+      expect(unstable!.topics[0]!.partitions[0]!.committedOffset).toBe(-1n);
+
+      await transaction.commit();
+      const [stable] = await offsets(true);
+      expect(stable!.topics[0]!.partitions[0]!.committedOffset).toBe(5n);
+    } finally {
+      await newest.close();
+      await producer.disconnect();
+    }
   });
 
   it('fences the older producer of a transactional id once a newer one initializes', async () => {

@@ -184,3 +184,73 @@ describe('the transaction coordinator', () => {
     ]);
   });
 });
+
+describe('OffsetFetch with require_stable (KIP-447)', () => {
+  const fetchV7 = (requireStable: boolean) =>
+    call(9, 7, {
+      GroupId: 'copier',
+      Topics: [{ Name: 'orders', PartitionIndexes: [0, 1] }],
+      RequireStable: requireStable,
+    });
+  const fetchV8 = (requireStable: boolean) =>
+    call(9, 8, {
+      Groups: [{ GroupId: 'copier', Topics: [{ Name: 'orders', PartitionIndexes: [0, 1] }] }],
+      RequireStable: requireStable,
+    });
+
+  it('answers UNSTABLE_OFFSET_COMMIT for a partition whose offset an open transaction commits', async () => {
+    await cluster.transactions.initProducerId('copier-tx', 60_000);
+    expect(cluster.transactions.addOffsets('copier-tx', 0, 0, 'copier')).toBe(ErrorCode.NONE);
+    expect(
+      cluster.transactions.commitOffsets('copier-tx', 0, 0, 'copier', [
+        { topic: 'orders', partition: 0, offset: 7, metadata: '', commitTime: 1 },
+      ]),
+    ).toBe(ErrorCode.NONE);
+
+    const stable = await fetchV7(true);
+    expect(stable.Topics).toMatchObject([
+      {
+        Name: 'orders',
+        Partitions: [
+          { PartitionIndex: 0, CommittedOffset: -1, ErrorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT },
+          { PartitionIndex: 1, CommittedOffset: -1, ErrorCode: ErrorCode.NONE },
+        ],
+      },
+    ]);
+    expect(stable.ErrorCode).toBe(ErrorCode.NONE);
+    const grouped = await fetchV8(true);
+    expect(grouped.Groups).toMatchObject([
+      {
+        GroupId: 'copier',
+        Topics: [{ Partitions: [{ ErrorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }, { ErrorCode: 0 }] }],
+      },
+    ]);
+    const unasked = await fetchV7(false);
+    expect(unasked.Topics).toMatchObject([{ Partitions: [{ ErrorCode: 0, CommittedOffset: -1 }, {}] }]);
+
+    expect(await cluster.transactions.endTransaction('copier-tx', 0, 0, true)).toBe(ErrorCode.NONE);
+    expect((await fetchV7(true)).Topics).toMatchObject([
+      {
+        Partitions: [
+          { ErrorCode: 0, CommittedOffset: 7 },
+          { ErrorCode: 0, CommittedOffset: -1 },
+        ],
+      },
+    ]);
+  });
+
+  it('is stable again once the transaction aborts, with the offset it had', async () => {
+    await cluster.transactions.initProducerId('copier-tx', 60_000);
+    cluster.transactions.addOffsets('copier-tx', 0, 0, 'copier');
+    cluster.transactions.commitOffsets('copier-tx', 0, 0, 'copier', [
+      { topic: 'orders', partition: 1, offset: 3, metadata: '', commitTime: 1 },
+    ]);
+    expect((await fetchV8(true)).Groups).toMatchObject([
+      { Topics: [{ Partitions: [{ ErrorCode: 0 }, { ErrorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT }] }] },
+    ]);
+    expect(await cluster.transactions.endTransaction('copier-tx', 0, 0, false)).toBe(ErrorCode.NONE);
+    expect((await fetchV8(true)).Groups).toMatchObject([
+      { Topics: [{ Partitions: [{ ErrorCode: 0 }, { ErrorCode: 0, CommittedOffset: -1 }] }] },
+    ]);
+  });
+});

@@ -210,6 +210,18 @@ export class TransactionCoordinator {
     return record.state === 'Ongoing' && added ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
   }
 
+  /**
+   * Whether an open transaction holds an offset of the group's partition to commit (KIP-447):
+   * until it ends, the committed offset there is not stable.
+   */
+  hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
+    for (const groups of this.pendingOffsets.values()) {
+      if (groups.get(groupId)?.some((entry) => entry.topic === topic && entry.partition === partition))
+        return true;
+    }
+    return false;
+  }
+
   describe(transactionalId: string): TransactionRecord | undefined {
     return this.records.get(transactionalId);
   }

@@ -22,12 +22,17 @@ interface GroupOffsets {
   topics: { name: string; partitions: PartitionOffset[] }[];
 }
 
-/** One group's committed offsets for `requested` (every committed one when null). */
+/**
+ * One group's committed offsets for `requested` (every committed one when null). With
+ * `requireStable` (v7+, KIP-447), a partition whose offset an open transaction is about to commit
+ * answers UNSTABLE_OFFSET_COMMIT instead, which clients retry until the transaction ends.
+ */
 function groupOffsets(
   cluster: KafkaCluster,
   principal: Principal,
   groupId: string,
   requested: RequestedTopic[] | null,
+  requireStable: boolean,
 ): GroupOffsets {
   const groupAllowed = isAllowed(principal, 'group', groupId, 'describe');
   const committed = groupAllowed ? cluster.store.committedOffsets(groupId) : [];
@@ -52,6 +57,8 @@ function groupOffsets(
           let errorCode: number = ErrorCode.NONE;
           if (!groupAllowed) errorCode = ErrorCode.GROUP_AUTHORIZATION_FAILED;
           else if (!topicAllowed) errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+          else if (requireStable && cluster.transactions.hasPendingOffset(groupId, topic.name, partition))
+            errorCode = ErrorCode.UNSTABLE_OFFSET_COMMIT;
           return {
             partition,
             offset: errorCode === ErrorCode.NONE && entry ? entry.offset : -1,
@@ -85,7 +92,7 @@ function writeTopics(writer: Writer, version: number, topics: GroupOffsets['topi
 
 /**
  * OffsetFetch: a group's committed offsets (-1 where none), all of them when topics is null
- * (v2+); from v8 several groups in one request.
+ * (v2+); from v7 only stable ones when asked; from v8 several groups in one request.
  */
 export const offsetFetch: ApiModule = {
   key: 9,
@@ -100,14 +107,14 @@ export const offsetFetch: ApiModule = {
     if (version < 8) {
       const groupId = reader.string();
       const requested = readTopics(reader);
-      if (version >= 7) reader.bool();
+      const requireStable = version >= 7 && reader.bool();
       reader.tags();
-      const answer = groupOffsets(cluster, principal, groupId, requested);
+      const answer = groupOffsets(cluster, principal, groupId, requested, requireStable);
       writeTopics(writer, version, answer.topics);
       if (version >= 2) writer.int16(answer.errorCode);
       return writer.tags();
     }
-    const groups = reader.array((r) => {
+    const requests = reader.array((r) => {
       const groupId = r.string();
       if (version >= 9) {
         r.nullableString();
@@ -115,10 +122,13 @@ export const offsetFetch: ApiModule = {
       }
       const requested = readTopics(r);
       r.tags();
-      return groupOffsets(cluster, principal, groupId, requested);
+      return { groupId, requested };
     });
-    reader.bool();
+    const requireStable = reader.bool();
     reader.tags();
+    const groups = requests.map(({ groupId, requested }) =>
+      groupOffsets(cluster, principal, groupId, requested, requireStable),
+    );
     writer.array(groups, (w, group) => {
       w.string(group.groupId);
       writeTopics(w, version, group.topics);
