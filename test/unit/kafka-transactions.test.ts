@@ -17,8 +17,12 @@ let dir: string;
 let clock: FakeClock;
 let cluster: KafkaCluster;
 
+/** Kafka's transactional.id.expiration.ms, short enough to pass on the test's clock. */
+const EXPIRATION_MS = 3_600_000;
+
 function open(): KafkaCluster {
   const opened = new KafkaCluster({
+    transactionalIdExpirationMs: EXPIRATION_MS,
     clusterId: 'esc_txn_unit',
     store: new SqliteLogStore(path.join(dir, 'log.db')),
     brokers: [
@@ -252,5 +256,49 @@ describe('OffsetFetch with require_stable (KIP-447)', () => {
     expect((await fetchV8(true)).Groups).toMatchObject([
       { Topics: [{ Partitions: [{ ErrorCode: 0 }, { ErrorCode: 0, CommittedOffset: -1 }] }] },
     ]);
+  });
+});
+
+describe('transactional id expiry (transactional.id.expiration.ms)', () => {
+  const coordinator = () => cluster.coordinatorOf('idle-tx').nodeId;
+  const listed = async () =>
+    (
+      (await call(66, 1, { StateFilters: [], ProducerIdFilters: [], DurationFilter: -1 }, coordinator()))
+        .TransactionStates as { TransactionalId: string }[]
+    ).map((entry) => entry.TransactionalId);
+
+  it('forgets an id idle past the expiry: not listed, TRANSACTIONAL_ID_NOT_FOUND, a new producer id; durably', async () => {
+    expect(await cluster.transactions.initProducerId('idle-tx', 60_000)).toMatchObject({ producerId: 0 });
+    cluster.transactions.addPartitions('idle-tx', 0, 0, [{ topic: 'orders', partition: 0 }]);
+    expect(await cluster.transactions.endTransaction('idle-tx', 0, 0, true)).toBe(ErrorCode.NONE);
+    await cluster.transactions.initProducerId('busy-tx', 60_000);
+
+    await clock.advance(EXPIRATION_MS - 1);
+    cluster.transactions.addPartitions('busy-tx', 1, 0, [{ topic: 'orders', partition: 1 }]);
+    cluster.runMaintenance();
+    expect(await listed()).toContain('idle-tx');
+
+    await clock.advance(1);
+    cluster.runMaintenance();
+    expect(await listed()).not.toContain('idle-tx');
+    const described = await call(65, 0, { TransactionalIds: ['idle-tx'] }, coordinator());
+    expect(described.TransactionStates).toMatchObject([
+      { TransactionalId: 'idle-tx', ErrorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND },
+    ]);
+    // The producer still holding the old id no longer maps to it.
+    expect(cluster.transactions.addPartitions('idle-tx', 0, 1, [{ topic: 'orders', partition: 0 }])).toBe(
+      ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+    );
+    // An id made as long ago whose producer opened a transaction since is kept.
+    expect(cluster.transactions.describe('busy-tx')?.state).toBe('Ongoing');
+
+    await cluster.close();
+    cluster = open();
+    expect(cluster.transactions.describe('idle-tx')).toBeUndefined();
+    expect(await cluster.transactions.initProducerId('idle-tx', 60_000)).toMatchObject({
+      errorCode: ErrorCode.NONE,
+      producerId: 2,
+      producerEpoch: 0,
+    });
   });
 });

@@ -35,6 +35,8 @@ export interface LocalStreamingOptions {
   clock?: BrokerClock;
   /** How often retention and compaction run (default one minute). */
   maintenanceIntervalMs?: number;
+  /** Kafka's `transactional.id.expiration.ms` of every cluster (default 7 days). */
+  transactionalIdExpirationMs?: number;
 }
 
 /**
@@ -154,6 +156,7 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
       // The platform's own user, for reading lag and offsets over the protocol; its password lives only here.
       superuser: { name: INTERNAL_USER, credential: scramCredential(randomBytes(24).toString('base64url')) },
       maintenanceIntervalMs: options.maintenanceIntervalMs,
+      transactionalIdExpirationMs: options.transactionalIdExpirationMs,
     });
     try {
       const certificate = issueCertificate(authority, {

@@ -46,6 +46,8 @@ export interface KafkaClusterOptions {
   superuser?: { name: string; credential: ScramCredential };
   /** How often retention and compaction run; 0: only when `runMaintenance` is called. */
   maintenanceIntervalMs?: number;
+  /** Kafka's `transactional.id.expiration.ms`: 7 days unless set. */
+  transactionalIdExpirationMs?: number;
 }
 
 interface KnownUser {
@@ -85,12 +87,18 @@ export class KafkaCluster {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.groups = new GroupCoordinator(this.clock);
-    this.transactions = new TransactionCoordinator(this.store, this.clock, this.logger, {
-      markersWritten: (partitions) => {
-        for (const entry of partitions) this.appended(entry.topic, entry.partition);
+    this.transactions = new TransactionCoordinator(
+      this.store,
+      this.clock,
+      this.logger,
+      {
+        markersWritten: (partitions) => {
+          for (const entry of partitions) this.appended(entry.topic, entry.partition);
+        },
+        offsetsCommitted: (groupId, offsets) => this.offsetsCommitted(groupId, offsets),
       },
-      offsetsCommitted: (groupId, offsets) => this.offsetsCommitted(groupId, offsets),
-    });
+      options.transactionalIdExpirationMs,
+    );
     for (const user of this.store.users())
       this.users.set(user.name, { credential: user.credential, principal: principalOf(user) });
     if (options.superuser) {
@@ -136,12 +144,13 @@ export class KafkaCluster {
     }, interval);
   }
 
-  /** Retention by time and by the tier's storage, then compaction. */
+  /** Retention by time and by the tier's storage, compaction, then idle producers and transactional ids. */
   runMaintenance(): void {
     const now = this.clock.now().getTime();
     this.store.enforceRetention(now, this.limits.storageBytes);
     this.store.compact();
     this.store.expireProducers(now, PRODUCER_ID_EXPIRATION_MS);
+    this.transactions.expireTransactionalIds();
   }
 
   // Users and authentication

@@ -128,6 +128,8 @@ export interface LogStore {
   allocateProducerId(): number;
   transactions(): TransactionRecord[];
   saveTransaction(record: TransactionRecord): void;
+  /** Forgets a transactional id (its `transactional.id.expiration.ms` passed). */
+  deleteTransaction(transactionalId: string): void;
   /** Writes a transaction's markers, its offsets and its state in one durable transaction. */
   endTransaction(end: TransactionEnd, appendTime: number): Promise<void>;
   /** The first offset whose batch's max timestamp is at or after `timestamp`; the log end when none. */
@@ -665,6 +667,10 @@ export class SqliteLogStore implements LogStore {
 
   saveTransaction(record: TransactionRecord): void {
     this.statements.saveTransaction.run(record.transactionalId, JSON.stringify(record));
+  }
+
+  deleteTransaction(transactionalId: string): void {
+    this.db.prepare('DELETE FROM transactions WHERE transactional_id = ?').run(transactionalId);
   }
 
   read(topic: string, partition: number, offset: number, maxBytes: number, maxOffset = Infinity): Buffer[] {

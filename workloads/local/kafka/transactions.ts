@@ -6,6 +6,9 @@ import type { CommittedOffset, LogStore, TransactionRecord } from './log-store.j
 /** Kafka's `transaction.max.timeout.ms` default: a producer may not ask for a longer timeout. */
 export const MAX_TRANSACTION_TIMEOUT_MS = 900_000;
 
+/** Kafka's `transactional.id.expiration.ms` default: a transactional id idle this long is forgotten. */
+export const TRANSACTIONAL_ID_EXPIRATION_MS = 604_800_000;
+
 /** The highest epoch a producer id gets before the coordinator gives the transactional id a new one. */
 const LAST_EPOCH = 32_766;
 
@@ -46,8 +49,38 @@ export class TransactionCoordinator {
     private readonly clock: BrokerClock,
     private readonly logger: Logger,
     private readonly listener: TransactionListener,
+    private readonly transactionalIdExpirationMs = TRANSACTIONAL_ID_EXPIRATION_MS,
   ) {
     for (const record of store.transactions()) this.remember(record);
+  }
+
+  /**
+   * Forgets, as Kafka's coordinator does, each transactional id with no transaction open or
+   * ending whose producer has not been heard from for `transactional.id.expiration.ms`: tools no
+   * longer list it, its producer id no longer maps to it (a producer still using that id gets
+   * INVALID_PRODUCER_ID_MAPPING) and its next InitProducerId starts over with a new producer id.
+   */
+  expireTransactionalIds(): string[] {
+    const before = this.clock.now().getTime() - this.transactionalIdExpirationMs;
+    const expired = [...this.records.values()].filter(
+      (record) =>
+        (record.state === 'Empty' || record.state === 'CompleteCommit' || record.state === 'CompleteAbort') &&
+        record.updatedAt <= before,
+    );
+    for (const record of expired) {
+      this.store.deleteTransaction(record.transactionalId);
+      this.records.delete(record.transactionalId);
+      this.pendingOffsets.delete(record.transactionalId);
+    }
+    if (expired.length > 0)
+      this.logger.info(
+        {
+          transactionalIds: expired.map((record) => record.transactionalId),
+          expirationMs: this.transactionalIdExpirationMs,
+        },
+        'transactional ids expired',
+      );
+    return expired.map((record) => record.transactionalId);
   }
 
   /** Aborts, fencing their producers, the transactions a stopped broker left open. */
