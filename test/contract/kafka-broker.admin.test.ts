@@ -274,7 +274,7 @@ print(json.dumps({'topics': admin.list_topics(), 'configs': {entry[0]: entry[1] 
         expect(await aclsThroughKafkaPython('guard', 'grant')).toEqual({
           described: ['User:ops READ ALLOW audit-'],
         });
-        const granted = (await fixture.streaming.listUserAcls(cluster)).find((user) => user.name === 'ops');
+        const granted = (await fixture.streaming.listUserAcls!(cluster)).find((user) => user.name === 'ops');
         expect(granted!.acls).toContainEqual({
           resourceType: 'topic',
           patternType: 'prefixed',
@@ -289,7 +289,7 @@ print(json.dumps({'topics': admin.list_topics(), 'configs': {entry[0]: entry[1] 
           deleted: ['User:ops READ ALLOW audit-'],
           described: [],
         });
-        const revoked = (await fixture.streaming.listUserAcls(cluster)).find((user) => user.name === 'ops');
+        const revoked = (await fixture.streaming.listUserAcls!(cluster)).find((user) => user.name === 'ops');
         expect(revoked!.acls.some((acl) => acl.name === 'audit-')).toBe(false);
       },
       60_000,
@@ -304,7 +304,7 @@ print(json.dumps({'topics': admin.list_topics(), 'configs': {entry[0]: entry[1] 
         expect(await aclsThroughKafkaPython('ops', 'grant')).toEqual({
           error: 'ClusterAuthorizationFailedError',
         });
-        const kept = await fixture.streaming.listUserAcls(cluster);
+        const kept = await fixture.streaming.listUserAcls!(cluster);
         expect(JSON.stringify(kept)).not.toContain('audit-');
       },
       60_000,
