@@ -23,6 +23,7 @@ import {
   type Refusal,
 } from './topic-rules.js';
 import { TransactionCoordinator } from './transactions.js';
+import { ConsumerGroupCoordinator, UNIFORM_ASSIGNOR } from './consumer-groups.js';
 
 /** Kafka's `producer.id.expiration.ms` default: a producer idle this long is forgotten. */
 const PRODUCER_ID_EXPIRATION_MS = 86_400_000;
@@ -68,6 +69,8 @@ export class KafkaCluster {
   readonly logger: Logger;
   readonly clock: BrokerClock;
   readonly groups: GroupCoordinator;
+  /** Groups of the consumer protocol (KIP-848), whose partitions the broker assigns. */
+  readonly consumerGroups: ConsumerGroupCoordinator;
   readonly transactions: TransactionCoordinator;
   readonly commitWindows = new CommitWindows();
   private readonly users = new Map<string, KnownUser>();
@@ -87,6 +90,10 @@ export class KafkaCluster {
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
     this.groups = new GroupCoordinator(this.clock);
+    this.consumerGroups = new ConsumerGroupCoordinator(
+      this.clock,
+      (topic) => this.store.topic(topic)?.partitions,
+    );
     this.transactions = new TransactionCoordinator(
       this.store,
       this.clock,
@@ -125,6 +132,7 @@ export class KafkaCluster {
     this.closed = true;
     if (this.maintenanceTimer) this.clock.clearTimeout(this.maintenanceTimer);
     this.groups.close();
+    this.consumerGroups.close();
     this.transactions.close();
     await Promise.all(this.closers.map((closer) => closer()));
     for (const waiters of this.appendWaiters.values()) for (const wake of waiters) wake();
@@ -390,12 +398,36 @@ export class KafkaCluster {
   observeGroups(): GroupObservation[] {
     const ids = new Set([
       ...this.groups.list().map((group) => group.groupId),
+      ...this.consumerGroups
+        .list()
+        .filter((group) => group.members.size > 0)
+        .map((group) => group.groupId),
       ...this.store.groupsWithOffsets(),
     ]);
     return [...ids].sort().map((groupId) => this.observeGroup(groupId));
   }
 
   private observeGroup(groupId: string): GroupObservation {
+    const consumerGroup = this.consumerGroups.group(groupId);
+    if (consumerGroup && consumerGroup.members.size > 0) {
+      const members = [...consumerGroup.members.values()].map((member) => ({
+        memberId: member.memberId,
+        clientId: member.clientId,
+        host: member.clientHost,
+        assignments: [...member.assigned].map(([topic, partitions]) => ({ topic, partitions })),
+      }));
+      const topics = new Set([
+        ...members.flatMap((member) => member.assignments.map((entry) => entry.topic)),
+        ...this.store.committedOffsets(groupId).map((entry) => entry.topic),
+      ]);
+      return {
+        groupId,
+        state: this.consumerGroups.stateOf(consumerGroup),
+        protocol: UNIFORM_ASSIGNOR,
+        members,
+        topics: [...topics].sort(),
+      };
+    }
     const group = this.groups.group(groupId);
     const members = [...(group?.members.values() ?? [])].map((member) => ({
       memberId: member.memberId,

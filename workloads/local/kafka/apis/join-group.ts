@@ -25,35 +25,32 @@ export const joinGroup: ApiModule = {
     });
     if (version >= 8) reader.nullableString();
     reader.tags();
+    const refused = (errorCode: number) => ({
+      errorCode,
+      generationId: -1,
+      protocolName: '',
+      leader: '',
+      memberId,
+      members: [],
+    });
     const result = !isAllowed(principal, 'group', groupId, 'read')
-      ? {
-          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
-          generationId: -1,
-          protocolName: '',
-          leader: '',
-          memberId,
-          members: [],
-        }
+      ? refused(ErrorCode.GROUP_AUTHORIZATION_FAILED)
       : groupId === ''
-        ? {
-            errorCode: ErrorCode.INVALID_GROUP_ID,
-            generationId: -1,
-            protocolName: '',
-            leader: '',
-            memberId,
-            members: [],
-          }
-        : await cluster.groups.join({
-            groupId,
-            memberId,
-            groupInstanceId,
-            clientId: context.clientId,
-            clientHost: context.clientHost,
-            sessionTimeoutMs,
-            rebalanceTimeoutMs,
-            protocolType,
-            protocols,
-          });
+        ? refused(ErrorCode.INVALID_GROUP_ID)
+        : (cluster.consumerGroups.group(groupId)?.members.size ?? 0) > 0
+          ? // Its members follow the consumer protocol (KIP-848): a classic member cannot join them.
+            refused(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)
+          : await cluster.groups.join({
+              groupId,
+              memberId,
+              groupInstanceId,
+              clientId: context.clientId,
+              clientHost: context.clientHost,
+              sessionTimeoutMs,
+              rebalanceTimeoutMs,
+              protocolType,
+              protocols,
+            });
     const chosen = result.errorCode === ErrorCode.NONE;
     const writer = new Writer(context.flexible);
     if (version >= 2) writer.int32(0);

@@ -3,9 +3,6 @@ import { ErrorCode } from '../errors.js';
 import { Writer } from '../protocol/codec.js';
 import type { ApiModule } from './api.js';
 
-/** Every group follows the classic protocol (JoinGroup and SyncGroup). */
-const GROUP_TYPE = 'classic';
-
 /**
  * ListGroups: the groups this broker coordinates that the user may DESCRIBE, with members or
  * committed offsets; an admin client asks every broker and joins the lists, so each group shows
@@ -26,19 +23,21 @@ export const listGroups: ApiModule = {
       .observeGroups()
       .filter((group) => cluster.coordinatorOf(group.groupId).nodeId === context.brokerId)
       .filter((group) => isAllowed(principal, 'group', group.groupId, 'describe'))
-      .filter((group) => states.length === 0 || states.includes(group.state.toLowerCase()))
-      .filter(() => types.length === 0 || types.includes(GROUP_TYPE))
       .map((group) => ({
         groupId: group.groupId,
         state: group.state,
         protocolType: cluster.groups.group(group.groupId)?.protocolType ?? 'consumer',
-      }));
+        // A group with members of the KIP-848 protocol is a consumer group; any other is classic.
+        type: (cluster.consumerGroups.group(group.groupId)?.members.size ?? 0) > 0 ? 'consumer' : 'classic',
+      }))
+      .filter((group) => states.length === 0 || states.includes(group.state.toLowerCase()))
+      .filter((group) => types.length === 0 || types.includes(group.type));
     const writer = new Writer(context.flexible);
     if (version >= 1) writer.int32(0);
     writer.int16(ErrorCode.NONE).array(groups, (w, group) => {
       w.string(group.groupId).string(group.protocolType);
       if (version >= 4) w.string(group.state);
-      if (version >= 5) w.string(GROUP_TYPE);
+      if (version >= 5) w.string(group.type);
       w.tags();
     });
     return writer.tags();

@@ -39,7 +39,9 @@ export const offsetCommit: ApiModule = {
     reader.tags();
     const groupError = !isAllowed(principal, 'group', groupId, 'read')
       ? ErrorCode.GROUP_AUTHORIZATION_FAILED
-      : cluster.groups.validateCommit(groupId, generationId, memberId);
+      : cluster.consumerGroups.group(groupId)
+        ? cluster.consumerGroups.validateCommit(groupId, generationId, memberId)
+        : cluster.groups.validateCommit(groupId, generationId, memberId);
     const now = cluster.clock.now().getTime();
     const accepted: CommittedOffset[] = [];
     const answers = topics.map((topic) => {

@@ -30,6 +30,8 @@ import { leaveGroup } from './leave-group.js';
 import { listGroups } from './list-groups.js';
 import { listOffsets } from './list-offsets.js';
 import { listTransactions } from './list-transactions.js';
+import { consumerGroupHeartbeat } from './consumer-group-heartbeat.js';
+import { consumerGroupDescribe } from './consumer-group-describe.js';
 import { metadata } from './metadata.js';
 import { offsetCommit } from './offset-commit.js';
 import { offsetDelete } from './offset-delete.js';
@@ -88,6 +90,8 @@ const MODULES: readonly ApiModule[] = [
   describeProducers,
   describeTransactions,
   listTransactions,
+  consumerGroupHeartbeat,
+  consumerGroupDescribe,
 ];
 
 const BY_KEY = new Map(MODULES.map((module) => [module.key, module]));
