@@ -264,6 +264,25 @@ describe('users and a Kafka client', () => {
     expect(JSON.stringify(refused.body)).toContain('acls[0].name');
   });
 
+  it('takes ALTER and DESCRIBE on the cluster, the rights to manage ACLs, and refuses READ there with 422', async () => {
+    const manager = {
+      resource_type: 'cluster',
+      pattern_type: 'literal',
+      name: 'kafka-cluster',
+      operations: ['alter', 'describe'],
+      permission: 'allow',
+    };
+    const created = await call('POST', `${clustersPath}/users`, { name: 'billing-acls', acls: [manager] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(data(await call('GET', `${clustersPath}/users/billing-acls`)).acls).toEqual([manager]);
+    const refused = await call('POST', `${clustersPath}/users`, {
+      name: 'billing-bad',
+      acls: [{ ...manager, operations: ['read'] }],
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('acls[0].operations');
+  });
+
   it('reveals the password to write scope, audited, and refuses a read-only key with 403', async () => {
     const writer = await apiKey(['streaming:write', 'streaming:read']);
     const revealed = await call('GET', `${clustersPath}/users/billing-app?reveal_password=true`, undefined, {
