@@ -5,6 +5,9 @@
 //   BENCH_RECORDS=100000 BENCH_ROUNDS=5 npm run bench:streaming
 //   BENCH_NATS_URL=127.0.0.1:4222                        # where JetStream answers (the default)
 //   BENCH_PROFILE_DIR=/tmp/prof npm run bench:streaming  # a CPU profile of the broker process
+//   BENCH_BEFORE=/tmp/before npm run bench:streaming     # also the broker of a checkout built there:
+//       git archive HEAD~1 | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/ &&
+//       (cd /tmp/before && npx tsc -p tsconfig.build.json)
 //
 // The load: records of 1 KiB, sent as batches of BATCH_RECORDS with SENDS_IN_FLIGHT sends awaiting
 // their acknowledgement at any time, so BATCH_RECORDS × SENDS_IN_FLIGHT records are in flight.
@@ -17,7 +20,8 @@
 //     flight for an idempotent producer, so its sends queue in the client.
 //   - kcat, kcat idempotent: librdkafka producing the same records from stdin (`kcat -P`, acks=-1,
 //     then `-X enable.idempotence=true`), pipelining up to 5 requests; the rate is the whole run's,
-//     so no latency per send.
+//     so no latency per send. The plain run's records are read back by `kcat -C` (librdkafka's
+//     consumer, no group): the broker's fetch without kafkajs's decoding in JavaScript.
 //   - JetStream: a file-backed stream on a subject of its own per round; `js.publish` of each
 //     record awaiting its ack, with as many records in flight as the broker gets, latency per
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
@@ -36,7 +40,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deadline, dist, nextMessage, serveAsChild, stopChild } from './harness.mjs';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 50_000);
@@ -46,7 +50,10 @@ const RECORD_BYTES = 1024;
 const BATCH_RECORDS = 100;
 const SENDS_IN_FLIGHT = 8;
 const WARMUP_RECORDS = 10_000;
-const RUN_LIMIT_SECONDS = 900;
+const RUN_LIMIT_SECONDS = 1800;
+/** A checkout built beside (`npx tsc -p tsconfig.build.json` there) whose broker runs too. */
+const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
+const BEFORE = 'before ';
 const USER = { name: 'bench', password: 'benchmark passphrase' };
 const value = randomBytes(RECORD_BYTES);
 
@@ -58,11 +65,18 @@ async function freePort() {
   return port;
 }
 
-/** Runs in the child: one streaming cluster, one user allowed every `bench…` topic and group. */
-async function serveBroker() {
+/** The compiled module at `relative` under `root`'s dist/ (this checkout's when none). */
+const distOf = (root, relative) =>
+  root ? pathToFileURL(path.join(root, 'dist', relative)).href : dist(relative);
+
+/**
+ * Runs in the child: one streaming cluster, one user allowed every `bench…` topic and group; the
+ * broker of the checkout at `root` (built), or of this one.
+ */
+async function serveBroker(root) {
   const [{ createLocalStreaming }, { scramCredential }, { pino }] = await Promise.all([
-    import(dist('workloads/local/streaming.js')),
-    import(dist('workloads/local/kafka/index.js')),
+    import(distOf(root, 'workloads/local/streaming.js')),
+    import(distOf(root, 'workloads/local/kafka/index.js')),
     import('pino'),
   ]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-streaming-'));
@@ -104,9 +118,9 @@ async function serveBroker() {
   };
 }
 
-async function startBroker() {
-  const profileDir = process.env.BENCH_PROFILE_DIR;
-  const child = fork(fileURLToPath(import.meta.url), ['serve', 'broker'], {
+async function startBroker(root) {
+  const profileDir = root ? undefined : process.env.BENCH_PROFILE_DIR;
+  const child = fork(fileURLToPath(import.meta.url), ['serve', 'broker', ...(root ? [root] : [])], {
     stdio: 'inherit',
     execArgv: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   });
@@ -151,7 +165,7 @@ function produceFigures(records, { ms, latencies }) {
  * The broker: one topic per round, produced with acks=-1, then read back by a consumer group;
  * `idempotent` makes the producer an idempotent one.
  */
-async function brokerSystem(details, idempotent = false) {
+async function brokerSystem(details, idempotent = false, label = '') {
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: 'bench',
@@ -170,7 +184,7 @@ async function brokerSystem(details, idempotent = false) {
   const messages = Array.from({ length: BATCH_RECORDS }, () => ({ value }));
   let topics = 0;
   return {
-    name: idempotent ? 'idempotent' : 'broker',
+    name: `${label}${idempotent ? 'idempotent' : 'broker'}`,
     async round(records) {
       const topic = `bench-${idempotent ? 'idem' : 'plain'}-${++topics}`;
       await admin.createTopics({
@@ -208,10 +222,10 @@ async function brokerSystem(details, idempotent = false) {
 }
 
 /** librdkafka through `kcat -P`: the same records from stdin, one topic per round. */
-async function kcatSystem(details, idempotent) {
+async function kcatSystem(details, idempotent, label = '') {
   const kcat = ['/usr/bin/kcat', '/usr/local/bin/kcat'].find((candidate) => fs.existsSync(candidate));
   if (!kcat) {
-    if (!idempotent) console.error('!!! kcat skipped: not installed (apt-get install kcat) !!!');
+    if (!idempotent && !label) console.error('!!! kcat skipped: not installed (apt-get install kcat) !!!');
     return undefined;
   }
   const { Kafka, logLevel } = await import('kafkajs');
@@ -230,15 +244,14 @@ async function kcatSystem(details, idempotent) {
   const line = `${value.toString('hex').slice(0, RECORD_BYTES)}\n`;
   let topics = 0;
   return {
-    name: idempotent ? 'kcat idem' : 'kcat',
+    name: `${label}${idempotent ? 'kcat idem' : 'kcat'}`,
     async round(records) {
       const topic = `bench-kcat-${idempotent ? 'idem' : 'plain'}-${++topics}`;
       await admin.createTopics({
         topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
         waitForLeaders: true,
       });
-      const args = [
-        '-P',
+      const connection = [
         '-b',
         details.brokers[0],
         '-t',
@@ -253,35 +266,42 @@ async function kcatSystem(details, idempotent) {
         `sasl.password=${USER.password}`,
         '-X',
         `ssl.ca.location=${caFile}`,
-        '-X',
-        'acks=all',
-        ...(idempotent ? ['-X', 'enable.idempotence=true'] : []),
       ];
+      const run = (args, stdin) =>
+        new Promise((resolve, reject) => {
+          const child = spawn(kcat, args, { stdio: [stdin ? 'pipe' : 'ignore', 'ignore', 'inherit'] });
+          child.once('error', reject);
+          child.once('exit', (code) =>
+            code === 0 ? resolve() : reject(new Error(`kcat exited with ${code}`)),
+          );
+          stdin?.(child.stdin);
+        });
       const started = performance.now();
-      await new Promise((resolve, reject) => {
-        const child = spawn(kcat, args, { stdio: ['pipe', 'ignore', 'inherit'] });
-        child.once('error', reject);
-        child.once('exit', (code) =>
-          code === 0 ? resolve() : reject(new Error(`kcat exited with ${code}`)),
-        );
-        const chunk = line.repeat(BATCH_RECORDS);
-        let written = 0;
-        const pump = () => {
-          while (written < records) {
-            written += BATCH_RECORDS;
-            if (!child.stdin.write(chunk)) return child.stdin.once('drain', pump);
-          }
-          child.stdin.end();
-        };
-        pump();
-      });
+      await run(
+        ['-P', ...connection, '-X', 'acks=all', ...(idempotent ? ['-X', 'enable.idempotence=true'] : [])],
+        (stdin) => {
+          const chunk = line.repeat(BATCH_RECORDS);
+          let written = 0;
+          const pump = () => {
+            while (written < records) {
+              written += BATCH_RECORDS;
+              if (!stdin.write(chunk)) return stdin.once('drain', pump);
+            }
+            stdin.end();
+          };
+          pump();
+        },
+      );
       const ms = performance.now() - started;
-      return {
-        recordsPerSecond: (records / ms) * 1000,
-        p50: undefined,
-        p99: undefined,
-        readPerSecond: undefined,
-      };
+      // The plain run reads its records back with librdkafka's consumer (no group), timed from
+      // its start (connection and SASL included) to its exit after the last record.
+      let readPerSecond;
+      if (!idempotent) {
+        const reading = performance.now();
+        await run(['-C', ...connection, '-o', 'beginning', '-c', String(records), '-q', '-f', '%o\n']);
+        readPerSecond = (records / (performance.now() - reading)) * 1000;
+      }
+      return { recordsPerSecond: (records / ms) * 1000, p50: undefined, p99: undefined, readPerSecond };
     },
     async close() {
       await admin.disconnect();
@@ -412,45 +432,63 @@ function report(results) {
       `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
       `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1)`,
   );
-  console.log('system        produce rec/s    MB/s   p50 ms   p99 ms    read rec/s    MB/s');
+  console.log('system                produce rec/s    MB/s   p50 ms   p99 ms    read rec/s    MB/s');
   for (const [name, figures] of summary) {
     const megabytes = (rate) => (rate === undefined ? undefined : (rate * RECORD_BYTES) / 1e6);
     console.log(
-      `${name.padEnd(12)}${cell(figures.recordsPerSecond, 0, 15)}${cell(megabytes(figures.recordsPerSecond), 1, 8)}` +
+      `${name.padEnd(20)}${cell(figures.recordsPerSecond, 0, 15)}${cell(megabytes(figures.recordsPerSecond), 1, 8)}` +
         `${cell(figures.p50, 2, 9)}${cell(figures.p99, 2, 9)}${cell(figures.readPerSecond, 0, 14)}` +
         `${cell(megabytes(figures.readPerSecond), 1, 8)}`,
     );
   }
   if (summary.has('JetStream'))
     console.log('JetStream acknowledges before fsync (default sync_interval); the broker after it');
-  const broker = summary.get('broker');
-  const ratio = (other, field) => {
-    const baseline = summary.get(other)?.[field];
-    return baseline === undefined ? 'n/a' : (broker[field] / baseline).toFixed(2);
-  };
-  const over = (name, baseline) => {
-    const figure = summary.get(name)?.recordsPerSecond;
-    const base = summary.get(baseline)?.recordsPerSecond;
+  const over = (name, field, baseline) => {
+    const figure = summary.get(name)?.[field];
+    const base = summary.get(baseline)?.[field];
     return figure === undefined || base === undefined ? 'n/a' : (figure / base).toFixed(2);
   };
+  console.log('\nagainst JetStream (produce, read back):');
+  for (const name of summary.keys()) {
+    if (name === 'JetStream') continue;
+    console.log(
+      `  ${name.padEnd(20)} ${over(name, 'recordsPerSecond', 'JetStream')}  ${over(name, 'readPerSecond', 'JetStream')}`,
+    );
+  }
   console.log(
-    `ratios: broker/JetStream produce ${ratio('JetStream', 'recordsPerSecond')}, ` +
-      `read ${ratio('JetStream', 'readPerSecond')}; broker/raw store produce ${ratio('raw store', 'recordsPerSecond')}; ` +
-      `idempotent/broker produce ${over('idempotent', 'broker')}; kcat idem/kcat produce ${over('kcat idem', 'kcat')}`,
+    `idempotent/broker produce ${over('idempotent', 'recordsPerSecond', 'broker')}; ` +
+      `kcat idem/kcat produce ${over('kcat idem', 'recordsPerSecond', 'kcat')}; ` +
+      `broker/raw store produce ${over('broker', 'recordsPerSecond', 'raw store')}`,
   );
+  const before = [...summary.keys()].filter((name) => name.startsWith(BEFORE));
+  if (before.length > 0) console.log('\nthis build / the build beside (produce, read back):');
+  for (const name of before) {
+    const now = name.slice(BEFORE.length);
+    console.log(
+      `  ${now.padEnd(20)} ${over(now, 'recordsPerSecond', name)}  ${over(now, 'readPerSecond', name)}`,
+    );
+  }
+}
+
+/** The clients run against a broker: kafkajs plain and idempotent, kcat plain and idempotent. */
+async function clientsOf(details, label) {
+  const systems = [await brokerSystem(details, false, label), await brokerSystem(details, true, label)];
+  for (const idempotent of [false, true]) {
+    const kcat = await kcatSystem(details, idempotent, label);
+    if (kcat) systems.push(kcat);
+  }
+  return systems;
 }
 
 async function main() {
   const broker = await startBroker();
-  const cancel = deadline(RUN_LIMIT_SECONDS, [broker]);
+  const beside = BEFORE_ROOT ? await startBroker(BEFORE_ROOT) : undefined;
+  const brokers = beside ? [broker, beside] : [broker];
+  const cancel = deadline(RUN_LIMIT_SECONDS, brokers);
   const systems = [];
   try {
-    systems.push(await brokerSystem(broker.details));
-    systems.push(await brokerSystem(broker.details, true));
-    for (const idempotent of [false, true]) {
-      const kcat = await kcatSystem(broker.details, idempotent);
-      if (kcat) systems.push(kcat);
-    }
+    systems.push(...(await clientsOf(broker.details, '')));
+    if (beside) systems.push(...(await clientsOf(beside.details, BEFORE)));
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
     systems.push(await rawStoreSystem());
@@ -469,10 +507,10 @@ async function main() {
     report(results);
   } finally {
     for (const system of systems) await system.close();
-    await stopChild(broker);
+    for (const each of brokers) await stopChild(each);
     cancel();
   }
 }
 
-if (process.argv[2] === 'serve') serveAsChild(await serveBroker());
+if (process.argv[2] === 'serve') serveAsChild(await serveBroker(process.argv[4]));
 else await main();

@@ -133,6 +133,22 @@ describe('the SQLite log store', () => {
     reopened.close();
   });
 
+  it('reads the batches from an offset as stored, filling the byte budget and stopping at the bound', async () => {
+    const store = withTopic(storeFile(), 'delete');
+    for (let i = 0; i < 6; i++) await store.append('t', 0, batch(1, ['k', `v${i}`], ['k', `w${i}`]), 5);
+    const all = store.read('t', 0, 0, 1 << 20);
+    expect(all.map(readBaseOffset)).toEqual([0, 2, 4, 6, 8, 10]);
+    const size = all[0]!.length;
+    // From inside a batch, the batch holding the offset comes first.
+    expect(store.read('t', 0, 5, 3 * size).map(readBaseOffset)).toEqual([4, 6, 8]);
+    expect(store.read('t', 0, 5, 3 * size - 1).map(readBaseOffset)).toEqual([4, 6]);
+    // The first batch comes whatever the budget.
+    expect(store.read('t', 0, 0, 1).map(readBaseOffset)).toEqual([0]);
+    expect(store.read('t', 0, 0, 1 << 20, 6).map(readBaseOffset)).toEqual([0, 2, 4]);
+    expect(store.read('t', 0, 12, 1 << 20)).toEqual([]);
+    store.close();
+  });
+
   it('drops batches older than the retention and advances the log start', async () => {
     const clock = new FakeClock('2026-01-01T00:00:00Z');
     const start = clock.now().getTime();

@@ -29,6 +29,23 @@ describe('record batches', () => {
     expect(crc32c(Buffer.from(text))).toBe(expected);
   });
 
+  it('computes CRC-32C over every length and start, as the bitwise definition does', () => {
+    const bitwise = (data: Buffer, start: number, end: number) => {
+      let crc = -1;
+      for (let i = start; i < end; i++) {
+        crc ^= data[i]!;
+        for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
+      }
+      return (crc ^ -1) >>> 0;
+    };
+    const data = Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 151 + 7) & 0xff));
+    for (let start = 0; start < 9; start++) {
+      for (let end = start; end <= data.length; end++) {
+        expect(crc32c(data, start, end)).toBe(bitwise(data, start, end));
+      }
+    }
+  });
+
   it('takes a well-formed batch and reads its header', () => {
     const [batch] = splitBatches(batchOf('a', 'b', 'c'));
     expect(batch).toMatchObject({

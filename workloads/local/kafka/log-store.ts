@@ -9,7 +9,6 @@ import {
   encodeControlBatch,
   isControlBatch,
   lastOffsetOf,
-  readBaseOffset,
   rebuildBatch,
   setBaseOffset,
   type BatchHeader,
@@ -253,11 +252,9 @@ export class SqliteLogStore implements LogStore {
       upsertPartition: this.db.prepare(
         'INSERT INTO partitions (topic, partition, log_start_offset, log_end_offset) VALUES (?, ?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET log_start_offset = excluded.log_start_offset, log_end_offset = excluded.log_end_offset',
       ),
-      read: this.db
-        .prepare(
-          'SELECT data FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset LIMIT ?',
-        )
-        .pluck(),
+      read: this.db.prepare(
+        'SELECT base_offset, size, data FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset',
+      ),
       firstBatchAt: this.db.prepare(
         'SELECT base_offset, append_time FROM batches WHERE topic = ? AND partition = ? AND last_offset >= ? ORDER BY last_offset LIMIT 1',
       ),
@@ -673,21 +670,26 @@ export class SqliteLogStore implements LogStore {
     this.db.prepare('DELETE FROM transactions WHERE transactional_id = ?').run(transactionalId);
   }
 
+  /**
+   * One range read per call: the statement steps lazily, so rows are copied out of SQLite only up
+   * to the byte budget (the first one past it at most) and the bound; each batch is returned as
+   * stored, its offsets assigned on append.
+   */
   read(topic: string, partition: number, offset: number, maxBytes: number, maxOffset = Infinity): Buffer[] {
     const batches: Buffer[] = [];
     let bytes = 0;
-    let from = offset;
-    for (;;) {
-      const rows = this.statements.read.all(topic, partition, from, 32) as Buffer[];
-      for (const data of rows) {
-        if (readBaseOffset(data) >= maxOffset) return batches;
-        if (batches.length > 0 && bytes + data.length > maxBytes) return batches;
-        batches.push(data);
-        bytes += data.length;
-        from = lastOffsetOf(data) + 1;
-      }
-      if (rows.length < 32 || bytes >= maxBytes) return batches;
+    for (const row of this.statements.read.iterate(topic, partition, offset) as Iterable<{
+      base_offset: number;
+      size: number;
+      data: Buffer;
+    }>) {
+      if (row.base_offset >= maxOffset) break;
+      if (batches.length > 0 && bytes + row.size > maxBytes) break;
+      batches.push(row.data);
+      bytes += row.size;
+      if (bytes >= maxBytes) break;
     }
+    return batches;
   }
 
   offsetForTimestamp(topic: string, partition: number, timestamp: number): number {
