@@ -7,6 +7,7 @@
  */
 import os from 'node:os';
 import type { EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { EventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
@@ -46,6 +47,8 @@ export interface ConnectWorkerDependencies {
   now: () => Date;
   /** How often a pass runs without being woken. */
   pollMs?: number;
+  /** Where a failed task is told about, as a Warning Event on its StreamingCluster. */
+  events?: EventRecorder;
 }
 
 export interface TaskStatus {
@@ -492,8 +495,33 @@ export class ConnectWorker {
       { connector: idOf(entry.connector), task, failures: entry.failures, err: error },
       'connector task failed',
     );
+    this.reportFailure(entry.connector, error, task);
     setTimeout(() => this.wake(), restartDelayMs(entry.failures)).unref();
     this.wake();
+  }
+
+  /**
+   * A Warning Event `ConnectorTaskFailed` on the connector's StreamingCluster, with the task's
+   * error: connectors are no objects of their own, and the cluster is what `kubectl describe`
+   * shows. A task failing again the same way counts on the same Event, as the recorder does.
+   */
+  private reportFailure(connector: StoredConnector, error: Error, task: number): void {
+    const { events, access, logger } = this.deps;
+    if (!events) return;
+    access
+      .clusterObject(connector.namespace, connector.cluster)
+      .then((cluster) => {
+        if (!cluster) return;
+        events.warning(
+          cluster,
+          'ConnectorTaskFailed',
+          `connector ${connector.name} task ${task} failed: ${error.message}. It restarts by itself with a ` +
+            `growing delay: fix what the error names, or the configuration (PUT /connectors/${connector.name}/config)`,
+        );
+      })
+      .catch((lookupError: unknown) =>
+        logger.warn({ err: lookupError, connector: idOf(connector) }, 'could not record the task failure'),
+      );
   }
 
   private async teardown(entry: ConnectorEntry): Promise<void> {
