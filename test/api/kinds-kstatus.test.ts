@@ -110,7 +110,8 @@ describe('every kind follows kstatus and records why it is stuck', () => {
       INTERNET_GATEWAY,
       object(INTERNET_GATEWAY, 'a7e0c1d2-0000-4000-8000-000000000003', { vpcRef: vpc.metadata.name }),
     );
-    await expectCurrent(INTERNET_GATEWAY, 'a7e0c1d2-0000-4000-8000-000000000003');
+    const gateway = await expectCurrent(INTERNET_GATEWAY, 'a7e0c1d2-0000-4000-8000-000000000003');
+    expect(condition(gateway, 'Ready')?.message).toBe(`available in VPC ${VPC_NAME}`);
     const events = await eventually(async () => {
       const found = await eventsAbout(vpc);
       expect(found.map((event) => event.reason)).toContain('Available');
