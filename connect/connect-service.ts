@@ -50,7 +50,7 @@ export interface ConnectServiceDependencies {
   pollMs?: number;
   /** Cluster mode: the runtime's Connect workers run the connectors, never this process. */
   connectRuntime?: ConnectRuntime;
-  /** Records a failed task as a Warning Event on its StreamingCluster. */
+  /** Records a failed task as a Warning Event on its StreamingCluster, in either mode. */
   events?: EventRecorder;
 }
 
@@ -136,6 +136,7 @@ export class ConnectService {
           logger: deps.logger,
           now: deps.now,
           ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+          ...(deps.events ? { events: deps.events } : {}),
         })
       : undefined;
   }

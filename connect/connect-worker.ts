@@ -35,6 +35,7 @@ import type { SinkTask } from './sink-record.js';
 import type { SourceOffsetStore } from './source-offsets.js';
 import { isUnavailable, unavailableError } from './unavailable-connectors.js';
 import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
+import { taskFailureReporter, type TaskFailureReporter } from './task-failure-events.js';
 
 export const DEFAULT_WORKER_POLL_MS = 1_000;
 
@@ -87,8 +88,10 @@ export class ConnectWorker {
   private readonly sources = new Map<string, RunningSource>();
   /** Only the process that runs the controllers (serve, the leading operator) starts it. */
   private readonly loop: PassLoop;
+  private readonly reportFailure: TaskFailureReporter;
 
   constructor(private readonly deps: ConnectWorkerDependencies) {
+    this.reportFailure = taskFailureReporter(deps);
     this.loop = new PassLoop(() => this.reconcileAll(), {
       intervalMs: deps.pollMs ?? DEFAULT_WORKER_POLL_MS,
       logger: deps.logger,
@@ -495,33 +498,9 @@ export class ConnectWorker {
       { connector: idOf(entry.connector), task, failures: entry.failures, err: error },
       'connector task failed',
     );
-    this.reportFailure(entry.connector, error, task);
+    this.reportFailure(entry.connector, task, error.message);
     setTimeout(() => this.wake(), restartDelayMs(entry.failures)).unref();
     this.wake();
-  }
-
-  /**
-   * A Warning Event `ConnectorTaskFailed` on the connector's StreamingCluster, with the task's
-   * error: connectors are no objects of their own, and the cluster is what `kubectl describe`
-   * shows. A task failing again the same way counts on the same Event, as the recorder does.
-   */
-  private reportFailure(connector: StoredConnector, error: Error, task: number): void {
-    const { events, access, logger } = this.deps;
-    if (!events) return;
-    access
-      .clusterObject(connector.namespace, connector.cluster)
-      .then((cluster) => {
-        if (!cluster) return;
-        events.warning(
-          cluster,
-          'ConnectorTaskFailed',
-          `connector ${connector.name} task ${task} failed: ${error.message}. It restarts by itself with a ` +
-            `growing delay: fix what the error names, or the configuration (PUT /connectors/${connector.name}/config)`,
-        );
-      })
-      .catch((lookupError: unknown) =>
-        logger.warn({ err: lookupError, connector: idOf(connector) }, 'could not record the task failure'),
-      );
   }
 
   private async teardown(entry: ConnectorEntry): Promise<void> {
