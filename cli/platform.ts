@@ -58,6 +58,7 @@ import { platformControllers } from '../controllers/index.js';
 import { clusterObjectNameOf, clusterWorkload } from '../controllers/streaming/index.js';
 import { systemClock, type Clock } from '../controllers/runtime/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
+import { StoreEventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import { KINDS } from '../crds/index.js';
 import { BackgroundRuns } from '../integrations/background-runs.js';
@@ -209,6 +210,12 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     platformKey,
     logger: logger.child({ component: 'connect' }),
     now,
+    events: new StoreEventRecorder({
+      store,
+      clock,
+      logger: logger.child({ component: 'connect' }),
+      component: 'cloudplane-connect',
+    }),
   });
   // The API marks an organization for deletion; the worker of this process, when it runs one,
   // starts on it at once instead of at its next pass.

@@ -47,7 +47,8 @@ export class ClusterAccess {
     private readonly family: StreamingFamily,
   ) {}
 
-  async lookup(namespace: string, restId: string): Promise<ClusterLookup> {
+  /** The StreamingCluster object of `esc_…`; undefined once it is gone or going. */
+  async clusterObject(namespace: string, restId: string): Promise<StreamingCluster | undefined> {
     let cluster: StreamingCluster;
     try {
       cluster = await this.store.get<StreamingCluster>(
@@ -56,10 +57,15 @@ export class ClusterAccess {
         this.family.clusterObjectNameOf(restId),
       );
     } catch (error) {
-      if (isStoreError(error, 'NotFound')) return { kind: 'gone' };
+      if (isStoreError(error, 'NotFound')) return undefined;
       throw error;
     }
-    if (!cluster.spec || cluster.metadata.deletionTimestamp) return { kind: 'gone' };
+    return !cluster.spec || cluster.metadata.deletionTimestamp ? undefined : cluster;
+  }
+
+  async lookup(namespace: string, restId: string): Promise<ClusterLookup> {
+    const cluster = await this.clusterObject(namespace, restId);
+    if (!cluster) return { kind: 'gone' };
     const { bootstrapServers, caCertificate } = cluster.status ?? {};
     if (!bootstrapServers?.length || !caCertificate) {
       return { kind: 'not-ready', reason: `streaming cluster ${restId} has no brokers yet` };

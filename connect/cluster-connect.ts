@@ -5,6 +5,7 @@
  * report, from which every API replica answers `GET /connectors/<name>/status`.
  */
 import { createHash } from 'node:crypto';
+import type { EventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import {
   WorkloadError,
@@ -19,6 +20,12 @@ import { connectorAcls, type ClusterAccess, type ClusterLookup } from './cluster
 import type { ConnectorObservationStore } from './cluster-connect-store.js';
 import { isSecretKey, pluginOf, POSTGRES_SOURCE } from './connector-plugins.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
+import {
+  errorOfTrace,
+  newlyFailedTasks,
+  taskFailureReporter,
+  type TaskFailureReporter,
+} from './task-failure-events.js';
 
 export const CLUSTER_CONNECT_POLL_MS = 5_000;
 
@@ -30,6 +37,8 @@ export interface ClusterConnectDependencies {
   logger: Logger;
   now: () => Date;
   pollMs?: number;
+  /** Records a task the workers report failed as a Warning Event on its StreamingCluster. */
+  events?: EventRecorder;
 }
 
 /** The keys Kafka Connect takes from elsewhere than the configuration map. */
@@ -82,10 +91,12 @@ export class ClusterConnectWorker {
   private readonly applied = new Map<string, { fingerprint: string; generation: number }>();
   private readonly clusterUsers = new Map<string, string>();
   private readonly recorded = new Map<string, string>();
+  private readonly reportFailure: TaskFailureReporter;
   /** Clusters given Connect workers by this process, to remove them once their last connector goes. */
   private readonly served = new Map<string, StreamingClusterWorkload>();
 
   constructor(private readonly deps: ClusterConnectDependencies) {
+    this.reportFailure = taskFailureReporter(deps);
     this.loop = new PassLoop(() => this.reconcileAll(), {
       intervalMs: deps.pollMs ?? CLUSTER_CONNECT_POLL_MS,
       logger: deps.logger,
@@ -202,10 +213,15 @@ export class ClusterConnectWorker {
     return (await this.deps.runtime.observeConnector(workload, connector.name)) ?? UNREPORTED;
   }
 
-  private async record(key: ConnectorKey, observed: ConnectorObservation): Promise<void> {
+  private async record(connector: StoredConnector, observed: ConnectorObservation): Promise<void> {
     const serialized = JSON.stringify(observed);
-    if (this.recorded.get(keyOf(key)) === serialized) return;
-    await this.deps.observations.record(key, observed, this.deps.now());
-    this.recorded.set(keyOf(key), serialized);
+    const previous = this.recorded.get(keyOf(connector));
+    if (previous === serialized) return;
+    await this.deps.observations.record(connector, observed, this.deps.now());
+    this.recorded.set(keyOf(connector), serialized);
+    const before = previous === undefined ? undefined : (JSON.parse(previous) as ConnectorObservation).tasks;
+    for (const task of newlyFailedTasks(before, observed.tasks)) {
+      this.reportFailure(connector, task.id, errorOfTrace(task.trace));
+    }
   }
 }

@@ -3,6 +3,7 @@
  * created, configured, paused, resumed, stopped, restarted and deleted in the data plane (the
  * worker then converges), their status from the worker, their offsets from their consumer group.
  */
+import type { EventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import type { ConnectorObservation, ConnectRuntime, StreamingRuntime } from '../workloads/runtime.js';
 import type { ObjectStore } from '../control-plane/types.js';
@@ -49,6 +50,8 @@ export interface ConnectServiceDependencies {
   pollMs?: number;
   /** Cluster mode: the runtime's Connect workers run the connectors, never this process. */
   connectRuntime?: ConnectRuntime;
+  /** Records a failed task as a Warning Event on its StreamingCluster, in either mode. */
+  events?: EventRecorder;
 }
 
 /** A connector as the API answers it: in cluster mode, with what its workers last reported. */
@@ -121,6 +124,7 @@ export class ConnectService {
       logger: deps.logger,
       now: deps.now,
       ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+      ...(deps.events ? { events: deps.events } : {}),
     });
     this.observations = new ConnectorObservationStore(deps.database);
     this.clusterWorker = deps.connectRuntime
@@ -132,6 +136,7 @@ export class ConnectService {
           logger: deps.logger,
           now: deps.now,
           ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+          ...(deps.events ? { events: deps.events } : {}),
         })
       : undefined;
   }

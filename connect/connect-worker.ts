@@ -7,6 +7,7 @@
  */
 import os from 'node:os';
 import type { EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { EventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { Logger } from '../observability/logger.js';
 import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
@@ -34,6 +35,7 @@ import type { SinkTask } from './sink-record.js';
 import type { SourceOffsetStore } from './source-offsets.js';
 import { isUnavailable, unavailableError } from './unavailable-connectors.js';
 import { nextTaskState, restartDelayMs, type ConnectState, type TaskEvent } from './task-state.js';
+import { taskFailureReporter, type TaskFailureReporter } from './task-failure-events.js';
 
 export const DEFAULT_WORKER_POLL_MS = 1_000;
 
@@ -46,6 +48,8 @@ export interface ConnectWorkerDependencies {
   now: () => Date;
   /** How often a pass runs without being woken. */
   pollMs?: number;
+  /** Where a failed task is told about, as a Warning Event on its StreamingCluster. */
+  events?: EventRecorder;
 }
 
 export interface TaskStatus {
@@ -84,8 +88,10 @@ export class ConnectWorker {
   private readonly sources = new Map<string, RunningSource>();
   /** Only the process that runs the controllers (serve, the leading operator) starts it. */
   private readonly loop: PassLoop;
+  private readonly reportFailure: TaskFailureReporter;
 
   constructor(private readonly deps: ConnectWorkerDependencies) {
+    this.reportFailure = taskFailureReporter(deps);
     this.loop = new PassLoop(() => this.reconcileAll(), {
       intervalMs: deps.pollMs ?? DEFAULT_WORKER_POLL_MS,
       logger: deps.logger,
@@ -492,6 +498,7 @@ export class ConnectWorker {
       { connector: idOf(entry.connector), task, failures: entry.failures, err: error },
       'connector task failed',
     );
+    this.reportFailure(entry.connector, task, error.message);
     setTimeout(() => this.wake(), restartDelayMs(entry.failures)).unref();
     this.wake();
   }

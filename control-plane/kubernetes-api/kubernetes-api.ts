@@ -184,7 +184,21 @@ export function kubernetesApi(deps: KubernetesApiDependencies): express.Router {
     if (segments[1] !== 'v3') return false;
     const document = segments.length === 2 ? openApi.index() : openApi.groupVersion(path);
     if (!document) return false;
-    res.json(document);
+    // As kube-apiserver: the URL the index names carries the content's hash and may be kept for
+    // good; a stale hash is sent on to the current one; a plain URL is revalidated by ETag.
+    const hash = segments.length > 2 && typeof req.query.hash === 'string' ? req.query.hash : undefined;
+    if (hash !== undefined && hash !== document.hash) {
+      res.set('Cache-Control', 'no-cache, private');
+      res.redirect(301, `/openapi/v3/${path}?hash=${document.hash}`);
+      return true;
+    }
+    res.set(
+      'Cache-Control',
+      hash === undefined ? 'no-cache, private' : 'public, immutable, max-age=31536000',
+    );
+    res.set('ETag', `"${document.hash}"`);
+    // Express answers 304 Not Modified itself when If-None-Match names this ETag.
+    res.type('application/json').send(document.body);
     return true;
   };
 

@@ -13,6 +13,7 @@ type Flavor = 'v2' | 'v3';
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
 const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
+const PATCH = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
 
 const DESCRIPTIONS = {
   apiVersion:
@@ -97,6 +98,11 @@ function metaSchemas(): Record<string, JsonObject> {
       type: 'object',
       'x-kubernetes-preserve-unknown-fields': true,
     },
+    [PATCH]: {
+      description: 'The body of a patch: a JSON patch, a JSON merge patch or an apply configuration.',
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
   };
 }
 
@@ -175,11 +181,27 @@ function parameter(flavor: Flavor, name: string, where: 'query' | 'path'): JsonO
     : ['watch', 'allowWatchBookmarks', 'force'].includes(name)
       ? 'boolean'
       : 'string';
-  const entry: JsonObject = { name, in: where, uniqueItems: true };
+  const entry: JsonObject = { name, in: where };
   if (where === 'path') entry.required = true;
   if (flavor === 'v3') entry.schema = { type };
   else entry.type = type;
   return entry;
+}
+
+/**
+ * A query parameter named once in the document's shared parameters and referred to from each
+ * operation. PATCH keeps its own inline: kubectl finds whether the server validates fields by
+ * reading the PATCH operation's parameters by name, and does not follow a v3 `$ref` there.
+ */
+function queryParameter(flavor: Flavor, action: string, name: string): JsonObject {
+  if (action === 'patch') return parameter(flavor, name, 'query');
+  return { $ref: flavor === 'v3' ? `#/components/parameters/${name}` : `#/parameters/${name}` };
+}
+
+/** Every query parameter an operation refers to, as the document's shared parameters. */
+function sharedParameters(flavor: Flavor): Record<string, JsonObject> {
+  const names = new Set(Object.values(QUERY_PARAMETERS).flat());
+  return Object.fromEntries([...names].map((name) => [name, parameter(flavor, name, 'query')]));
 }
 
 function pascal(text: string): string {
@@ -194,18 +216,14 @@ function operation(
   flavor: Flavor,
   resource: ServedResource,
   action: string,
-  pathParameters: string[],
+  namespaced: boolean,
   responseDefinition: string,
   suffix = '',
 ): JsonObject {
   const { descriptor } = resource;
-  const scope = pathParameters.includes('namespace') ? 'Namespaced' : '';
+  const scope = namespaced ? 'Namespaced' : '';
   const entry: JsonObject = {
     operationId: `${action}${pascal(descriptor.group || 'core')}${pascal(descriptor.version)}${scope}${descriptor.kind}${suffix}`,
-    parameters: [
-      ...pathParameters.map((name) => parameter(flavor, name, 'path')),
-      ...(QUERY_PARAMETERS[action] ?? []).map((name) => parameter(flavor, name, 'query')),
-    ],
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': {
       group: descriptor.group,
@@ -213,16 +231,15 @@ function operation(
       kind: descriptor.kind,
     },
   };
+  const parameters = (QUERY_PARAMETERS[action] ?? []).map((name) => queryParameter(flavor, action, name));
+  if (parameters.length > 0) entry.parameters = parameters;
   const schema = ref(flavor, responseDefinition);
   entry.responses =
     flavor === 'v3'
       ? { '200': { description: 'OK', content: { 'application/json': { schema } } } }
       : { '200': { description: 'OK', schema } };
   if (action === 'post' || action === 'put' || action === 'patch') {
-    const body =
-      action === 'patch'
-        ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
-        : ref(flavor, definitionName(descriptor));
+    const body = ref(flavor, action === 'patch' ? PATCH : definitionName(descriptor));
     const types =
       action === 'patch'
         ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
@@ -233,47 +250,55 @@ function operation(
         content: Object.fromEntries(types.map((type) => [type, { schema: body }])),
       };
     } else {
-      (entry.parameters as JsonObject[]).unshift({ name: 'body', in: 'body', required: true, schema: body });
+      entry.parameters = [{ name: 'body', in: 'body', required: true, schema: body }, ...parameters];
       entry.consumes = types;
     }
   }
   return entry;
 }
 
+/**
+ * The paths of one resource. Path parameters are the path item's, shared by its operations, as
+ * kube-apiserver writes them.
+ */
 function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string, JsonObject> {
   const { descriptor } = resource;
   const root = descriptor.group
     ? `/apis/${descriptor.group}/${descriptor.version}`
     : `/api/${descriptor.version}`;
-  const scope = descriptor.namespaced ? `${root}/namespaces/{namespace}` : root;
-  const scopeParameters = descriptor.namespaced ? ['namespace'] : [];
-  const item = [...scopeParameters, 'name'];
+  const namespaced = descriptor.namespaced;
+  const scope = namespaced ? `${root}/namespaces/{namespace}` : root;
+  const scopeParameters = namespaced ? [parameter(flavor, 'namespace', 'path')] : [];
+  const itemParameters = [...scopeParameters, parameter(flavor, 'name', 'path')];
   const kind = definitionName(descriptor);
   const list = `${kind}List`;
-  const op = (action: string, parameters: string[], response: string, suffix = '') =>
-    operation(flavor, resource, action, parameters, response, suffix);
+  const op = (action: string, response: string, suffix = '', inNamespace = namespaced) =>
+    operation(flavor, resource, action, inNamespace, response, suffix);
   const paths: Record<string, JsonObject> = {
     [`${scope}/${descriptor.plural}`]: {
-      get: op('list', scopeParameters, list),
-      post: op('post', scopeParameters, kind),
-      delete: op('deletecollection', scopeParameters, STATUS),
+      get: op('list', list),
+      post: op('post', kind),
+      delete: op('deletecollection', STATUS),
+      ...(namespaced ? { parameters: scopeParameters } : {}),
     },
     [`${scope}/${descriptor.plural}/{name}`]: {
-      get: op('get', item, kind),
-      put: op('put', item, kind),
-      patch: op('patch', item, kind),
-      delete: op('delete', item, STATUS),
+      get: op('get', kind),
+      put: op('put', kind),
+      patch: op('patch', kind),
+      delete: op('delete', STATUS),
+      parameters: itemParameters,
     },
   };
   if (resource.hasStatus) {
     paths[`${scope}/${descriptor.plural}/{name}/status`] = {
-      get: op('get', item, kind, 'Status'),
-      put: op('put', item, kind, 'Status'),
-      patch: op('patch', item, kind, 'Status'),
+      get: op('get', kind, 'Status'),
+      put: op('put', kind, 'Status'),
+      patch: op('patch', kind, 'Status'),
+      parameters: itemParameters,
     };
   }
-  if (descriptor.namespaced) {
-    paths[`${root}/${descriptor.plural}`] = { get: op('list', [], list, 'ForAllNamespaces') };
+  if (namespaced) {
+    paths[`${root}/${descriptor.plural}`] = { get: op('list', list, 'ForAllNamespaces', false) };
   }
   return paths;
 }
@@ -288,14 +313,32 @@ function documentFor(resources: readonly ServedResource[], flavor: Flavor, title
     Object.assign(paths, resourcePaths(resource, flavor));
   }
   const info = { title, version: 'v0.1.0' };
-  if (flavor === 'v3') return { openapi: '3.0.0', info, paths, components: { schemas } };
-  return { swagger: '2.0', info, paths, definitions: asV2(schemas) as JsonObject };
+  const parameters = sharedParameters(flavor);
+  if (flavor === 'v3') return { openapi: '3.0.0', info, paths, components: { schemas, parameters } };
+  return { swagger: '2.0', info, paths, definitions: asV2(schemas) as JsonObject, parameters };
 }
 
-/** Builds each document once: the served kinds do not change while the process runs. */
+/** A v3 document as served: its JSON text and the hash that names this content. */
+export interface ServedDocument {
+  body: string;
+  hash: string;
+}
+
+function served(document: JsonObject): ServedDocument {
+  const body = JSON.stringify(document);
+  const hash = createHash('sha512').update(body).digest('hex').slice(0, 64).toUpperCase();
+  return { body, hash };
+}
+
+/**
+ * Builds each document once: the served kinds do not change while the process runs. The v3
+ * index names each group version's document with the hash of its content, so a client may keep
+ * it for good and fetch again only when the index names another hash, as kube-apiserver does.
+ */
 export class OpenApiDocuments {
   private v2: JsonObject | undefined;
-  private readonly v3 = new Map<string, JsonObject>();
+  private readonly v3 = new Map<string, ServedDocument>();
+  private v3Index: ServedDocument | undefined;
 
   constructor(private readonly catalog: ResourceCatalog) {}
 
@@ -305,7 +348,8 @@ export class OpenApiDocuments {
   }
 
   /** The v3 index: one entry per group version, `api/v1` and `apis/<group>/<version>`. */
-  index(): JsonObject {
+  index(): ServedDocument {
+    if (this.v3Index) return this.v3Index;
     const paths: Record<string, JsonObject> = {};
     const entries = [
       'api/v1',
@@ -316,18 +360,14 @@ export class OpenApiDocuments {
     for (const entry of entries) {
       const document = this.groupVersion(entry);
       if (!document) continue;
-      const hash = createHash('sha512')
-        .update(JSON.stringify(document))
-        .digest('hex')
-        .slice(0, 64)
-        .toUpperCase();
-      paths[entry] = { serverRelativeURL: `/openapi/v3/${entry}?hash=${hash}` };
+      paths[entry] = { serverRelativeURL: `/openapi/v3/${entry}?hash=${document.hash}` };
     }
-    return { paths };
+    this.v3Index = served({ paths });
+    return this.v3Index;
   }
 
   /** The v3 document of `api/v1` or `apis/<group>/<version>`; undefined for one not served. */
-  groupVersion(path: string): JsonObject | undefined {
+  groupVersion(path: string): ServedDocument | undefined {
     const cached = this.v3.get(path);
     if (cached) return cached;
     const match = /^(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
@@ -335,7 +375,9 @@ export class OpenApiDocuments {
     const group = match[2] ?? '';
     const version = match[1] ?? match[3] ?? '';
     if (!this.catalog.servesGroupVersion(group, version)) return undefined;
-    const document = documentFor(this.catalog.resourcesOf(group, version), 'v3', `cloudplane ${path}`);
+    const document = served(
+      documentFor(this.catalog.resourcesOf(group, version), 'v3', `cloudplane ${path}`),
+    );
     this.v3.set(path, document);
     return document;
   }

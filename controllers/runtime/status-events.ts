@@ -9,8 +9,12 @@ import { findCondition, setCondition } from './conditions.js';
  * controller saying it again.
  */
 
-/** Phases that mean the object failed or is stuck until someone acts. */
-const FAILED_PHASES = new Set(['error', 'failed', 'degraded', 'disconnected', 'expired']);
+/**
+ * Phases that mean the object failed or is stuck until someone acts. Not `disconnected`: an
+ * integration is disconnected only because someone disabled it, which is no failure (as Flux's
+ * suspend): Ready False, a Normal event, and nothing Stalled.
+ */
+const FAILED_PHASES = new Set(['error', 'failed', 'degraded', 'expired']);
 
 export interface StatusEvent {
   type: EventType;

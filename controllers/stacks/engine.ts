@@ -7,6 +7,7 @@ import type {
   ExecutionStep,
   Stack,
   StackExecution,
+  StackExecutionStatus,
   StackPhaseName,
   StackResource,
   StackStatus,
@@ -289,4 +290,57 @@ export function stackStatus(stack: Stack, facts: StackFacts, now: Date): StackSt
     ...(generation === undefined ? {} : { observedGeneration: generation }),
     conditions,
   };
+}
+
+/**
+ * An execution's conditions as kstatus reads a Job: `Ready` once it completed (a terminal
+ * success), `Reconciling` while it runs, and `Stalled` with the failed step's message once it
+ * failed, since nothing retries it until someone asks for another execution.
+ */
+export function executionConditions(
+  status: StackExecutionStatus,
+  generation: number | undefined,
+  now: Date,
+): StackExecutionStatus {
+  const state = status.status ?? 'running';
+  const failure = status.error ?? 'the execution failed';
+  const observed = generation === undefined ? {} : { observedGeneration: generation };
+  let conditions = setCondition(
+    status.conditions,
+    {
+      type: 'Ready',
+      status: state === 'completed' ? 'True' : 'False',
+      reason: { running: 'Running', completed: 'Completed', failed: 'StepFailed' }[state],
+      message: {
+        running: `the ${status.phase ?? 'first'} phase is running`,
+        completed: 'every step is done',
+        failed: failure,
+      }[state],
+      ...observed,
+    },
+    now,
+  );
+  conditions = setCondition(
+    conditions,
+    {
+      type: 'Reconciling',
+      status: state === 'running' ? 'True' : 'False',
+      reason: state === 'running' ? 'Running' : 'Finished',
+      message: state === 'running' ? 'the execution is running its steps' : `the execution ${state}`,
+      ...observed,
+    },
+    now,
+  );
+  conditions = setCondition(
+    conditions,
+    {
+      type: 'Stalled',
+      status: state === 'failed' ? 'True' : 'False',
+      reason: state === 'failed' ? 'StepFailed' : 'Progressing',
+      message: state === 'failed' ? failure : 'nothing is stalled',
+      ...observed,
+    },
+    now,
+  );
+  return { ...status, conditions };
 }

@@ -26,6 +26,7 @@ import {
   applyExecutionSteps,
   currentPhase,
   destroyExecutionSteps,
+  executionConditions,
   isFinished,
   OUTPUTS_STEP,
   phasesOf,
@@ -129,7 +130,10 @@ export function stackExecutionController(options: StackControllerOptions): Contr
   const { database, vault, runtime } = options;
 
   async function write(context: ReconcileContext, execution: StackExecution, status: StackExecutionStatus) {
-    return context.store.updateStatus<StackExecution>(STACK_EXECUTION, { ...execution, status });
+    return context.store.updateStatus<StackExecution>(STACK_EXECUTION, {
+      ...execution,
+      status: executionConditions(status, execution.metadata.generation, context.clock.now()),
+    });
   }
 
   async function fail(
@@ -139,8 +143,8 @@ export function stackExecutionController(options: StackControllerOptions): Contr
     error: string,
   ) {
     const now = context.clock.now().toISOString();
+    // The runtime records the Warning event (StepFailed) from the Ready and Stalled this writes.
     context.logger.warn({ error }, 'stack execution failed');
-    context.events.warning(execution, 'StepFailed', error);
     await write(
       context,
       execution,

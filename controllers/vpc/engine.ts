@@ -5,6 +5,7 @@
  */
 import {
   type Vpc,
+  type InternetGateway,
   type NetworkAclRule,
   type Route,
   type RouteTable,
@@ -181,4 +182,18 @@ export function vpcSpecProblems(spec: { cidrBlock: string; region: string }, reg
     () => checkBlock('spec.cidrBlock', spec.cidrBlock),
     () => checkRegion('spec.region', spec.region, regions),
   ]);
+}
+
+/**
+ * The internet gateway a VPC keeps when several name it: the first made (then by name, for a
+ * stable answer), as the REST API refuses a second one. The others are Stalled until removed.
+ */
+export function attachedInternetGateway(gateways: readonly InternetGateway[]): InternetGateway | undefined {
+  return gateways
+    .filter((gateway) => !gateway.metadata.deletionTimestamp)
+    .sort(
+      (a, b) =>
+        (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+        a.metadata.name!.localeCompare(b.metadata.name!),
+    )[0];
 }

@@ -149,6 +149,12 @@ export function partReconciler<T extends VpcPart>(behaviour: PartBehaviour<T>): 
         throw new TerminalError(PartReason.InvalidSpec, error.message, 'failed');
       throw error;
     }
-    await writeReady(part, context, { status: 'True', reason: PartReason.Available, message: '' }, extra);
+    // The message is what `kubectl describe` and the Available event show: never empty.
+    await writeReady(
+      part,
+      context,
+      { status: 'True', reason: PartReason.Available, message: `available in VPC ${vpc.metadata.name}` },
+      extra,
+    );
   };
 }

@@ -1,5 +1,5 @@
 /** Controllers of the routing parts: route tables, network ACLs and internet gateways. */
-import { effectiveRoutes, routeProblems, aclRuleProblems } from './engine.js';
+import { attachedInternetGateway, effectiveRoutes, routeProblems, aclRuleProblems } from './engine.js';
 import {
   INTERNET_GATEWAY,
   NETWORK_ACL,
@@ -10,7 +10,7 @@ import {
   type RouteTable,
   type Subnet,
 } from '../../crds/vpc.js';
-import type { ControllerDefinition } from '../runtime/controller.js';
+import { TerminalError, type ControllerDefinition } from '../runtime/controller.js';
 import { partReconciler, PART_READS } from './part-reconciler.js';
 import { cachedParts, vpcRefIndexes } from './parts.js';
 import { VpcValidationError } from './validation.js';
@@ -71,5 +71,24 @@ export const internetGatewayController: ControllerDefinition = {
   name: 'internet-gateway',
   for: INTERNET_GATEWAY,
   reads: PART_READS,
-  reconcile: partReconciler<InternetGateway>({ type: INTERNET_GATEWAY, converge: () => Promise.resolve({}) }),
+  indexes: vpcRefIndexes(INTERNET_GATEWAY),
+  reconcile: partReconciler<InternetGateway>({
+    type: INTERNET_GATEWAY,
+    converge(gateway, vpc, context) {
+      const vpcId = vpc.metadata.name!;
+      const attached = attachedInternetGateway(
+        cachedParts<InternetGateway>(context.cache, INTERNET_GATEWAY, gateway.metadata.namespace!, vpcId),
+      );
+      if (attached && attached.metadata.uid !== gateway.metadata.uid) {
+        return Promise.reject(
+          new TerminalError(
+            'GatewayAlreadyAttached',
+            `spec.vpcRef: VPC ${vpcId} already has internet gateway ${attached.metadata.name}`,
+            'failed',
+          ),
+        );
+      }
+      return Promise.resolve({});
+    },
+  }),
 };

@@ -7,6 +7,10 @@
 //   BENCH_RECONCILE=off …               # the Kubernetes API alone, no controllers: the apply's own cost
 //   BENCH_VALIDATE=false …              # kubectl apply --validate=false: without kubectl's schema
 //                                       # check (the OpenAPI v3 documents it downloads and parses)
+//   BENCH_VALIDATE=compare …            # first the same apply without validation into a namespace of
+//                                       # its own, then the measured one with it: both times and their
+//                                       # ratio, back to back on one server (with BENCH_RECONCILE=off:
+//                                       # with controllers, the first Vpcs are reconciled meanwhile)
 //   BENCH_PROFILE_DIR=/tmp/prof …       # the server writes a .cpuprofile there on exit
 //                                       # (summarise it with hack/bench/profile-summary.mjs)
 //
@@ -29,6 +33,7 @@ const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 600) * 1000;
 const reconcile = process.env.BENCH_RECONCILE !== 'off';
 const profileDir = process.env.BENCH_PROFILE_DIR;
 const validate = process.env.BENCH_VALIDATE !== 'false';
+const compare = process.env.BENCH_VALIDATE === 'compare';
 
 if (!fs.existsSync(kubectl)) {
   console.error(`bench:scale needs ${kubectl}: run npm run tools`);
@@ -102,6 +107,23 @@ try {
   }
   fs.writeFileSync(manifests, `${documents.join('\n---\n')}\n`);
 
+  // The apply without kubectl's schema check, into a namespace of its own (the Vpcs are the same
+  // but for it), so the measured apply below starts from the same empty namespace either way.
+  let unvalidatedSeconds;
+  if (compare) {
+    const other = `${namespace}-unvalidated`;
+    await run(['create', 'namespace', other], env);
+    const otherManifests = path.join(dataDir, 'vpcs-unvalidated.yaml');
+    fs.writeFileSync(
+      otherManifests,
+      fs.readFileSync(manifests, 'utf8').replaceAll(`namespace: ${namespace}\n`, `namespace: ${other}\n`),
+    );
+    console.log(`applying ${count} Vpcs with kubectl --validate=false…`);
+    const started = Date.now();
+    await run(['apply', '-f', otherManifests, '--validate=false'], env);
+    unvalidatedSeconds = (Date.now() - started) / 1000;
+  }
+
   console.log(`applying ${count} Vpcs with kubectl…`);
   const applyStart = Date.now();
   await run(['apply', '-f', manifests, ...(validate ? [] : ['--validate=false'])], env);
@@ -146,6 +168,12 @@ try {
       objects,
       validate,
       'apply s': applySeconds.toFixed(1),
+      ...(compare
+        ? {
+            'apply s, --validate=false': unvalidatedSeconds.toFixed(1),
+            ratio: (applySeconds / unvalidatedSeconds).toFixed(1),
+          }
+        : {}),
       'all Ready s': reconcile
         ? readySeconds === undefined
           ? `not within ${timeoutMs / 1000} s`

@@ -6,6 +6,8 @@
  * the test writes its status as the cluster operator would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
+import type { CoreEvent } from '../../control-plane/event-objects.js';
 import type { KubeObject } from '../../control-plane/types.js';
 import { systemClock } from '../../controllers/runtime/clock.js';
 import { STREAMING_CLUSTER } from '../../crds/streaming.js';
@@ -159,6 +161,50 @@ describe('Kafka Connect in cluster mode', () => {
     expect((await connect('GET', '/connectors/orders-sink/topics')).body).toEqual({
       'orders-sink': { topics: ['orders'] },
     });
+  });
+
+  it('tells a task the workers report failed as a Warning Event on the cluster', async () => {
+    // Read again each time: each write moves the object's resourceVersion.
+    const reported = async (tasks: Json[]) => {
+      const object = await connectorObject();
+      await app.store.updateStatus(KAFKA_CONNECTOR, {
+        ...object,
+        status: {
+          ...(object.status as Json),
+          connectorStatus: {
+            name: 'orders-sink',
+            connector: { state: 'RUNNING', worker_id: '10.0.0.7:8083' },
+            tasks,
+            type: 'sink',
+          },
+        },
+      });
+    };
+    await reported([
+      {
+        id: 0,
+        state: 'FAILED',
+        worker_id: '10.0.0.7:8083',
+        trace:
+          'org.apache.kafka.connect.errors.ConnectException: java.sql.SQLException: Connection to db.example:5432 refused\n\tat io.confluent.connect.jdbc.sink.JdbcSinkTask.put(JdbcSinkTask.java:122)',
+      },
+    ]);
+    const warning = await eventually(async () => {
+      const events = (await app.store.list(EVENT_KIND, { namespace })).items as unknown as CoreEvent[];
+      const found = events.find((event) => event.reason === 'ConnectorTaskFailed');
+      expect(found).toBeDefined();
+      return found!;
+    }, 15_000);
+    expect(warning).toMatchObject({ type: 'Warning', involvedObject: { kind: 'StreamingCluster' } });
+    expect(warning.message).toContain('connector orders-sink task 0 failed');
+    expect(warning.message).toContain('Connection to db.example:5432 refused');
+    expect(warning.message).not.toContain('JdbcSinkTask.java');
+    expect(warning.message).not.toContain(PASSWORD);
+    await reported([{ id: 0, state: 'RUNNING', worker_id: '10.0.0.7:8083' }]);
+    await eventually(async () => {
+      const status = await connect('GET', '/connectors/orders-sink/status');
+      expect(status.body.tasks).toEqual([{ id: 0, state: 'RUNNING', worker_id: '10.0.0.7:8083' }]);
+    }, 15_000);
   });
 
   it('pauses the connector through spec.state and restarts it through Strimzi’s annotation', async () => {

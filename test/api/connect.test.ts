@@ -6,6 +6,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
+import type { CoreEvent } from '../../control-plane/event-objects.js';
 import { connectCluster, writeAcls, type ConnectBody } from '../fixtures/connect-cluster.js';
 import {
   createTestPostgresDatabase,
@@ -298,6 +300,16 @@ describeWithPostgres('the relational sink', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const failed = await untilTaskState('pending-db', 'FAILED');
     expect(failed.tasks[0]!.trace).toContain(pendingName);
+    // kubectl describe of the cluster says which connector failed and why.
+    const warning = await eventually(async () => {
+      const events = (await cluster.app.store.list(EVENT_KIND, {})).items as unknown as CoreEvent[];
+      const found = events.find((event) => event.reason === 'ConnectorTaskFailed');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(warning).toMatchObject({ type: 'Warning', involvedObject: { kind: 'StreamingCluster' } });
+    expect(warning.message).toContain('connector pending-db task 0 failed');
+    expect(warning.message).toContain(pendingName);
     await rows(TEST_POSTGRES_SERVER_URL!, `create database ${pendingName}`);
     databases.push({
       url: pendingUrl.toString(),

@@ -148,6 +148,29 @@ describe('OpenAPI', () => {
     );
   });
 
+  it('lets a client keep a document named by its hash, and revalidates one asked without', async () => {
+    const index = await json<{ paths: Record<string, { serverRelativeURL: string }> }>(
+      await server.request('/openapi/v3'),
+    );
+    const url = index.paths['apis/test.cloudplane.dev/v1alpha1']!.serverRelativeURL;
+    const hashed = await server.request(url);
+    expect(hashed.status).toBe(200);
+    expect(hashed.headers.get('cache-control')).toContain('immutable');
+    const etag = hashed.headers.get('etag');
+    expect(etag).toBe(`"${new URL(url, 'http://x').searchParams.get('hash')}"`);
+    expect((await hashed.json()) as unknown).toMatchObject({ openapi: '3.0.0' });
+
+    const plain = await server.request('/openapi/v3/apis/test.cloudplane.dev/v1alpha1');
+    expect(plain.headers.get('cache-control')).toBe('no-cache, private');
+    expect(plain.headers.get('etag')).toBe(etag);
+
+    const stale = await server.request('/openapi/v3/apis/test.cloudplane.dev/v1alpha1?hash=0BSOLETE', {
+      redirect: 'manual',
+    });
+    expect(stale.status).toBe(301);
+    expect(stale.headers.get('location')).toBe(url);
+  });
+
   it('publishes the kind schema by group, version and kind, and PATCH with fieldValidation', async () => {
     const body = await json<{
       components: { schemas: Record<string, Record<string, unknown>> };

@@ -162,6 +162,13 @@ describe.skipIf(!available)('kubectl with Stacks', () => {
     expect(await applyManifest('apply.yaml', execution)).toBe(
       'stackexecution.cloudplane.dev/site-first-apply created\n',
     );
+    // An execution is Ready once it completed, as kstatus reads a Job: kubectl waits for its end.
+    expect(
+      await kubectlOk('wait', '--for=condition=Ready', 'stackexecution/site-first-apply', '--timeout=60s'),
+    ).toBe('stackexecution.cloudplane.dev/site-first-apply condition met\n');
+    expect(await kubectlOk('wait', '--for=condition=Ready', 'stack/site', '--timeout=60s')).toBe(
+      'stack.cloudplane.dev/site condition met\n',
+    );
     const done = await eventually(async () => {
       const answer = await call('GET', '/v1/stacks/site/executions/site-first-apply');
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);

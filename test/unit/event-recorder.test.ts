@@ -193,6 +193,12 @@ describe('the Event a status write deserves', () => {
       { type: 'Warning', reason: 'CidrConflict' },
     ],
     ['none without a Ready condition', undefined, { phase: 'pending' }, undefined],
+    [
+      'Normal when disabled on purpose',
+      { phase: 'connected', conditions: [ready('True', 'Connected')] },
+      { phase: 'disconnected', conditions: [ready('False', 'Disabled')] },
+      { type: 'Normal', reason: 'Disabled' },
+    ],
   ])('%s', (_name, before, after, expected) => {
     const event = statusTransitionEvent(before, after);
     if (expected === undefined) expect(event).toBeUndefined();
@@ -245,6 +251,12 @@ describe('Stalled as the runtime keeps it (kstatus: Failed)', () => {
         conditions: [condition('Ready', 'False', 'Failed'), condition('Stalled', 'True', 'ExecutionFailed')],
       },
       ['Ready=False:Failed', 'Stalled=True:ExecutionFailed'],
+    ],
+    [
+      'adds nothing to an integration disabled on purpose',
+      undefined,
+      { phase: 'disconnected', conditions: [condition('Ready', 'False', 'Disabled')] },
+      ['Ready=False:Disabled'],
     ],
     [
       'adds nothing while progressing',

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../control-plane/kind-descriptor.js';
-import type { NetworkAclRule, Route, RouteTable, SecurityGroupRule, Vpc } from '../../crds/vpc.js';
+import type {
+  InternetGateway,
+  NetworkAclRule,
+  Route,
+  RouteTable,
+  SecurityGroupRule,
+  Vpc,
+} from '../../crds/vpc.js';
 import {
   aclRuleProblems,
+  attachedInternetGateway,
   effectiveRoutes,
   routeProblems,
   routeStates,
@@ -137,5 +145,41 @@ describe('rule problems', () => {
       SPEC_RULE_FIELDS,
     );
     expect(fieldsOf(problems)).toEqual(fields);
+  });
+});
+
+describe('attachedInternetGateway', () => {
+  const gateway = (name: string, createdAt: string, deleting = false): InternetGateway =>
+    ({
+      apiVersion: API_VERSION,
+      kind: 'InternetGateway',
+      metadata: {
+        name,
+        namespace: 'org-1',
+        creationTimestamp: createdAt,
+        ...(deleting ? { deletionTimestamp: '2026-03-01T10:00:00Z' } : {}),
+      },
+      spec: { vpcRef: 'vpc-1' },
+    }) as InternetGateway;
+
+  it.each([
+    { what: 'none', gateways: [], attached: undefined },
+    {
+      what: 'the first made',
+      gateways: [gateway('igw-b', '2026-03-01T09:00:02Z'), gateway('igw-a', '2026-03-01T09:00:01Z')],
+      attached: 'igw-a',
+    },
+    {
+      what: 'by name when made in the same second',
+      gateways: [gateway('igw-b', '2026-03-01T09:00:00Z'), gateway('igw-a', '2026-03-01T09:00:00Z')],
+      attached: 'igw-a',
+    },
+    {
+      what: 'not one being deleted',
+      gateways: [gateway('igw-a', '2026-03-01T09:00:00Z', true), gateway('igw-b', '2026-03-01T09:00:05Z')],
+      attached: 'igw-b',
+    },
+  ])('keeps $what', ({ gateways, attached }) => {
+    expect(attachedInternetGateway(gateways)?.metadata.name).toBe(attached);
   });
 });
