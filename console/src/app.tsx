@@ -10,7 +10,12 @@ import { AcceptInvitation } from './pages/invitation.tsx';
 import { NfsShares } from './pages/nfs-shares.tsx';
 import { DatabaseDetail, Databases } from './pages/databases.tsx';
 import { StackDetail, Stacks } from './pages/stacks.tsx';
-import { StreamingClusterDetail, StreamingClusters, TopicMessages } from './pages/streaming.tsx';
+import {
+  ConsumerGroupLag,
+  StreamingClusterDetail,
+  StreamingClusters,
+  TopicMessages,
+} from './pages/streaming.tsx';
 import { Team } from './pages/team.tsx';
 import { Usage } from './pages/usage.tsx';
 import { VaultClusters, VaultDetail } from './pages/vault.tsx';
@@ -60,6 +65,10 @@ const SECTIONS: readonly Section[] = [
       {
         path: '/streaming-clusters/:id/topics/:topic',
         render: ({ id, topic }) => <TopicMessages clusterId={id!} topic={topic!} />,
+      },
+      {
+        path: '/streaming-clusters/:id/groups/:group',
+        render: ({ id, group }) => <ConsumerGroupLag clusterId={id!} group={group!} />,
       },
     ],
   },

@@ -315,8 +315,39 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.getByLabel('Plaintext').fill('');
     await page.getByRole('button', { name: 'Decrypt' }).click();
     expect(await page.getByTestId('decrypted').textContent()).toBe('hello, transit');
+
+    // A policy, a token holding it (shown once, copied), the token revoked, the policy deleted.
+    await page.getByLabel('Policy name').fill('app-read');
+    await page.getByRole('button', { name: 'Write policy' }).click();
+    const policies = page.getByRole('table', { name: 'Policies of this cluster' });
+    await policies.getByRole('cell', { name: 'app-read', exact: true }).waitFor();
+    expect(await policies.textContent()).toContain('secret/data/app/*');
+    await page.getByLabel('Token name').fill('ci');
+    await page.getByRole('checkbox', { name: 'app-read', exact: true }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shownToken = page.getByTestId('new-vault-token');
+    await shownToken.waitFor();
+    const token = (await shownToken.textContent())!;
+    expect(token).toMatch(/^\S{20,}$/);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(token);
+    const tokens = page.getByRole('table', { name: 'Live tokens' });
+    const tokenRow = tokens.locator('tr', { hasText: 'app-read' });
+    await tokenRow.waitFor();
+    expect(await tokens.textContent()).not.toContain(token);
     await checkPage('vault-detail');
-  }, 60_000);
+    await page.getByRole('button', { name: 'Done' }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tokenRow.getByRole('button', { name: /^Revoke the token / }).click();
+    await eventually(async () => expect(await tokenRow.count()).toBe(0));
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete the policy app-read' }).click();
+    await eventually(async () =>
+      expect(await policies.getByRole('cell', { name: 'app-read', exact: true }).count()).toBe(0),
+    );
+  }, 90_000);
 
   it('creates a database and reveals its credentials only when asked', async () => {
     await goTo('Databases', 'Databases');
@@ -338,7 +369,24 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await backups.locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
     await backups.getByRole('button', { name: /^Restore the backup of/ }).click();
     await page.getByText('Restoring into a new database:').waitFor();
+
+    // A backup schedule: the API's refusal at the form, then set, shown with its next run, removed.
+    await page.getByText('No schedule: backups are taken only when asked.').waitFor();
+    const scheduleForm = page.getByRole('form', { name: 'Schedule backups' });
+    await page.getByLabel('Cron expression').fill('61 * * * *');
+    await scheduleForm.getByRole('button', { name: 'Save schedule' }).click();
+    expect(await scheduleForm.getByRole('alert').textContent()).toMatch(/cron/);
+    await page.getByLabel('Cron expression').fill('30 2 * * *');
+    await page.getByLabel('Keep each backup (days)').fill('14');
+    await scheduleForm.getByRole('button', { name: 'Save schedule' }).click();
+    const schedule = page.getByTestId('backup-schedule');
+    await schedule.waitFor();
+    expect(await schedule.textContent()).toMatch(/30 2 \* \* \*.*14 days.*Next backup/);
     await checkPage('database-detail');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove schedule' }).click();
+    await page.getByText('No schedule: backups are taken only when asked.').waitFor();
+    expect(await schedule.count()).toBe(0);
   }, 90_000);
 
   it('creates an NFS share that becomes available with its mount target', async () => {
@@ -382,29 +430,31 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
       bootstrap_servers: string[];
       ca_certificate: string;
     };
-    await eventually(async () => {
-      const kafka = new Kafka({
-        clientId: 'console-test',
-        brokers: bootstrap.bootstrap_servers,
-        ssl: { ca: [bootstrap.ca_certificate] },
-        sasl: { mechanism: 'scram-sha-512', username: 'shop', password },
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 2 },
-      });
+    const kafka = new Kafka({
+      clientId: 'console-test',
+      brokers: bootstrap.bootstrap_servers,
+      ssl: { ca: [bootstrap.ca_certificate] },
+      sasl: { mechanism: 'scram-sha-512', username: 'shop', password },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
+    const produce = async (messages: { key: string; value: string }[]) => {
       const producer = kafka.producer();
       await producer.connect();
       try {
-        await producer.send({
-          topic: 'orders',
-          messages: [
-            { key: 'o-1', value: '{"total": 12.5}' },
-            { key: 'o-2', value: '{"total": 99}' },
-          ],
-        });
+        await producer.send({ topic: 'orders', messages });
       } finally {
         await producer.disconnect();
       }
-    }, 30_000);
+    };
+    await eventually(
+      () =>
+        produce([
+          { key: 'o-1', value: '{"total": 12.5}' },
+          { key: 'o-2', value: '{"total": 99}' },
+        ]),
+      30_000,
+    );
 
     await page.getByRole('link', { name: 'orders' }).click();
     await page.getByRole('heading', { level: 1, name: 'Topic orders' }).waitFor();
@@ -412,7 +462,38 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await messages.getByText('{"total": 99}').waitFor();
     expect(await messages.textContent()).toContain('o-1');
     await checkPage('topic-messages');
-  }, 120_000);
+
+    // A group that committed past the first record only: one behind, then two once more is produced,
+    // the chart sampling the lag while its page stays open.
+    const consumer = kafka.consumer({ groupId: 'ord-readers' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'orders', fromBeginning: true });
+    const first = await new Promise<{ partition: number; offset: string }>((resolve) => {
+      void consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => resolve({ partition, offset: message.offset }),
+      });
+    });
+    await consumer.commitOffsets([
+      { topic: 'orders', partition: first.partition, offset: String(Number(first.offset) + 1) },
+    ]);
+    await consumer.disconnect();
+    await page.getByRole('link', { name: '← The cluster' }).click();
+    await page.getByRole('link', { name: 'ord-readers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Consumer group ord-readers' }).waitFor();
+    const totalLag = page.getByTestId('total-lag');
+    await page.getByTestId('total-lag').getByText('1', { exact: true }).waitFor();
+    await page.evaluate('window.sameDocument = true');
+    await produce([{ key: 'o-3', value: '{"total": 7}' }]);
+    await totalLag.getByText('2', { exact: true }).waitFor({ timeout: 20_000 });
+    const caption = page.locator('#lag-chart-caption');
+    expect(await caption.textContent()).toMatch(
+      /^Total lag over \d+ samples, read every 3 s while this page is open \(the platform keeps no lag history\); now 2, highest 2\.$/,
+    );
+    expect(await page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
+    expect(await page.getByRole('table', { name: 'Lag per partition' }).textContent()).toContain('orders');
+    await checkPage('consumer-group-lag');
+  }, 180_000);
 
   it("shows a template's problems at their paths, plans it as a diff and applies it through its phases", async () => {
     await goTo('Stacks', 'Stacks');

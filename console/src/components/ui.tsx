@@ -55,6 +55,7 @@ const STATUS_TONES: Record<string, string> = {
   ready: 'good',
   active: 'good',
   completed: 'good',
+  succeeded: 'good',
   applied: 'good',
   unsealed: 'good',
   provisioning: 'busy',
