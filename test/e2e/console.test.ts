@@ -2,11 +2,13 @@
  * The web console in a real browser: Debian's chromium, headless, driven by playwright-core
  * against the platform the fixture starts (the built console in `dist/console`). A new user signs
  * up, verifies the e-mail from the mailed link, turns two-factor on and signs in with the code,
- * creates a VPC and watches it become available without a reload, unseals a vault cluster and
- * reveals a secret, creates a database and reveals its credentials, creates a streaming cluster
- * and a topic and reads records a Kafka client produced, fixes a stack's template, plans and
- * applies it, reads the usage chart, invites a member and makes an API key. axe-core checks every
- * page; each page is screenshot into `test-results/console/` and checked at 390 px wide.
+ * creates a VPC and watches it become available without a reload, unseals a vault cluster,
+ * reveals a secret and makes a policy and a token, creates a database, reveals its credentials
+ * and schedules its backups, creates a streaming cluster and a topic, reads records a Kafka client
+ * produced and watches a consumer group's lag grow, fixes a stack's template, plans and applies it
+ * and reads a bootstrap job's logs, reads the usage chart, invites a member and makes an API key.
+ * axe-core checks every page; each page is screenshot into `test-results/console/` and checked at
+ * 390 px wide.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,6 +62,8 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
         CLOUDPLANE_STREAMING_PORTS: '29520-29539',
         CLOUDPLANE_STREAMING_REFRESH_MS: '300',
         CLOUDPLANE_REDIS_PORTS: '27440-27459',
+        // Bootstrap jobs run as local processes, so a stack's job logs are real.
+        CLOUDPLANE_LOCAL_JOBS: 'enabled',
       },
     });
     browser = await chromium.launch({
@@ -282,7 +286,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
   });
 
-  it('creates a vault cluster, unseals it with three of its keys, reveals a secret and round-trips transit', async () => {
+  it('creates a vault cluster, unseals it with three of its keys, reveals a secret, round-trips transit and makes a policy and a token', async () => {
     await goTo('Vault', 'Vault');
     await page.getByLabel('Name', { exact: true }).fill('app');
     await page.getByLabel('Unseal automatically (the platform keeps the key)').uncheck();
@@ -337,8 +341,8 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     const tokenRow = tokens.locator('tr', { hasText: 'app-read' });
     await tokenRow.waitFor();
     expect(await tokens.textContent()).not.toContain(token);
-    await checkPage('vault-detail');
     await page.getByRole('button', { name: 'Done' }).click();
+    await checkPage('vault-detail');
     page.once('dialog', (dialog) => void dialog.accept());
     await tokenRow.getByRole('button', { name: /^Revoke the token / }).click();
     await eventually(async () => expect(await tokenRow.count()).toBe(0));
@@ -349,7 +353,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     );
   }, 90_000);
 
-  it('creates a database and reveals its credentials only when asked', async () => {
+  it('creates a database, reveals its credentials only when asked and schedules its backups', async () => {
     await goTo('Databases', 'Databases');
     await page.getByLabel('Name', { exact: true }).fill('cache');
     await page.getByLabel('Engine').selectOption('redis');
@@ -400,7 +404,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('nfs-shares');
   }, 60_000);
 
-  it('creates a streaming cluster and a topic, and reads what a Kafka client produced', async () => {
+  it("creates a streaming cluster and a topic, reads what a Kafka client produced and watches a group's lag grow", async () => {
     await goTo('Streaming', 'Streaming');
     await page.getByLabel('Name', { exact: true }).fill('events');
     await page.getByRole('button', { name: 'Create cluster' }).click();
@@ -495,7 +499,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('consumer-group-lag');
   }, 180_000);
 
-  it("shows a template's problems at their paths, plans it as a diff and applies it through its phases", async () => {
+  it("shows a template's problems at their paths, plans it as a diff, applies it through its phases and shows a job's logs", async () => {
     await goTo('Stacks', 'Stacks');
     const editor = page.getByLabel('Template (JSON)');
     const example = await editor.inputValue();
@@ -523,6 +527,31 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.getByRole('cell', { name: 'api_token', exact: true }).waitFor();
     expect(await page.locator('tr', { hasText: 'api_token' }).textContent()).toContain('********');
     await checkPage('stack-detail');
+
+    // A bootstrap job added and applied: its last run in the jobs table, and what it printed.
+    const withJob = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    withJob.bootstrap = {
+      seed: {
+        image: 'node:20',
+        command: [process.execPath, '-e', 'console.log("seeded", 6 * 7)'],
+        timeout: '60s',
+      },
+    };
+    await editor.fill(JSON.stringify(withJob, null, 2));
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await diff.getByText('bootstrap.seed').waitFor();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const jobs = page.getByRole('region', { name: 'Bootstrap jobs, their last run' });
+    await jobs
+      .locator('tr', { hasText: 'seed' })
+      .locator('[data-status="succeeded"]')
+      .waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Logs of the job seed' }).click();
+    await page
+      .getByTestId('logs-seed')
+      .getByText(/seeded 42/)
+      .waitFor();
+    await checkPage('stack-job-logs');
   }, 120_000);
 
   it('charts usage and cost per meter with a caption and a dollar table', async () => {
