@@ -3,7 +3,7 @@
  * group's lag over time; a topic's records.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { dataOf } from '../../../sdk/index.ts';
+import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { lagPoints, withSample, type LagSample } from '../lag-series.ts';
 import { DetailPage, Facts } from '../components/detail.tsx';
@@ -340,6 +340,14 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
         />
       </ActionForm>
       <ErrorNotice error={messages.error} />
+      {messages.error instanceof CloudplaneError && messages.error.status === 409 && (
+        <p class="notice" data-testid="records-unreadable">
+          The platform cannot show these records now, for the reason above: a cluster run on Kubernetes
+          (Strimzi) is never browsed by the platform, and a new topic is read once it is on the brokers.
+          A Kafka consumer reads them with the cluster&apos;s bootstrap servers and a user of the
+          cluster (<code>cloudplane streaming credentials</code> writes its client properties).
+        </p>
+      )}
       <ResourceTable
         label="Records, oldest first (reads are audited)"
         caption
