@@ -343,9 +343,9 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
       {messages.error instanceof CloudplaneError && messages.error.status === 409 && (
         <p class="notice" data-testid="records-unreadable">
           The platform cannot show these records now, for the reason above: a cluster run on Kubernetes
-          (Strimzi) is never browsed by the platform, and a new topic is read once it is on the brokers.
-          A Kafka consumer reads them with the cluster&apos;s bootstrap servers and a user of the
-          cluster (<code>cloudplane streaming credentials</code> writes its client properties).
+          (Strimzi) is never browsed by the platform, and a new topic is read once it is on the brokers. A
+          Kafka consumer reads them with the cluster&apos;s bootstrap servers and a user of the cluster (
+          <code>cloudplane streaming credentials</code> writes its client properties).
         </p>
       )}
       <ResourceTable
