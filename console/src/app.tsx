@@ -6,6 +6,7 @@ import { ErrorNotice, useAction } from './components/ui.tsx';
 import { startLive, stopLive, useConnection } from './live.ts';
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth.tsx';
 import { ApiKeys } from './pages/api-keys.tsx';
+import { IntegrationDetail, Integrations } from './pages/integrations.tsx';
 import { AcceptInvitation } from './pages/invitation.tsx';
 import { NfsShares } from './pages/nfs-shares.tsx';
 import { DatabaseDetail, Databases } from './pages/databases.tsx';
@@ -78,6 +79,14 @@ const SECTIONS: readonly Section[] = [
     pages: [
       { path: '/stacks', render: () => <Stacks /> },
       { path: '/stacks/:id', render: ({ id }) => <StackDetail id={id!} /> },
+    ],
+  },
+  {
+    label: 'Integrations',
+    href: '/integrations',
+    pages: [
+      { path: '/integrations', render: () => <Integrations /> },
+      { path: '/integrations/:id', render: ({ id }) => <IntegrationDetail id={id!} /> },
     ],
   },
   { label: 'Usage', href: '/usage', pages: [{ path: '/usage', render: () => <Usage /> }] },

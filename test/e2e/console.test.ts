@@ -23,6 +23,7 @@ import { createLogger } from '../../observability/logger.js';
 import { mailedToken, PASSWORD } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { startChatProvider, type ChatProvider } from '../fixtures/provider-chat.js';
 
 const CHROMIUM = process.env.CLOUDPLANE_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_PRESENT = fs.existsSync(CHROMIUM);
@@ -35,6 +36,7 @@ const AXE_SOURCE = CHROMIUM_PRESENT
   : '';
 const EMAIL = 'grace@example.com';
 const PHONE_WIDTH = 390;
+const CHAT_WEBHOOK = 'T000/B000/consolechatwebhook';
 
 interface AxeViolation {
   id: string;
@@ -45,6 +47,8 @@ interface AxeViolation {
 
 describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
   let app: TestPlatform;
+  /** The chat provider an integration connects to, a local server speaking its webhook protocol. */
+  let chat: ChatProvider;
   let browser: Browser;
   let page: Page;
   /** A session of the same user through the API, for what the test sets up beside the browser. */
@@ -55,6 +59,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     if (!fs.existsSync(CONSOLE_BUILD))
       throw new Error(`${CONSOLE_BUILD} is missing: run npm run build first`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    chat = await startChatProvider();
     app = await startPlatform({
       clock: systemClock,
       eventStream: true,
@@ -64,6 +69,8 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
         CLOUDPLANE_REDIS_PORTS: '27440-27459',
         // Bootstrap jobs run as local processes, so a stack's job logs are real.
         CLOUDPLANE_LOCAL_JOBS: 'enabled',
+        // The chat provider listens on 127.0.0.1.
+        CLOUDPLANE_EGRESS_ALLOW_PRIVATE: 'true',
       },
     });
     browser = await chromium.launch({
@@ -87,6 +94,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
+    await chat?.close();
   }, 60_000);
 
   /** axe-core on the page as it stands: no critical or serious violation. */
@@ -553,6 +561,26 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
       .waitFor();
     await checkPage('stack-job-logs');
   }, 120_000);
+
+  it('connects a chat workspace, tests the connection and deletes the integration', async () => {
+    chat.webhooks.add(CHAT_WEBHOOK);
+    chat.channels.add('#deployments');
+    await goTo('Integrations', 'Integrations');
+    await page.getByLabel('Name', { exact: true }).fill('team-chat');
+    await page.getByLabel('Incoming webhook URL').fill(chat.webhookUrl(CHAT_WEBHOOK));
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integration team-chat' }).waitFor();
+    await page.locator('.facts [data-status="connected"]').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByTestId('test-result').locator('[data-status="passed"]').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('test-result').textContent()).toMatch(/Latency\d+ ms/);
+    expect(await page.getByRole('table', { name: 'Events forwarded, newest first' }).count()).toBe(1);
+    await checkPage('integration-detail');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete integration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+    await checkPage('integrations');
+  }, 90_000);
 
   it('charts usage and cost per meter with a caption and a dollar table', async () => {
     await runJob(
