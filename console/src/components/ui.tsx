@@ -56,6 +56,8 @@ const STATUS_TONES: Record<string, string> = {
   active: 'good',
   completed: 'good',
   succeeded: 'good',
+  connected: 'good',
+  passed: 'good',
   applied: 'good',
   unsealed: 'good',
   provisioning: 'busy',
