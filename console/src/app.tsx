@@ -6,11 +6,17 @@ import { ErrorNotice, useAction } from './components/ui.tsx';
 import { startLive, stopLive, useConnection } from './live.ts';
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifyEmail } from './pages/auth.tsx';
 import { ApiKeys } from './pages/api-keys.tsx';
+import { IntegrationDetail, Integrations } from './pages/integrations.tsx';
 import { AcceptInvitation } from './pages/invitation.tsx';
 import { NfsShares } from './pages/nfs-shares.tsx';
 import { DatabaseDetail, Databases } from './pages/databases.tsx';
 import { StackDetail, Stacks } from './pages/stacks.tsx';
-import { StreamingClusterDetail, StreamingClusters, TopicMessages } from './pages/streaming.tsx';
+import {
+  ConsumerGroupLag,
+  StreamingClusterDetail,
+  StreamingClusters,
+  TopicMessages,
+} from './pages/streaming.tsx';
 import { Team } from './pages/team.tsx';
 import { Usage } from './pages/usage.tsx';
 import { VaultClusters, VaultDetail } from './pages/vault.tsx';
@@ -61,6 +67,10 @@ const SECTIONS: readonly Section[] = [
         path: '/streaming-clusters/:id/topics/:topic',
         render: ({ id, topic }) => <TopicMessages clusterId={id!} topic={topic!} />,
       },
+      {
+        path: '/streaming-clusters/:id/groups/:group',
+        render: ({ id, group }) => <ConsumerGroupLag clusterId={id!} group={group!} />,
+      },
     ],
   },
   {
@@ -69,6 +79,14 @@ const SECTIONS: readonly Section[] = [
     pages: [
       { path: '/stacks', render: () => <Stacks /> },
       { path: '/stacks/:id', render: ({ id }) => <StackDetail id={id!} /> },
+    ],
+  },
+  {
+    label: 'Integrations',
+    href: '/integrations',
+    pages: [
+      { path: '/integrations', render: () => <Integrations /> },
+      { path: '/integrations/:id', render: ({ id }) => <IntegrationDetail id={id!} /> },
     ],
   },
   { label: 'Usage', href: '/usage', pages: [{ path: '/usage', render: () => <Usage /> }] },

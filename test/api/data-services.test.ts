@@ -349,6 +349,12 @@ describe('bad input', () => {
       next_run_at: '2026-03-02T03:00:00.000Z',
     });
     expect(data(await call('GET', `/v1/databases/${id}/backup-schedule`))).toEqual(data(set));
+
+    expect((await call('DELETE', `/v1/databases/${id}/backup-schedule`)).status).toBe(204);
+    expect((await call('GET', `/v1/databases/${id}/backup-schedule`)).status).toBe(404);
+    const again = await call('DELETE', `/v1/databases/${id}/backup-schedule`);
+    expect(again.status).toBe(404);
+    expect(errorOf(again).message).toBe(`database ${id} has no backup schedule`);
   });
 });
 

@@ -2,11 +2,13 @@
  * The web console in a real browser: Debian's chromium, headless, driven by playwright-core
  * against the platform the fixture starts (the built console in `dist/console`). A new user signs
  * up, verifies the e-mail from the mailed link, turns two-factor on and signs in with the code,
- * creates a VPC and watches it become available without a reload, unseals a vault cluster and
- * reveals a secret, creates a database and reveals its credentials, creates a streaming cluster
- * and a topic and reads records a Kafka client produced, fixes a stack's template, plans and
- * applies it, reads the usage chart, invites a member and makes an API key. axe-core checks every
- * page; each page is screenshot into `test-results/console/` and checked at 390 px wide.
+ * creates a VPC and watches it become available without a reload, unseals a vault cluster,
+ * reveals a secret and makes a policy and a token, creates a database, reveals its credentials
+ * and schedules its backups, creates a streaming cluster and a topic, reads records a Kafka client
+ * produced and watches a consumer group's lag grow, fixes a stack's template, plans and applies it
+ * and reads a bootstrap job's logs, reads the usage chart, invites a member and makes an API key.
+ * axe-core checks every page; each page is screenshot into `test-results/console/` and checked at
+ * 390 px wide.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import { createLogger } from '../../observability/logger.js';
 import { mailedToken, PASSWORD } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
+import { startChatProvider, type ChatProvider } from '../fixtures/provider-chat.js';
 
 const CHROMIUM = process.env.CLOUDPLANE_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_PRESENT = fs.existsSync(CHROMIUM);
@@ -33,6 +36,7 @@ const AXE_SOURCE = CHROMIUM_PRESENT
   : '';
 const EMAIL = 'grace@example.com';
 const PHONE_WIDTH = 390;
+const CHAT_WEBHOOK = 'T000/B000/consolechatwebhook';
 
 interface AxeViolation {
   id: string;
@@ -43,6 +47,8 @@ interface AxeViolation {
 
 describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
   let app: TestPlatform;
+  /** The chat provider an integration connects to, a local server speaking its webhook protocol. */
+  let chat: ChatProvider;
   let browser: Browser;
   let page: Page;
   /** A session of the same user through the API, for what the test sets up beside the browser. */
@@ -53,6 +59,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     if (!fs.existsSync(CONSOLE_BUILD))
       throw new Error(`${CONSOLE_BUILD} is missing: run npm run build first`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
+    chat = await startChatProvider();
     app = await startPlatform({
       clock: systemClock,
       eventStream: true,
@@ -60,6 +67,10 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
         CLOUDPLANE_STREAMING_PORTS: '29520-29539',
         CLOUDPLANE_STREAMING_REFRESH_MS: '300',
         CLOUDPLANE_REDIS_PORTS: '27440-27459',
+        // Bootstrap jobs run as local processes, so a stack's job logs are real.
+        CLOUDPLANE_LOCAL_JOBS: 'enabled',
+        // The chat provider listens on 127.0.0.1.
+        CLOUDPLANE_EGRESS_ALLOW_PRIVATE: 'true',
       },
     });
     browser = await chromium.launch({
@@ -83,6 +94,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
+    await chat?.close();
   }, 60_000);
 
   /** axe-core on the page as it stands: no critical or serious violation. */
@@ -282,7 +294,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
   });
 
-  it('creates a vault cluster, unseals it with three of its keys, reveals a secret and round-trips transit', async () => {
+  it('creates a vault cluster, unseals it with three of its keys, reveals a secret, round-trips transit and makes a policy and a token', async () => {
     await goTo('Vault', 'Vault');
     await page.getByLabel('Name', { exact: true }).fill('app');
     await page.getByLabel('Unseal automatically (the platform keeps the key)').uncheck();
@@ -315,10 +327,41 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.getByLabel('Plaintext').fill('');
     await page.getByRole('button', { name: 'Decrypt' }).click();
     expect(await page.getByTestId('decrypted').textContent()).toBe('hello, transit');
-    await checkPage('vault-detail');
-  }, 60_000);
 
-  it('creates a database and reveals its credentials only when asked', async () => {
+    // A policy, a token holding it (shown once, copied), the token revoked, the policy deleted.
+    await page.getByLabel('Policy name').fill('app-read');
+    await page.getByRole('button', { name: 'Write policy' }).click();
+    const policies = page.getByRole('table', { name: 'Policies of this cluster' });
+    await policies.getByRole('cell', { name: 'app-read', exact: true }).waitFor();
+    expect(await policies.textContent()).toContain('secret/data/app/*');
+    await page.getByLabel('Token name').fill('ci');
+    await page.getByRole('checkbox', { name: 'app-read', exact: true }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shownToken = page.getByTestId('new-vault-token');
+    await shownToken.waitFor();
+    const token = (await shownToken.textContent())!;
+    expect(token).toMatch(/^\S{20,}$/);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(token);
+    const tokens = page.getByRole('table', { name: 'Live tokens' });
+    const tokenRow = tokens.locator('tr', { hasText: 'app-read' });
+    await tokenRow.waitFor();
+    expect(await tokens.textContent()).not.toContain(token);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await checkPage('vault-detail');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tokenRow.getByRole('button', { name: /^Revoke the token / }).click();
+    await eventually(async () => expect(await tokenRow.count()).toBe(0));
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete the policy app-read' }).click();
+    await eventually(async () =>
+      expect(await policies.getByRole('cell', { name: 'app-read', exact: true }).count()).toBe(0),
+    );
+  }, 90_000);
+
+  it('creates a database, reveals its credentials only when asked and schedules its backups', async () => {
     await goTo('Databases', 'Databases');
     await page.getByLabel('Name', { exact: true }).fill('cache');
     await page.getByLabel('Engine').selectOption('redis');
@@ -338,7 +381,24 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await backups.locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
     await backups.getByRole('button', { name: /^Restore the backup of/ }).click();
     await page.getByText('Restoring into a new database:').waitFor();
+
+    // A backup schedule: the API's refusal at the form, then set, shown with its next run, removed.
+    await page.getByText('No schedule: backups are taken only when asked.').waitFor();
+    const scheduleForm = page.getByRole('form', { name: 'Schedule backups' });
+    await page.getByLabel('Cron expression').fill('61 * * * *');
+    await scheduleForm.getByRole('button', { name: 'Save schedule' }).click();
+    expect(await scheduleForm.getByRole('alert').textContent()).toMatch(/cron/);
+    await page.getByLabel('Cron expression').fill('30 2 * * *');
+    await page.getByLabel('Keep each backup (days)').fill('14');
+    await scheduleForm.getByRole('button', { name: 'Save schedule' }).click();
+    const schedule = page.getByTestId('backup-schedule');
+    await schedule.waitFor();
+    expect(await schedule.textContent()).toMatch(/30 2 \* \* \*.*14 days.*Next backup/);
     await checkPage('database-detail');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Remove schedule' }).click();
+    await page.getByText('No schedule: backups are taken only when asked.').waitFor();
+    expect(await schedule.count()).toBe(0);
   }, 90_000);
 
   it('creates an NFS share that becomes available with its mount target', async () => {
@@ -352,7 +412,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('nfs-shares');
   }, 60_000);
 
-  it('creates a streaming cluster and a topic, and reads what a Kafka client produced', async () => {
+  it("creates a streaming cluster and a topic, reads what a Kafka client produced and watches a group's lag grow", async () => {
     await goTo('Streaming', 'Streaming');
     await page.getByLabel('Name', { exact: true }).fill('events');
     await page.getByRole('button', { name: 'Create cluster' }).click();
@@ -382,29 +442,31 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
       bootstrap_servers: string[];
       ca_certificate: string;
     };
-    await eventually(async () => {
-      const kafka = new Kafka({
-        clientId: 'console-test',
-        brokers: bootstrap.bootstrap_servers,
-        ssl: { ca: [bootstrap.ca_certificate] },
-        sasl: { mechanism: 'scram-sha-512', username: 'shop', password },
-        logLevel: logLevel.NOTHING,
-        retry: { retries: 2 },
-      });
+    const kafka = new Kafka({
+      clientId: 'console-test',
+      brokers: bootstrap.bootstrap_servers,
+      ssl: { ca: [bootstrap.ca_certificate] },
+      sasl: { mechanism: 'scram-sha-512', username: 'shop', password },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
+    const produce = async (messages: { key: string; value: string }[]) => {
       const producer = kafka.producer();
       await producer.connect();
       try {
-        await producer.send({
-          topic: 'orders',
-          messages: [
-            { key: 'o-1', value: '{"total": 12.5}' },
-            { key: 'o-2', value: '{"total": 99}' },
-          ],
-        });
+        await producer.send({ topic: 'orders', messages });
       } finally {
         await producer.disconnect();
       }
-    }, 30_000);
+    };
+    await eventually(
+      () =>
+        produce([
+          { key: 'o-1', value: '{"total": 12.5}' },
+          { key: 'o-2', value: '{"total": 99}' },
+        ]),
+      30_000,
+    );
 
     await page.getByRole('link', { name: 'orders' }).click();
     await page.getByRole('heading', { level: 1, name: 'Topic orders' }).waitFor();
@@ -412,9 +474,40 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await messages.getByText('{"total": 99}').waitFor();
     expect(await messages.textContent()).toContain('o-1');
     await checkPage('topic-messages');
-  }, 120_000);
 
-  it("shows a template's problems at their paths, plans it as a diff and applies it through its phases", async () => {
+    // A group that committed past the first record only: one behind, then two once more is produced,
+    // the chart sampling the lag while its page stays open.
+    const consumer = kafka.consumer({ groupId: 'ord-readers' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'orders', fromBeginning: true });
+    const first = await new Promise<{ partition: number; offset: string }>((resolve) => {
+      void consumer.run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => resolve({ partition, offset: message.offset }),
+      });
+    });
+    await consumer.commitOffsets([
+      { topic: 'orders', partition: first.partition, offset: String(Number(first.offset) + 1) },
+    ]);
+    await consumer.disconnect();
+    await page.getByRole('link', { name: '← The cluster' }).click();
+    await page.getByRole('link', { name: 'ord-readers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Consumer group ord-readers' }).waitFor();
+    const totalLag = page.getByTestId('total-lag');
+    await page.getByTestId('total-lag').getByText('1', { exact: true }).waitFor();
+    await page.evaluate('window.sameDocument = true');
+    await produce([{ key: 'o-3', value: '{"total": 7}' }]);
+    await totalLag.getByText('2', { exact: true }).waitFor({ timeout: 20_000 });
+    const caption = page.locator('#lag-chart-caption');
+    expect(await caption.textContent()).toMatch(
+      /^Total lag over \d+ samples, read every 3 s while this page is open \(the platform keeps no lag history\); now 2, highest 2\.$/,
+    );
+    expect(await page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
+    expect(await page.getByRole('table', { name: 'Lag per partition' }).textContent()).toContain('orders');
+    await checkPage('consumer-group-lag');
+  }, 180_000);
+
+  it("shows a template's problems at their paths, plans it as a diff, applies it through its phases and shows a job's logs", async () => {
     await goTo('Stacks', 'Stacks');
     const editor = page.getByLabel('Template (JSON)');
     const example = await editor.inputValue();
@@ -442,7 +535,52 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await page.getByRole('cell', { name: 'api_token', exact: true }).waitFor();
     expect(await page.locator('tr', { hasText: 'api_token' }).textContent()).toContain('********');
     await checkPage('stack-detail');
+
+    // A bootstrap job added and applied: its last run in the jobs table, and what it printed.
+    const withJob = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    withJob.bootstrap = {
+      seed: {
+        image: 'node:20',
+        command: [process.execPath, '-e', 'console.log("seeded", 6 * 7)'],
+        timeout: '60s',
+      },
+    };
+    await editor.fill(JSON.stringify(withJob, null, 2));
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await diff.getByText('bootstrap.seed').waitFor();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const jobs = page.getByRole('region', { name: 'Bootstrap jobs, their last run' });
+    await jobs
+      .locator('tr', { hasText: 'seed' })
+      .locator('[data-status="succeeded"]')
+      .waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Logs of the job seed' }).click();
+    await page
+      .getByTestId('logs-seed')
+      .getByText(/seeded 42/)
+      .waitFor();
+    await checkPage('stack-job-logs');
   }, 120_000);
+
+  it('connects a chat workspace, tests the connection and deletes the integration', async () => {
+    chat.webhooks.add(CHAT_WEBHOOK);
+    chat.channels.add('#deployments');
+    await goTo('Integrations', 'Integrations');
+    await page.getByLabel('Name', { exact: true }).fill('team-chat');
+    await page.getByLabel('Incoming webhook URL').fill(chat.webhookUrl(CHAT_WEBHOOK));
+    await page.getByRole('button', { name: 'Connect', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integration team-chat' }).waitFor();
+    await page.locator('.facts [data-status="connected"]').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByTestId('test-result').locator('[data-status="passed"]').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('test-result').textContent()).toMatch(/Latency\d+ ms/);
+    expect(await page.getByRole('table', { name: 'Events forwarded, newest first' }).count()).toBe(1);
+    await checkPage('integration-detail');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete integration' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Integrations' }).waitFor();
+    await checkPage('integrations');
+  }, 90_000);
 
   it('charts usage and cost per meter with a caption and a dollar table', async () => {
     await runJob(

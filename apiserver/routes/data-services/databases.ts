@@ -558,6 +558,26 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         return { data: describeSchedule(cron, body.retention_days, now()) };
       },
     }),
+    defineRoute<{ params: IdParams }>({
+      ...base,
+      method: 'delete',
+      path: '/v1/databases/:id/backup-schedule',
+      scopes: WRITE,
+      summary: "Remove a database's backup schedule",
+      description: 'No scheduled backup runs after it; the backups already taken keep their expiry.',
+      request: { params: ID_PARAMS },
+      responses: {
+        204: { description: 'Removed' },
+        404: { description: 'No such database or no schedule' },
+      },
+      async handler({ params, principal, store }) {
+        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+        if (!object.spec!.backupSchedule) throw notFoundSchedule(params.id);
+        const { backupSchedule: _removed, ...spec } = object.spec!;
+        await store.update<Database>(DATABASE, { ...object, spec });
+        return {};
+      },
+    }),
   ],
 };
 

@@ -1,5 +1,6 @@
 /** Forms: a text input in its labelled field, and a card form that runs one action. */
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { ErrorNotice, Field } from './ui.tsx';
 
 /** The input attributes the console's forms set besides its value. */
@@ -158,7 +159,10 @@ export function ConfirmButton({
   );
 }
 
-/** A secret the API shows this once (a new key, a generated password), until the reader is done. */
+/**
+ * A secret the API shows this once (a new key, a generated password, a token), with a button that
+ * copies it to the clipboard, until the reader is done.
+ */
 export function ShownOnce({
   secret,
   testId,
@@ -170,6 +174,13 @@ export function ShownOnce({
   onDone: () => void;
   children: ComponentChildren;
 }) {
+  const [copied, setCopied] = useState<'yes' | 'failed'>();
+  const copy = () =>
+    navigator.clipboard.writeText(secret).then(
+      () => setCopied('yes'),
+      // A browser without clipboard access (an insecure origin, a refused permission): say so.
+      () => setCopied('failed'),
+    );
   return (
     <div class="notice" role="status">
       <p>{children}</p>
@@ -178,9 +189,16 @@ export function ShownOnce({
           {secret}
         </code>
       </p>
-      <button type="button" onClick={onDone}>
-        Done
-      </button>
+      <div class="form-actions">
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </div>
+      {copied === 'yes' && <p>Copied to the clipboard.</p>}
+      {copied === 'failed' && <p>The browser refused the clipboard: select the text and copy it.</p>}
     </div>
   );
 }

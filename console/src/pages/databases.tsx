@@ -1,6 +1,9 @@
-/** Managed databases: list and create; a database's endpoint, credentials behind "Reveal", rotation. */
+/**
+ * Managed databases: list and create; a database's endpoint, credentials behind "Reveal",
+ * rotation, backups and restore, and the backup schedule.
+ */
 import { useState } from 'preact/hooks';
-import { dataOf } from '../../../sdk/index.ts';
+import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ConfirmButton, SelectInput, TextInput } from '../components/form.tsx';
@@ -150,6 +153,85 @@ function Credentials({
   );
 }
 
+/**
+ * The database's backup schedule: one cron (five fields, UTC) and how long its backups are kept.
+ * No schedule is the API's 404, shown as none rather than as an error.
+ */
+function BackupSchedule({ databaseId }: { databaseId: string }) {
+  const path = { params: { path: { id: databaseId } } };
+  const schedule = useLoad(async () => {
+    try {
+      return dataOf(await api.GET('/v1/databases/{id}/backup-schedule', path));
+    } catch (error) {
+      if (error instanceof CloudplaneError && error.status === 404) return null;
+      throw error;
+    }
+  }, [databaseId]);
+  const [cron, setCron] = useState('0 3 * * *');
+  const [retentionDays, setRetentionDays] = useState(7);
+  const save = useAction(async () => {
+    await api.PUT('/v1/databases/{id}/backup-schedule', {
+      ...path,
+      body: { cron, retention_days: retentionDays },
+    });
+    schedule.reload();
+  });
+  const remove = useAction(async () => {
+    await api.DELETE('/v1/databases/{id}/backup-schedule', path);
+    schedule.reload();
+  });
+  const current = schedule.data;
+  return (
+    <section aria-labelledby="backup-schedule">
+      <h2 id="backup-schedule">Backup schedule</h2>
+      <ErrorNotice error={schedule.error ?? remove.error} />
+      {current === null && <p class="muted">No schedule: backups are taken only when asked.</p>}
+      {current && (
+        <div data-testid="backup-schedule">
+          <Facts
+            facts={[
+              ['Cron (UTC)', <code>{current.cron}</code>],
+              ['Kept for', `${current.retention_days} ${current.retention_days === 1 ? 'day' : 'days'}`],
+              ['Next backup', formatDate(current.next_run_at)],
+            ]}
+          />
+          <ConfirmButton
+            question="Remove the backup schedule? The backups already taken are kept until they expire."
+            disabled={remove.busy}
+            onConfirm={() => void remove.run()}
+          >
+            Remove schedule
+          </ConfirmButton>
+        </div>
+      )}
+      <ActionForm
+        id="set-schedule"
+        heading={current ? 'Change the schedule' : 'Schedule backups'}
+        level={3}
+        action={save}
+        submit="Save schedule"
+      >
+        <TextInput
+          id="schedule-cron"
+          label="Cron expression"
+          hint="Five fields in UTC: minute hour day-of-month month day-of-week, e.g. 0 3 * * * for 03:00 daily."
+          value={cron}
+          onValue={setCron}
+        />
+        <TextInput
+          id="schedule-retention"
+          label="Keep each backup (days)"
+          type="number"
+          min={1}
+          max={3650}
+          value={retentionDays}
+          onValue={(value) => setRetentionDays(Number(value))}
+        />
+      </ActionForm>
+    </section>
+  );
+}
+
 /** The database's backups: take one now, restore one into a new database (its name `<name>-restore-<n>`). */
 function Backups({ databaseId }: { databaseId: string }) {
   const backups = useLoad(
@@ -273,7 +355,12 @@ export function DatabaseDetail({ id }: { id: string }) {
           ) : (
             <p class="muted">Credentials appear here once the database is provisioned.</p>
           )}
-          {detail.status === 'available' && <Backups databaseId={detail.id!} />}
+          {detail.status === 'available' && (
+            <>
+              <Backups databaseId={detail.id!} />
+              <BackupSchedule databaseId={detail.id!} />
+            </>
+          )}
         </>
       )}
     </DetailPage>

@@ -1,6 +1,7 @@
 /**
  * Stacks: a template editor that shows the API's problems at their paths, the plan as a diff,
- * apply with its four phases progressing, and the outputs (sensitive ones masked by the API).
+ * apply with its four phases progressing, the outputs (sensitive ones masked by the API), and
+ * what each bootstrap job printed.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
@@ -208,6 +209,89 @@ function ExecutionProgress({ stackId, executionId }: { stackId: string; executio
   );
 }
 
+/** How often a running job's logs are read again while they are shown. */
+const LOG_FOLLOW_MS = 1000;
+
+/** What a bootstrap job's last run printed, read again while the job runs. */
+function JobLogs({ stackId, job, running }: { stackId: string; job: string; running: boolean }) {
+  const logs = useLoad(
+    async () =>
+      dataOf(
+        await api.GET('/v1/stacks/{id}/jobs/{name}/logs', { params: { path: { id: stackId, name: job } } }),
+      ).logs ?? '',
+    // Read once more when the run ends, for what it printed last.
+    [stackId, job, running],
+  );
+  useRefreshWhile(running, logs.reload, LOG_FOLLOW_MS);
+  return (
+    <div class="job-logs">
+      <ErrorNotice error={logs.error} />
+      {running && (
+        <p class="muted" role="status">
+          Following: the job is running.
+        </p>
+      )}
+      <pre tabIndex={0} aria-label={`Logs of ${job}`} data-testid={`logs-${job}`}>
+        {logs.data === undefined ? 'Loading…' : logs.data || '(nothing printed)'}
+      </pre>
+    </div>
+  );
+}
+
+/** The last run of each bootstrap job: its status and exit code, its logs on demand. */
+function Jobs({ stackId, refresh }: { stackId: string; refresh: unknown }) {
+  const jobs = useLoad(
+    async () =>
+      dataOf(await api.GET('/v1/stacks/{id}/jobs', { params: { path: { id: stackId } } })).jobs ?? [],
+    [stackId, refresh],
+  );
+  useRefreshWhile(
+    (jobs.data ?? []).some((job) => job.status === 'running'),
+    jobs.reload,
+    EXECUTION_POLL_MS,
+  );
+  const [shown, setShown] = useState<string>();
+  const shownJob = jobs.data?.find((job) => job.name === shown);
+  return (
+    <section aria-labelledby="jobs-heading">
+      <h2 id="jobs-heading">Bootstrap jobs</h2>
+      <ErrorNotice error={jobs.error} />
+      <ResourceTable
+        label="Bootstrap jobs, their last run"
+        columns={['Job', 'Status', 'Exit code', 'Started', 'Completed']}
+        actions
+        rows={jobs.data}
+        empty="No bootstrap job has run."
+        row={(job) => (
+          <tr key={job.name}>
+            <td>{job.name}</td>
+            <td>
+              <StatusBadge status={job.status} />
+              {job.message && <p class="hint">{job.message}</p>}
+            </td>
+            <td>{job.exit_code ?? '—'}</td>
+            <td>{formatDate(job.started_at)}</td>
+            <td>{formatDate(job.completed_at)}</td>
+            <td>
+              <button
+                type="button"
+                aria-pressed={shown === job.name}
+                aria-label={`Logs of the job ${job.name}`}
+                onClick={() => setShown(shown === job.name ? undefined : job.name)}
+              >
+                Logs
+              </button>
+            </td>
+          </tr>
+        )}
+      />
+      {shownJob?.name && (
+        <JobLogs stackId={stackId} job={shownJob.name} running={shownJob.status === 'running'} />
+      )}
+    </section>
+  );
+}
+
 export function StackDetail({ id }: { id: string }) {
   const path = { params: { path: { id } } };
   const stack = useLoad(async () => dataOf(await api.GET('/v1/stacks/{id}', path)), [id], STACK_EVENTS);
@@ -304,6 +388,8 @@ export function StackDetail({ id }: { id: string }) {
       </section>
 
       {executionId && <ExecutionProgress stackId={id} executionId={executionId} />}
+
+      <Jobs stackId={id} refresh={`${stack.data?.status}-${stack.data?.last_execution_id}`} />
 
       <section aria-labelledby="outputs-heading">
         <h2 id="outputs-heading">Outputs</h2>

@@ -1,7 +1,11 @@
-/** Streaming clusters: list and create; a cluster's connection, topics, users and groups; a topic's records. */
-import { useState } from 'preact/hooks';
-import { dataOf } from '../../../sdk/index.ts';
+/**
+ * Streaming clusters: list and create; a cluster's connection, topics, users and groups; a
+ * group's lag over time; a topic's records.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
 import { Link } from '../components/link.tsx';
+import { lagPoints, withSample, type LagSample } from '../lag-series.ts';
 import { DetailPage, Facts } from '../components/detail.tsx';
 import { ActionForm, ShownOnce, SelectInput, TextInput } from '../components/form.tsx';
 import { ListPage, ResourceTable } from '../components/table.tsx';
@@ -256,7 +260,11 @@ export function StreamingClusterDetail({ id }: { id: string }) {
         empty="No consumer group."
         row={(group) => (
           <tr key={group.group_id}>
-            <td>{group.group_id}</td>
+            <td>
+              <Link href={`/streaming-clusters/${id}/groups/${encodeURIComponent(group.group_id!)}`}>
+                {group.group_id}
+              </Link>
+            </td>
             <td>{group.state}</td>
             <td>{group.members}</td>
             <td>{group.total_lag}</td>
@@ -332,6 +340,14 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
         />
       </ActionForm>
       <ErrorNotice error={messages.error} />
+      {messages.error instanceof CloudplaneError && messages.error.status === 409 && (
+        <p class="notice" data-testid="records-unreadable">
+          The platform cannot show these records now, for the reason above: a cluster run on Kubernetes
+          (Strimzi) is never browsed by the platform, and a new topic is read once it is on the brokers. A
+          Kafka consumer reads them with the cluster&apos;s bootstrap servers and a user of the cluster (
+          <code>cloudplane streaming credentials</code> writes its client properties).
+        </p>
+      )}
       <ResourceTable
         label="Records, oldest first (reads are audited)"
         caption
@@ -351,6 +367,94 @@ export function TopicMessages({ clusterId, topic }: { clusterId: string; topic: 
               {message.encoding === 'base64' && <span class="muted">base64 </span>}
               <code>{message.value ?? 'null'}</code>
             </td>
+          </tr>
+        )}
+      />
+    </Page>
+  );
+}
+
+/** How often the group page reads the lag again while open. */
+const LAG_SAMPLE_MS = 3000;
+const LAG_CHART_WIDTH = 600;
+const LAG_CHART_HEIGHT = 120;
+
+/**
+ * A consumer group's lag: per partition now, and its total over time. The API answers the lag as
+ * it is and keeps no history, so the chart is sampled from it while this page is open (and says so).
+ */
+export function ConsumerGroupLag({ clusterId, group }: { clusterId: string; group: string }) {
+  const lag = useLoad(
+    async () =>
+      dataOf(
+        await api.GET('/v1/streaming/clusters/{id}/consumer-groups/{group}/lag', {
+          params: { path: { id: clusterId, group } },
+        }),
+      ),
+    [clusterId, group],
+  );
+  useRefreshWhile(true, lag.reload, LAG_SAMPLE_MS);
+  const [samples, setSamples] = useState<LagSample[]>([]);
+  useEffect(() => {
+    if (lag.data)
+      setSamples((kept) => withSample(kept, { at: Date.now(), totalLag: lag.data!.total_lag ?? 0 }));
+  }, [lag.data]);
+  const last = samples[samples.length - 1];
+  return (
+    <Page title={`Consumer group ${group}`}>
+      <p>
+        <Link href={`/streaming-clusters/${clusterId}`}>← The cluster</Link>
+      </p>
+      <ErrorNotice error={lag.error} />
+      {lag.data && (
+        <Facts
+          facts={[
+            ['Total lag', <span data-testid="total-lag">{lag.data.total_lag}</span>],
+            ['Status', <StatusBadge status={lag.data.status} />],
+            ['Time behind', `${lag.data.time_lag_seconds ?? 0} s`],
+          ]}
+        />
+      )}
+      <figure class="chart lag-chart card" data-testid="lag-chart">
+        <svg
+          viewBox={`-4 -4 ${LAG_CHART_WIDTH + 8} ${LAG_CHART_HEIGHT + 8}`}
+          role="img"
+          aria-labelledby="lag-chart-caption"
+          preserveAspectRatio="none"
+        >
+          <line x1={0} y1={LAG_CHART_HEIGHT} x2={LAG_CHART_WIDTH} y2={LAG_CHART_HEIGHT} class="chart-axis" />
+          <polyline points={lagPoints(samples, LAG_CHART_WIDTH, LAG_CHART_HEIGHT)} class="chart-line" />
+        </svg>
+        <figcaption id="lag-chart-caption">
+          Total lag over {samples.length} {samples.length === 1 ? 'sample' : 'samples'}, read every{' '}
+          {LAG_SAMPLE_MS / 1000} s while this page is open (the platform keeps no lag history)
+          {last
+            ? `; now ${last.totalLag}, highest ${Math.max(...samples.map((sample) => sample.totalLag))}`
+            : ''}
+          .
+        </figcaption>
+      </figure>
+      <ResourceTable
+        label="Lag per partition"
+        caption
+        columns={[
+          'Topic',
+          { label: 'Partition', number: true },
+          { label: 'Committed', number: true },
+          { label: 'End', number: true },
+          { label: 'Lag', number: true },
+          'Status',
+        ]}
+        rows={lag.data?.partitions}
+        empty="No committed offset."
+        row={(partition) => (
+          <tr key={`${partition.topic}-${partition.partition}`}>
+            <td>{partition.topic}</td>
+            <td class="number">{partition.partition}</td>
+            <td class="number">{partition.committed_offset}</td>
+            <td class="number">{partition.log_end_offset}</td>
+            <td class="number">{partition.lag}</td>
+            <td>{partition.status}</td>
           </tr>
         )}
       />

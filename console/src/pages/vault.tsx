@@ -1,14 +1,23 @@
 /**
  * Vault clusters: list and create (unseal keys shown once), unseal with key shares, a secrets
- * browser whose values stay hidden until "Reveal", and transit encryption.
+ * browser whose values stay hidden until "Reveal", transit encryption, policies, and tokens (the
+ * token shown once).
  */
 import { useState } from 'preact/hooks';
 import { Link } from '../components/link.tsx';
 import { DetailPage, Facts } from '../components/detail.tsx';
-import { ActionForm, TextInput } from '../components/form.tsx';
+import { ActionForm, ConfirmButton, ShownOnce, TextInput } from '../components/form.tsx';
 import { SecretValues } from '../components/secret-values.tsx';
-import { ListPage } from '../components/table.tsx';
-import { ErrorNotice, formatDate, StatusBadge, useAction, useLoad } from '../components/ui.tsx';
+import { ListPage, ResourceTable } from '../components/table.tsx';
+import {
+  ErrorNotice,
+  Field,
+  formatDate,
+  StatusBadge,
+  useAction,
+  useLoad,
+  type Loaded,
+} from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 import { api } from '../session.ts';
 
@@ -274,6 +283,237 @@ function Transit({ clusterId }: { clusterId: string }) {
   );
 }
 
+/** A policy as the list answers it (the document leaves its items untyped). */
+interface Policy {
+  name: string;
+  description?: string;
+  rules?: string;
+}
+
+/** Vault's own policies: always there, never deleted. */
+const BUILT_IN_POLICIES = new Set(['default', 'root']);
+
+const EXAMPLE_RULES = `path "secret/data/app/*" {
+  capabilities = ["read", "list"]
+}`;
+
+/** The cluster's ACL policies: list, write one from its HCL rules, delete. */
+function Policies({ clusterId, policies }: { clusterId: string; policies: Loaded<Policy[]> }) {
+  const [name, setName] = useState('');
+  const [rules, setRules] = useState(EXAMPLE_RULES);
+  const [description, setDescription] = useState('');
+  const write = useAction(async () => {
+    await api.POST('/api/v1/vault/{id}/policies', {
+      params: { path: { id: clusterId } },
+      body: { name, rules, ...(description ? { description } : {}) },
+    });
+    setName('');
+    setDescription('');
+    policies.reload();
+  });
+  const remove = useAction(async (policy: string) => {
+    await api.DELETE('/api/v1/vault/{id}/policies/{name}', {
+      params: { path: { id: clusterId, name: policy } },
+    });
+    policies.reload();
+  });
+  return (
+    <section aria-labelledby="policies">
+      <h2 id="policies">Policies</h2>
+      <ErrorNotice error={policies.error ?? remove.error} />
+      <ResourceTable
+        label="Policies of this cluster"
+        caption
+        columns={['Name', 'Description', 'Rules']}
+        actions
+        rows={policies.data}
+        empty="No policy."
+        row={(policy) => (
+          <tr key={policy.name}>
+            <td>{policy.name}</td>
+            <td>{policy.description || '—'}</td>
+            <td>
+              <pre class="policy-rules">{policy.rules || '—'}</pre>
+            </td>
+            <td>
+              {!BUILT_IN_POLICIES.has(policy.name) && (
+                <ConfirmButton
+                  label={`Delete the policy ${policy.name}`}
+                  question={`Delete the policy ${policy.name}? Tokens holding it lose what it allowed.`}
+                  disabled={remove.busy}
+                  onConfirm={() => void remove.run(policy.name)}
+                >
+                  Delete
+                </ConfirmButton>
+              )}
+            </td>
+          </tr>
+        )}
+      />
+      <ActionForm id="write-policy" heading="Write a policy" level={3} action={write} submit="Write policy">
+        <TextInput
+          id="policy-name"
+          label="Policy name"
+          hint="Writing an existing name replaces its rules."
+          value={name}
+          onValue={setName}
+        />
+        <Field id="policy-rules" label="Rules (HCL)">
+          {() => (
+            <textarea
+              id="policy-rules"
+              rows={6}
+              spellcheck={false}
+              required
+              value={rules}
+              onInput={(event) => setRules(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <TextInput
+          id="policy-description"
+          label="Description"
+          required={false}
+          value={description}
+          onValue={setDescription}
+        />
+      </ActionForm>
+    </section>
+  );
+}
+
+/** The cluster's tokens: the live ones (never their values), create one with policies, revoke. */
+function Tokens({ clusterId, policies }: { clusterId: string; policies: readonly Policy[] }) {
+  const path = { params: { path: { id: clusterId } } };
+  const tokens = useLoad(
+    async () => (await api.GET('/api/v1/vault/{id}/tokens', path)).data ?? [],
+    [clusterId],
+  );
+  const [displayName, setDisplayName] = useState('');
+  const [ttl, setTtl] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [created, setCreated] = useState<{ name: string; token: string }>();
+  const create = useAction(async () => {
+    const { data } = await api.POST('/api/v1/vault/{id}/tokens', {
+      ...path,
+      body: {
+        policies: chosen,
+        ...(displayName ? { display_name: displayName } : {}),
+        ...(ttl ? { ttl: Number(ttl) } : {}),
+      },
+    });
+    setCreated({ name: data?.display_name ?? displayName, token: data?.client_token ?? '' });
+    setDisplayName('');
+    tokens.reload();
+  });
+  const revoke = useAction(async (accessor: string) => {
+    await api.DELETE('/api/v1/vault/{id}/tokens/{accessor}', {
+      params: { path: { id: clusterId, accessor } },
+    });
+    tokens.reload();
+  });
+  // The root policy is given only by the root token's own ways; a token asks for the others.
+  const choices = policies.filter((policy) => policy.name !== 'root');
+  return (
+    <section aria-labelledby="tokens">
+      <h2 id="tokens">Tokens</h2>
+      {created && (
+        <ShownOnce secret={created.token} testId="new-vault-token" onDone={() => setCreated(undefined)}>
+          The token <strong>{created.name}</strong> is shown this once:
+        </ShownOnce>
+      )}
+      <ErrorNotice error={tokens.error ?? revoke.error} />
+      <ResourceTable
+        label="Live tokens"
+        caption
+        columns={['Name', 'Accessor', 'Policies', 'Expires']}
+        actions
+        rows={tokens.data}
+        empty="No token."
+        row={(token) => (
+          <tr key={token.accessor}>
+            <td>{token.display_name}</td>
+            <td>
+              <code>{token.accessor}</code>
+            </td>
+            <td>{token.policies?.join(', ')}</td>
+            <td>{token.expire_time ? formatDate(token.expire_time) : 'never'}</td>
+            <td>
+              <ConfirmButton
+                label={`Revoke the token ${token.display_name}`}
+                question={`Revoke the token ${token.display_name}? Whoever holds it loses access at once.`}
+                disabled={revoke.busy}
+                onConfirm={() => void revoke.run(token.accessor!)}
+              >
+                Revoke
+              </ConfirmButton>
+            </td>
+          </tr>
+        )}
+      />
+      <ActionForm
+        id="create-token"
+        heading="Create a token"
+        level={3}
+        action={create}
+        submit="Create token"
+        disabled={chosen.length === 0}
+      >
+        <TextInput
+          id="token-name"
+          label="Token name"
+          required={false}
+          value={displayName}
+          onValue={setDisplayName}
+        />
+        <TextInput
+          id="token-ttl"
+          label="Time to live (seconds)"
+          hint="Empty: the token method's default."
+          type="number"
+          min={0}
+          required={false}
+          value={ttl}
+          onValue={setTtl}
+        />
+        <fieldset class="scopes">
+          <legend>Token policies</legend>
+          {choices.map((policy) => (
+            <label key={policy.name} class="check">
+              <input
+                type="checkbox"
+                checked={chosen.includes(policy.name)}
+                onChange={(event) =>
+                  setChosen(
+                    event.currentTarget.checked
+                      ? [...chosen, policy.name]
+                      : chosen.filter((other) => other !== policy.name),
+                  )
+                }
+              />{' '}
+              {policy.name}
+            </label>
+          ))}
+        </fieldset>
+      </ActionForm>
+    </section>
+  );
+}
+
+/** Policies are read once for both sections: the token form offers them. */
+function Access({ clusterId }: { clusterId: string }) {
+  const policies = useLoad(async () => {
+    const { data } = await api.GET('/api/v1/vault/{id}/policies', { params: { path: { id: clusterId } } });
+    return (data?.policies ?? []) as Policy[];
+  }, [clusterId]);
+  return (
+    <>
+      <Policies clusterId={clusterId} policies={policies} />
+      <Tokens clusterId={clusterId} policies={policies.data ?? []} />
+    </>
+  );
+}
+
 export function VaultDetail({ id }: { id: string }) {
   const cluster = useLoad(
     async () => (await api.GET('/api/v1/vault/{id}', { params: { path: { id } } })).data,
@@ -303,6 +543,7 @@ export function VaultDetail({ id }: { id: string }) {
         <>
           <Secrets clusterId={id} />
           <Transit clusterId={id} />
+          <Access clusterId={id} />
         </>
       )}
     </DetailPage>
