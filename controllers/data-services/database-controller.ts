@@ -34,10 +34,10 @@ import {
   versionProblem,
 } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
-import { objectNameOf, restIdOf } from './ids.js';
 import { claimQuota, databaseQuotaAmounts, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import { databaseWorkload } from './workloads-of.js';
+import { objectNameOf, restIdOf } from '../../crds/ids.js';
 
 export interface DataServicesControllerOptions {
   runtime: WorkloadRuntime;

@@ -36,7 +36,6 @@ export {
   versionProblem,
   type Problem,
 } from './engine.js';
-export { newDataServiceId, objectNameOf, restIdOf, workloadIdOf } from './ids.js';
 export {
   claimQuota,
   databaseQuotaAmounts,

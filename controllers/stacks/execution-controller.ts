@@ -30,7 +30,6 @@ import {
   OUTPUTS_STEP,
   phasesOf,
 } from './engine.js';
-import { stackRestIdOf } from '../../crds/stack-ids.js';
 import { executionOwner } from './execution-owner.js';
 import { applyJob, removeJob } from './job-steps.js';
 import { listEntries, type StackEntry, type StackKey } from './records.js';
@@ -39,6 +38,7 @@ import { applyOutputs, applySecret, removeOutput, removeSecret } from './secret-
 import { applyService, removeService } from './service-steps.js';
 import { StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { templateProblems, type StackTemplate } from './template.js';
+import { restIdOf } from '../../crds/ids.js';
 
 export interface StackControllerOptions {
   database: DataPlane;
@@ -274,7 +274,7 @@ export function stackExecutionController(options: StackControllerOptions): Contr
         stack,
         execution,
         key,
-        stackId: stackRestIdOf(stack.metadata.name),
+        stackId: restIdOf(stack.metadata.name),
         entries: new Map(entries.map((entry: StackEntry) => [`${entry.section}.${entry.name}`, entry])),
       };
       let outcome: StepOutcome;

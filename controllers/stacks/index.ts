@@ -8,7 +8,6 @@ import { stackController } from './stack-controller.js';
 
 export type { StackControllerOptions } from './execution-controller.js';
 export { isFinished, OUTPUTS_STEP, phaseOrder } from './engine.js';
-export { newStackId, stackObjectNameOf, stackRestIdOf } from '../../crds/stack-ids.js';
 export {
   planStack,
   KNOWN_AFTER_APPLY,

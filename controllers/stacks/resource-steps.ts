@@ -12,11 +12,11 @@ import {
   type DatabaseVersion,
 } from '../../crds/data-services.js';
 import { engineNamed } from '../../crds/database-engines.js';
-import { restIdOf } from '../data-services/index.js';
 import { removeEntry, saveEntry } from './records.js';
 import { digestOf, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { entryReplaced } from './plan.js';
 import { memoryMbOf, storageGbOf, type TemplateResource } from './template.js';
+import { restIdOf } from '../../crds/ids.js';
 
 /** Labels what a stack made with the stack's object name. */
 export const STACK_LABEL = 'cloudplane.dev/stack';

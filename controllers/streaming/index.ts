@@ -39,7 +39,7 @@ export {
   userNameProblem,
   type Problem,
 } from './engine.js';
-export { childObjectName, clusterObjectNameOf, clusterRestIdOf, newStreamingClusterId } from './ids.js';
+export { childObjectName } from './ids.js';
 export { clusterWorkload } from './workload-of.js';
 
 export function streamingControllers(options: StreamingControllerOptions): ControllerDefinition[] {

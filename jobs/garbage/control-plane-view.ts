@@ -6,8 +6,8 @@
 import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import { BACKUP, DATABASE, NFS_SHARE, type Backup } from '../../crds/data-services.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
-import { restIdOf, workloadIdOf } from '../../controllers/data-services/index.js';
 import { vaultClusterId } from '../../vault/vault-engine.js';
+import { restIdOf, workloadIdOf } from '../../crds/ids.js';
 
 /** An object carrying this label set to `true` is never collected, nor anything tied to it. */
 export const GC_PROTECT_LABEL = 'cloudplane.dev/gc-protect';

@@ -9,9 +9,6 @@ import {
   DEFAULT_MEMORY_MB,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_STORAGE_GB,
-  newDataServiceId,
-  objectNameOf,
-  restIdOf,
   shareQuotaAmounts,
   sizedByMemory,
 } from '../../../controllers/data-services/index.js';
@@ -44,6 +41,7 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
 
 const PHASES: readonly BackupPhase[] = ['pending', 'running', 'completed', 'failed'];
 
@@ -220,7 +218,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         const created = await createWithinQuota<Backup>(
           { store, database, now, quotas },
           BACKUP,
-          newDataServiceId('bkp'),
+          newRestId('bkp'),
           { backups: 1 },
           {
             namespace,
@@ -342,7 +340,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           apiVersion: API_VERSION,
           kind: RESTORE.kind,
           metadata: {
-            name: objectNameOf(newDataServiceId('rst')),
+            name: objectNameOf(newRestId('rst')),
             namespace,
             ownerReferences: [ownerReference(backup)],
           },
@@ -361,7 +359,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
             const share = await createWithinQuota<NfsShare>(
               { store, database, now, quotas },
               NFS_SHARE,
-              newDataServiceId('nfs'),
+              newRestId('nfs'),
               shareQuotaAmounts(sizeGb),
               { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
             );
@@ -377,7 +375,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           const target = await createWithinQuota<Database>(
             { store, database, now, quotas },
             DATABASE,
-            newDataServiceId('db'),
+            newRestId('db'),
             databaseQuotaAmounts(databaseEngine, storageGb),
             {
               namespace,

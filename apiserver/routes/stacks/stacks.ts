@@ -6,9 +6,7 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
   DESTROY_RESOURCES_ANNOTATION,
   listEntries,
-  newStackId,
   planStack,
-  stackObjectNameOf,
   type StackTemplate,
 } from '../../../controllers/stacks/index.js';
 import { STACK, type Stack } from '../../../crds/stacks.js';
@@ -34,6 +32,7 @@ import {
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
+import { newRestId, objectNameOf } from '../../../crds/ids.js';
 
 const TEMPLATE = {
   type: 'object',
@@ -179,12 +178,12 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
         if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
           throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
         }
-        const id = newStackId('stk');
+        const id = newRestId('stk');
         const created = await store.create<Stack>(STACK, {
           apiVersion: API_VERSION,
           kind: STACK.kind,
           metadata: {
-            name: stackObjectNameOf(id),
+            name: objectNameOf(id),
             namespace,
             annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
           },
