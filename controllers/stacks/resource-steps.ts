@@ -5,6 +5,7 @@
  */
 import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../control-plane/types.js';
+import { ownerReference } from '../../control-plane/owner-references.js';
 import {
   DATABASE,
   type Database,
@@ -59,14 +60,7 @@ function desiredDatabase(context: StepContext, name: string, resource: TemplateR
       namespace: context.key.namespace,
       labels: { [STACK_LABEL]: stack.metadata.name },
       annotations: { [EPOCH_ANNOTATION]: String(epoch) },
-      ownerReferences: [
-        {
-          apiVersion: stack.apiVersion,
-          kind: stack.kind,
-          name: stack.metadata.name,
-          uid: stack.metadata.uid!,
-        },
-      ],
+      ownerReferences: [ownerReference(stack)],
     },
     spec,
   };

@@ -4,6 +4,7 @@
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { KubeObject } from '../../../control-plane/types.js';
+import { ownerReference } from '../../../control-plane/owner-references.js';
 import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
@@ -113,17 +114,6 @@ function sourceKindOf(id: string): 'Database' | 'NfsShare' | undefined {
   if (id.startsWith('db_')) return 'Database';
   if (id.startsWith('nfs_')) return 'NfsShare';
   return undefined;
-}
-
-function ownerReference(backup: Backup) {
-  return {
-    apiVersion: backup.apiVersion,
-    kind: backup.kind,
-    name: backup.metadata.name,
-    uid: backup.metadata.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
 }
 
 /** `<name>-restore-<n>`, the first n no resource of the organization is named. */
@@ -342,7 +332,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           metadata: {
             name: objectNameOf(newRestId('rst')),
             namespace,
-            ownerReferences: [ownerReference(backup)],
+            ownerReferences: [ownerReference(backup, { controller: true, blockOwnerDeletion: true })],
           },
           spec: { backup: backup.metadata.name, target: targetName },
         });
