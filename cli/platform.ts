@@ -56,7 +56,7 @@ import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import { platformControllers } from '../controllers/index.js';
 import { clusterWorkload } from '../controllers/streaming/index.js';
-import { systemClock, type Clock } from '../controllers/runtime/clock.js';
+import { systemClock, type Clock } from '../observability/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import { KINDS } from '../crds/index.js';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { DATABASE, type Database } from '../../crds/data-services.js';
 import { STACK } from '../../crds/stacks.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';

@@ -21,8 +21,8 @@ import {
   readRecordWindow,
   scramCredential,
   SqliteLogStore,
-  type BrokerClock,
 } from './kafka/index.js';
+import type { Clock } from '../../observability/clock.js';
 import { PortPool, type PortRange } from './port-pool.js';
 
 export interface LocalStreamingOptions {
@@ -32,7 +32,7 @@ export interface LocalStreamingOptions {
   advertisedHost: string;
   ports: PortRange;
   logger: Logger;
-  clock?: BrokerClock;
+  clock?: Clock;
   /** How often retention and compaction run (default one minute). */
   maintenanceIntervalMs?: number;
 }

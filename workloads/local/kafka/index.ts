@@ -3,6 +3,5 @@ export { KafkaCluster, type BrokerAddress, type KafkaClusterOptions } from './cl
 export { listen, type ListenOptions } from './server.js';
 export { SqliteLogStore, type LogStore, type StoredTopic } from './log-store.js';
 export { scramCredential, SCRAM_MECHANISM } from './scram.js';
-export { systemClock, type BrokerClock } from './clock.js';
 export { ErrorCode } from './errors.js';
 export { readRecordWindow } from './record-window.js';
