@@ -39,15 +39,13 @@ import { applyService, removeService } from './service-steps.js';
 import { StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { templateProblems, type StackTemplate } from './template.js';
 import { restIdOf } from '../../crds/ids.js';
+import { REQUESTED_AT_ANNOTATION } from '../../crds/annotations.js';
 
 export interface StackControllerOptions {
   database: DataPlane;
   vault: VaultEngine;
   runtime: WorkloadRuntime;
 }
-
-/** Set by the API when it creates an execution: creation times have only seconds. */
-export const REQUESTED_AT_ANNOTATION = 'cloudplane.dev/requested-at';
 
 /** How long one reconcile keeps taking steps before it yields the worker to other objects. */
 const STEP_BUDGET_MS = 5_000;

@@ -18,11 +18,7 @@ import { digestOf, StepFailure, type StepContext, type StepOutcome } from './ste
 import { entryReplaced } from './plan.js';
 import { memoryMbOf, storageGbOf, type TemplateResource } from './template.js';
 import { restIdOf } from '../../crds/ids.js';
-
-/** Labels what a stack made with the stack's object name. */
-export const STACK_LABEL = 'cloudplane.dev/stack';
-/** How many times the resource was replaced when this database was made. */
-const EPOCH_ANNOTATION = 'cloudplane.dev/stack-epoch';
+import { EPOCH_ANNOTATION, STACK_LABEL } from '../../crds/annotations.js';
 
 const POLL_MS = 1_000;
 

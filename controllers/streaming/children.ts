@@ -26,8 +26,7 @@ import {
 } from '../../crds/streaming.js';
 import { childObjectName } from './ids.js';
 
-/** Labels the StreamingTopic objects mirrored from topics a Kafka client made. */
-export const CREATED_BY_LABEL = 'cloudplane.dev/created-by';
+/** The `CREATED_BY_LABEL` of a StreamingTopic mirrored from a topic a Kafka client made. */
 export const CREATED_BY_KAFKA = 'kafka';
 
 function clusterOwnerReference(cluster: StreamingCluster): OwnerReference {

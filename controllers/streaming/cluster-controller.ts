@@ -37,9 +37,10 @@ import {
   regionProblem,
   tierProblem,
 } from './engine.js';
-import { childrenOf, CREATED_BY_KAFKA, CREATED_BY_LABEL, topicObject } from './children.js';
+import { childrenOf, CREATED_BY_KAFKA, topicObject } from './children.js';
 import { clusterWorkload } from './workload-of.js';
 import { restIdOf } from '../../crds/ids.js';
+import { CREATED_BY_LABEL } from '../../crds/annotations.js';
 
 export interface StreamingControllerOptions {
   runtime: WorkloadRuntime;

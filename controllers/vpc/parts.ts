@@ -13,9 +13,7 @@ import {
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { isControlledBy, withControllerReference } from '../../control-plane/owner-references.js';
 import type { ObjectStore } from '../../control-plane/types.js';
-
-/** Every part carries its VPC's id here, so a VPC's parts are one label selector away. */
-export const VPC_LABEL = 'cloudplane.dev/vpc';
+import { VPC_LABEL } from '../../crds/annotations.js';
 
 /** The order a VPC's deletion removes its parts: what depends on others goes first. */
 export const DELETION_ORDER: readonly KindDescriptor[] = [

@@ -8,9 +8,7 @@ import { BACKUP, DATABASE, NFS_SHARE, type Backup } from '../../crds/data-servic
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
 import { vaultClusterId } from '../../vault/vault-engine.js';
 import { restIdOf, workloadIdOf } from '../../crds/ids.js';
-
-/** An object carrying this label set to `true` is never collected, nor anything tied to it. */
-export const GC_PROTECT_LABEL = 'cloudplane.dev/gc-protect';
+import { GC_PROTECT_LABEL } from '../../crds/annotations.js';
 
 export interface ControlPlaneView {
   /** `<namespace>/<workload id>` of every Database, NfsShare and Backup. */

@@ -43,6 +43,7 @@ import {
   type IdParams,
 } from './resources.js';
 import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { SCHEDULED_BY_LABEL } from '../../../crds/annotations.js';
 
 const PHASES: readonly BackupPhase[] = ['pending', 'running', 'completed', 'failed'];
 
@@ -89,7 +90,7 @@ function describeBackup(backup: Backup) {
     status: status?.phase ?? 'pending',
     size_bytes: status?.sizeBytes ?? null,
     retention_days: backup.spec!.retentionDays,
-    scheduled: backup.metadata.labels?.['cloudplane.dev/scheduled-by'] !== undefined,
+    scheduled: backup.metadata.labels?.[SCHEDULED_BY_LABEL] !== undefined,
     started_at: status?.startedAt ?? null,
     completed_at: status?.completedAt ?? null,
     expires_at: status?.expiresAt ?? null,

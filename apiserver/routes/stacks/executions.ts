@@ -6,7 +6,6 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import {
   executionOwner,
-  REQUESTED_AT_ANNOTATION,
   listEntries,
   phaseOrder,
   planStack,
@@ -39,9 +38,7 @@ import {
   type StackRouteServices,
 } from './stack-views.js';
 import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
-
-/** The last execution asked for: writing it is what makes two requests at once collide. */
-const EXECUTION_REQUEST_ANNOTATION = 'cloudplane.dev/last-execution-request';
+import { EXECUTION_REQUEST_ANNOTATION, REQUESTED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 interface ExecutionRequest {
   dry_run?: boolean;

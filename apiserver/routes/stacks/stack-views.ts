@@ -13,6 +13,7 @@ import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import { objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 /** What the stack routes need beyond the core services: the sizes a database may have. */
 export interface StackRouteServices {
@@ -22,9 +23,6 @@ export interface StackRouteServices {
 export const READ = ['stacks:read'];
 export const WRITE = ['stacks:write'];
 export const BASE = { area: 'stacks', auth: 'authenticated', tags: ['stacks'] } as const;
-
-/** Set by the API on create and on each template replacement. */
-export const UPDATED_AT_ANNOTATION = 'cloudplane.dev/updated-at';
 
 const ID = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' } as const;
 

@@ -3,12 +3,7 @@
  * (executions.ts); what a stack applied is read from the data plane (artifacts.ts).
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import {
-  DESTROY_RESOURCES_ANNOTATION,
-  listEntries,
-  planStack,
-  type StackTemplate,
-} from '../../../controllers/stacks/index.js';
+import { listEntries, planStack, type StackTemplate } from '../../../controllers/stacks/index.js';
 import { STACK, type Stack } from '../../../crds/stacks.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
@@ -27,12 +22,12 @@ import {
   STACK_SUMMARY,
   STATUSES,
   templateError,
-  UPDATED_AT_ANNOTATION,
   WRITE,
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
 import { newRestId, objectNameOf } from '../../../crds/ids.js';
+import { DESTROY_RESOURCES_ANNOTATION, UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 const TEMPLATE = {
   type: 'object',
