@@ -10,7 +10,7 @@ import type { Kafka } from 'kafkajs';
 import { isStoreError, type ObjectStore } from '../control-plane/types.js';
 import { objectNameOf } from '../crds/ids.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
-import { scramCredential } from '../workloads/local/kafka/index.js';
+import { scramCredential } from '../security/scram.js';
 import type { StreamingAcl, StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
 import { listOf, pluginOf } from './connector-plugins.js';
 import { errorHandlingSettingsOf } from './error-handling.js';

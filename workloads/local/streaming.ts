@@ -14,14 +14,8 @@ import {
   type StreamingUserSpec,
   type TopicObservation,
 } from '../runtime.js';
-import {
-  ErrorCode,
-  KafkaCluster,
-  listen,
-  readRecordWindow,
-  scramCredential,
-  SqliteLogStore,
-} from './kafka/index.js';
+import { ErrorCode, KafkaCluster, listen, readRecordWindow, SqliteLogStore } from './kafka/index.js';
+import { scramCredential } from '../../security/scram.js';
 import type { Clock } from '../../observability/clock.js';
 import { PortPool, type PortRange } from './port-pool.js';
 
