@@ -1,5 +1,8 @@
 import { AccountError, type AccountErrorReason } from '../accounts/account-error.js';
+import type { ConnectError } from '../connect/index.js';
 import { StoreError } from '../control-plane/types.js';
+import type { SchemaRegistryError } from '../schema-registry/index.js';
+import type { VaultError, VaultErrorKind } from '../vault/vault-error.js';
 import type { ErrorStyle } from './routing/areas.js';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -185,6 +188,76 @@ export function fromAccountError(error: AccountError): ApiError {
     error.details,
     error.extra,
   );
+}
+
+const VAULT_ERROR_CODES: Record<VaultErrorKind, string> = {
+  invalid: 'invalid_request',
+  unauthorized: 'unauthorized',
+  permission_denied: 'permission_denied',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  sealed: 'sealed',
+  audit_unavailable: 'audit_unavailable',
+};
+
+/** The answer for a refusal of the secrets engine. */
+export function fromVaultError(error: VaultError): ApiError {
+  return new ApiError(error.status, VAULT_ERROR_CODES[error.kind], error.message);
+}
+
+const CODES_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
+/** The general code of a status, for refusals that carry only a status. */
+export function codeOfStatus(status: number): string {
+  return CODES_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+}
+
+/** The answer for a refusal of the connector runtime: Kafka Connect's refusals carry a status only. */
+export function fromConnectError(error: ConnectError): ApiError {
+  return new ApiError(error.status, codeOfStatus(error.status), error.message);
+}
+
+/**
+ * The answer for a refusal of the schema registry. Confluent's own code (40401: subject not
+ * found) goes in `details.error_code`, which the registry's wire format answers with.
+ */
+export function fromSchemaRegistryError(error: SchemaRegistryError): ApiError {
+  return new ApiError(error.status, codeOfStatus(error.status), error.message, {
+    error_code: error.errorCode,
+  });
+}
+
+interface BodyParserError {
+  type?: string;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string';
+}
+
+/**
+ * The answer for a body express's JSON parser refused as too large (`payload_too_large`) or as
+ * not JSON (`invalid_json`); undefined for any other failure.
+ */
+export function fromBodyParserError(error: unknown, limitBytes: number): ApiError | undefined {
+  if (!isBodyParserError(error)) return undefined;
+  if (error.type === 'entity.too.large') return payloadTooLarge(limitBytes);
+  if (error.type === 'entity.parse.failed') {
+    return badRequest(`request body is not valid JSON: ${error.message}`, { code: 'invalid_json' });
+  }
+  return undefined;
 }
 
 /** The error as a client sees it, or `undefined` for a failure that must not be described. */

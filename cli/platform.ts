@@ -55,8 +55,8 @@ import { vaultApi, vaultApiAddress } from '../apiserver/vault-api/index.js';
 import type { Config } from '../config/index.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import { platformControllers } from '../controllers/index.js';
-import { clusterObjectNameOf, clusterWorkload } from '../controllers/streaming/index.js';
-import { systemClock, type Clock } from '../controllers/runtime/clock.js';
+import { clusterWorkload } from '../controllers/streaming/index.js';
+import { systemClock, type Clock } from '../observability/clock.js';
 import type { ControllerDefinition } from '../controllers/runtime/controller.js';
 import { StoreEventRecorder } from '../controllers/runtime/event-recorder.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
@@ -206,7 +206,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     store,
     streaming: workloads.streaming,
     ...(workloads.connect ? { connectRuntime: workloads.connect } : {}),
-    family: { clusterObjectNameOf, clusterWorkload },
+    family: { clusterWorkload },
     platformKey,
     logger: logger.child({ component: 'connect' }),
     now,

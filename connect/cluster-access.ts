@@ -8,8 +8,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { isStoreError, type ObjectStore } from '../control-plane/types.js';
+import { objectNameOf } from '../crds/ids.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
-import { scramCredential } from '../workloads/local/kafka/index.js';
+import { scramCredential } from '../security/scram.js';
 import type { StreamingAcl, StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
 import { listOf, pluginOf } from './connector-plugins.js';
 import { errorHandlingSettingsOf } from './error-handling.js';
@@ -17,8 +18,6 @@ import type { StoredConnector } from './connector-store.js';
 
 /** What the worker needs of the streaming family, given by the composition root. */
 export interface StreamingFamily {
-  /** `esc_…` → the cluster's object name. */
-  clusterObjectNameOf(restId: string): string;
   clusterWorkload(cluster: StreamingCluster): StreamingClusterWorkload;
 }
 
@@ -51,11 +50,7 @@ export class ClusterAccess {
   async clusterObject(namespace: string, restId: string): Promise<StreamingCluster | undefined> {
     let cluster: StreamingCluster;
     try {
-      cluster = await this.store.get<StreamingCluster>(
-        STREAMING_CLUSTER,
-        namespace,
-        this.family.clusterObjectNameOf(restId),
-      );
+      cluster = await this.store.get<StreamingCluster>(STREAMING_CLUSTER, namespace, objectNameOf(restId));
     } catch (error) {
       if (isStoreError(error, 'NotFound')) return undefined;
       throw error;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { authorizationOf, encodeKey, type SigningCredentials } from '../workloads/local/backup-bucket.js';
+import { amzDate, authorizationOf, encodeKey, type SigningCredentials } from '../security/sigv4.js';
 import { valueToJson } from './converters/json-values.js';
 import { consumedFrom, type CommittableOffsets, type SinkRecord, type SinkTask } from './sink-record.js';
 
@@ -89,10 +89,7 @@ export class S3SinkTask implements SinkTask {
       'content-type': 'application/json',
       'content-length': String(body.length),
       'x-amz-content-sha256': payloadHash,
-      'x-amz-date': new Date()
-        .toISOString()
-        .replace(/[-:]/g, '')
-        .replace(/\.\d{3}/, ''),
+      'x-amz-date': amzDate(new Date()),
     };
     const authorization = authorizationOf({ method: 'PUT', path, headers, payloadHash }, this.credentials);
     const { status, text } = await this.send(path, { ...headers, authorization }, body);

@@ -4,7 +4,9 @@
  * imports included: a type is a dependency too) and reports
  *   - an import from a lower layer into a higher one,
  *   - an import cycle between files,
- *   - an import into a folder with a face (`index.ts`) that bypasses the face.
+ *   - an import into a folder with a face (`index.ts`) that bypasses the face,
+ *   - an import of one workload mode (`workloads/local`, `workloads/kubernetes`) from anywhere
+ *     but the composition roots: everything else uses the runtime's interface.
  * Run directly (`npm run check:layers`), it prints the problems and exits 1 when there are any.
  */
 import fs from 'node:fs';
@@ -49,6 +51,17 @@ export const FACES: readonly string[] = [
   'control-plane/kubernetes-store',
   'control-plane/kubernetes-api',
 ];
+
+/**
+ * The workload runtimes' modes. Only the composition roots choose a mode and name it; kinds,
+ * services, jobs and the facade use `workloads/runtime.ts`, and a mode never imports another.
+ */
+export const MODES: readonly string[] = ['workloads/local', 'workloads/kubernetes'];
+const MODE_CHOOSERS: readonly string[] = ['cli'];
+
+function modeOf(file: string): string | undefined {
+  return MODES.find((mode) => file.startsWith(`${mode}/`));
+}
 
 /** Never layered: tools and tests may use any layer. */
 const OUTSIDE: readonly string[] = ['test', 'hack', 'node_modules', 'dist', 'charts', '.tools'];
@@ -169,6 +182,12 @@ export function checkLayers(root: string): string[] {
       if (to !== undefined && to > from) {
         problems.push(
           `${file} imports ${target}: the ${LAYERS[from]!.name} layer must not import from the ${LAYERS[to]!.name} layer above it`,
+        );
+      }
+      const mode = modeOf(target);
+      if (mode && modeOf(file) !== mode && !MODE_CHOOSERS.some((root) => file.startsWith(`${root}/`))) {
+        problems.push(
+          `${file} imports ${target}: only the composition roots (cli/) name a workload mode; use workloads/runtime.ts`,
         );
       }
       const face = faceFolderOf(target);

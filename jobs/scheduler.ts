@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { systemClock, type Clock, type TimerHandle } from '../controllers/runtime/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../observability/clock.js';
 import { JOBS } from './index.js';
 import type { JobDefinition, JobDeps, JobRun } from './job.js';
 import { runJob } from './job-runner.js';

@@ -4,6 +4,7 @@
  * there. Two implementations: `local` (this machine) and `kubernetes` (a cluster).
  */
 import type { DatabaseEngineName } from '../crds/database-engines.js';
+import type { ScramCredential } from '../security/scram.js';
 
 /** Whether a workload really runs, or is only kept as a record of what was asked. */
 export type Realization = 'real' | 'recorded';
@@ -238,16 +239,7 @@ export interface TopicObservation extends StreamingTopicSpec {
   createdAt: string;
 }
 
-/** A SCRAM-SHA-512 credential as Kafka stores it: never the password. */
-export interface ScramCredential {
-  /** base64 */
-  salt: string;
-  iterations: number;
-  /** base64 */
-  storedKey: string;
-  /** base64 */
-  serverKey: string;
-}
+export type { ScramCredential };
 
 export type AclOperation = 'read' | 'write' | 'describe' | 'create' | 'delete' | 'alter' | 'idempotent_write';
 

@@ -4,7 +4,7 @@
  * Connect's, so its tools work unchanged. Who may use it is who may use the cluster's schema
  * registry: a user of the cluster with HTTP Basic, or a platform API key of its organization.
  */
-import express, { type ErrorRequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Authenticator } from '../../accounts/principal.js';
 import { ConnectError, configOf, type ConnectService } from '../../connect/index.js';
 import type { ObjectStore } from '../../control-plane/types.js';
@@ -15,6 +15,8 @@ import { RegistryAccess } from '../schema-registry/registry-access.js';
 import { connectorRoutes } from './connector-routes.js';
 import { offsetRoutes } from './offset-routes.js';
 import { param, send, sendError } from './wire-format.js';
+import { fromConnectError } from '../errors.js';
+import { areaErrorHandler } from '../routing/area-errors.js';
 
 /** Where the runtime is mounted: a cluster's `connect_url` is `{base_url}/streaming/<id>/connect`. */
 export const CONNECT_PATH = '/streaming/:clusterId/connect';
@@ -48,7 +50,8 @@ export function connectApi(deps: ConnectApiDependencies): Router {
     }
     next();
   });
-  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
+  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
+  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
 
   router.get('/', (req, res) => {
     send(res, 200, {
@@ -69,24 +72,17 @@ export function connectApi(deps: ConnectApiDependencies): Router {
   router.use(() => {
     throw new ConnectError(404, 'HTTP 404 Not Found');
   });
-  const answerError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    if (error instanceof ConnectError) {
-      if (error.status === 401) res.set('www-authenticate', 'Basic realm="connect"');
-      sendError(res, error);
-      return;
-    }
-    const { status, type } = error as { status?: unknown; type?: unknown };
-    if (status === 413) {
-      sendError(res, new ConnectError(413, 'request body too large'));
-      return;
-    }
-    if (status === 400 && type === 'entity.parse.failed') {
-      sendError(res, new ConnectError(400, 'the request body is not valid JSON'));
-      return;
-    }
-    logger.error({ err: error, method: req.method, path: req.path }, 'connect request failed');
-    sendError(res, new ConnectError(500, (error as Error).message ?? 'internal error'));
-  };
-  router.use(answerError);
+  router.use(
+    areaErrorHandler({
+      refusal: (error) => (error instanceof ConnectError ? fromConnectError(error) : undefined),
+      render: sendError,
+      // Kafka Connect answers an unexpected failure with its message.
+      internal: (error) =>
+        fromConnectError(new ConnectError(500, (error as Error).message ?? 'internal error')),
+      logger,
+      failure: 'connect request failed',
+      limitBytes,
+    }),
+  );
   return router;
 }

@@ -1,6 +1,7 @@
 /** Kafka Connect's wire conventions: JSON bodies, `{error_code, message}` errors, its query flags. */
 import type { Request, Response } from 'express';
 import { ConnectError } from '../../connect/index.js';
+import type { ApiError } from '../errors.js';
 
 export function send(res: Response, status: number, body?: unknown): void {
   if (body === undefined) {
@@ -10,9 +11,15 @@ export function send(res: Response, status: number, body?: unknown): void {
   res.status(status).type('application/json').send(JSON.stringify(body));
 }
 
-/** `{error_code, message}`, the code being the status. */
-export function sendError(res: Response, error: ConnectError): void {
-  send(res, error.status, { error_code: error.status, message: error.message });
+const MESSAGES: Record<string, string> = {
+  payload_too_large: 'request body too large',
+  invalid_json: 'the request body is not valid JSON',
+};
+
+/** `{error_code, message}`, the code being the status; a 401 names Connect's realm. */
+export function sendError(res: Response, answer: ApiError): void {
+  if (answer.status === 401) res.set('www-authenticate', 'Basic realm="connect"');
+  send(res, answer.status, { error_code: answer.status, message: MESSAGES[answer.code] ?? answer.message });
 }
 
 export function param(req: Request, name: string): string {

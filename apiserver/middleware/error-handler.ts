@@ -1,17 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
-import { ApiError, internalError, renderError, toApiError } from '../errors.js';
+import { ApiError, codeOfStatus, internalError, renderError, toApiError } from '../errors.js';
 import { API_AREAS, errorStyleOfPath } from '../routing/areas.js';
 import { requestIdOf, requestState } from '../routing/request-state.js';
 import { targetOf } from '../routing/route-paths.js';
 import { setHeaders, writeJson } from '../routing/responses.js';
-
-const CODES_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request',
-  404: 'not_found',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
 
 /** Client errors raised by express itself or its body parser (an undecodable path parameter, for one). */
 function expressClientError(error: unknown): ApiError | undefined {
@@ -26,7 +19,7 @@ function expressClientError(error: unknown): ApiError | undefined {
   }
   const { status, expose, message } = error as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof status !== 'number' || status < 400 || status > 499 || expose !== true) return undefined;
-  return new ApiError(status, CODES_BY_STATUS[status] ?? 'invalid_request', String(message));
+  return new ApiError(status, codeOfStatus(status), String(message));
 }
 
 /**

@@ -1,6 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
-import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../errors.js';
+import {
+  ApiError,
+  badRequest,
+  fromBodyParserError,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from '../errors.js';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -22,11 +28,9 @@ interface BodyParserError {
 }
 
 function translate(error: BodyParserError, limitBytes: number, contentType: string): unknown {
+  const refusal = fromBodyParserError(error, limitBytes);
+  if (refusal) return refusal;
   switch (error.type) {
-    case 'entity.too.large':
-      return payloadTooLarge(limitBytes);
-    case 'entity.parse.failed':
-      return badRequest(`request body is not valid JSON: ${error.message}`, { code: 'invalid_json' });
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError(415, 'unsupported_media_type', error.message, { content_type: contentType });

@@ -3,6 +3,7 @@ import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { forbidden } from '../errors.js';
 import { NAMESPACE_KIND } from '../../control-plane/built-in-kinds.js';
 import type { Principal } from '../../accounts/principal.js';
+import { ORGANIZATION_LABEL } from '../../crds/annotations.js';
 
 /**
  * The namespace holding the caller's resources: their current organization's. Another
@@ -31,7 +32,7 @@ export async function ensureTenantNamespace(store: ObjectStore, principal: Princ
     await store.create(NAMESPACE_KIND, {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name: namespace, labels: { 'cloudplane.dev/organization': principal.organizationId! } },
+      metadata: { name: namespace, labels: { [ORGANIZATION_LABEL]: principal.organizationId! } },
     });
   } catch (error) {
     if (!isStoreError(error, 'AlreadyExists')) throw error;

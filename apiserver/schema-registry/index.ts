@@ -4,7 +4,7 @@
  * message}`) are Confluent's, so Confluent's clients and serializers work unchanged. It does its
  * own authentication (see `RegistryAccess`).
  */
-import express, { type ErrorRequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Authenticator } from '../../accounts/principal.js';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
@@ -16,6 +16,8 @@ import { schemaRoutes } from './schema-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import { subjectRoutes } from './subject-routes.js';
 import { param, sendError } from './wire-format.js';
+import { fromSchemaRegistryError } from '../errors.js';
+import { areaErrorHandler } from '../routing/area-errors.js';
 
 /** Where the registry is mounted: a cluster's `schema_registry_url` is `{base_url}/streaming/<id>/schema-registry`. */
 export const SCHEMA_REGISTRY_PATH = '/streaming/:clusterId/schema-registry';
@@ -44,7 +46,8 @@ export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): Router {
   // Every body is read as JSON, whatever its content type says: Confluent's clients send
   // `application/vnd.schemaregistry.v1+json`, `application/vnd.schemaregistry+json` or
   // `application/json`, and some send none.
-  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
+  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
+  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
 
   subjectRoutes(router);
   schemaRoutes(router);
@@ -54,24 +57,16 @@ export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): Router {
   router.use(() => {
     throw new SchemaRegistryError(404, 'HTTP 404 Not Found');
   });
-  const answerError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    if (error instanceof SchemaRegistryError) {
-      if (error.status === 401) res.set('www-authenticate', 'Basic realm="schema-registry"');
-      sendError(res, error);
-      return;
-    }
-    const { status, type } = error as { status?: unknown; type?: unknown };
-    if (status === 413) {
-      sendError(res, new SchemaRegistryError(413, 'request body too large'));
-      return;
-    }
-    if (status === 400 && type === 'entity.parse.failed') {
-      sendError(res, new SchemaRegistryError(400, 'the request body is not valid JSON'));
-      return;
-    }
-    logger.error({ err: error, method: req.method, path: req.path }, 'schema registry request failed');
-    sendError(res, new SchemaRegistryError(50001, 'Error in the backend data store'));
-  };
-  router.use(answerError);
+  router.use(
+    areaErrorHandler({
+      refusal: (error) => (error instanceof SchemaRegistryError ? fromSchemaRegistryError(error) : undefined),
+      render: sendError,
+      internal: () =>
+        fromSchemaRegistryError(new SchemaRegistryError(50001, 'Error in the backend data store')),
+      logger,
+      failure: 'schema registry request failed',
+      limitBytes,
+    }),
+  );
   return router;
 }

@@ -8,10 +8,10 @@ import type { Request } from 'express';
 import { organizationNamespace } from '../../accounts/organizations.js';
 import type { Authenticator } from '../../accounts/principal.js';
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
-import { clusterObjectNameOf } from '../../controllers/streaming/index.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../../crds/streaming.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import { clusterUserPasswordMatches, SchemaRegistryError } from '../../schema-registry/index.js';
+import { objectNameOf } from '../../crds/ids.js';
 
 const REST_ID = /^esc_[0-9a-f]{12}$/;
 const PAGE_SIZE = 500;
@@ -88,7 +88,7 @@ export class RegistryAccess {
 
   private async find(restId: string): Promise<AccessedCluster | undefined> {
     if (!REST_ID.test(restId)) return undefined;
-    const name = clusterObjectNameOf(restId);
+    const name = objectNameOf(restId);
     const known = this.namespaces.get(restId);
     if (known !== undefined) {
       if (await this.exists(known, name)) return { restId, namespace: known, name };

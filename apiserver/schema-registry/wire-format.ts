@@ -1,6 +1,7 @@
 /** Confluent Schema Registry's wire conventions: its content type, its error bodies, its query flags. */
 import type { Request, Response } from 'express';
 import { SchemaRegistryError, type SubjectVersion } from '../../schema-registry/index.js';
+import type { ApiError } from '../errors.js';
 
 export const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 
@@ -8,9 +9,22 @@ export function send(res: Response, status: number, body: unknown): void {
   res.status(status).type(CONTENT_TYPE).send(JSON.stringify(body));
 }
 
-/** `{error_code, message}` with the status the code stands for. */
-export function sendError(res: Response, error: SchemaRegistryError): void {
-  send(res, error.status, { error_code: error.errorCode, message: error.message });
+const MESSAGES: Record<string, string> = {
+  payload_too_large: 'request body too large',
+  invalid_json: 'the request body is not valid JSON',
+};
+
+/**
+ * `{error_code, message}` with the status the code stands for: Confluent's own code where the
+ * refusal has one, the status otherwise; a 401 names the registry's realm.
+ */
+export function sendError(res: Response, answer: ApiError): void {
+  if (answer.status === 401) res.set('www-authenticate', 'Basic realm="schema-registry"');
+  const code = answer.details.error_code;
+  send(res, answer.status, {
+    error_code: typeof code === 'number' ? code : answer.status,
+    message: MESSAGES[answer.code] ?? answer.message,
+  });
 }
 
 export function param(req: Request, name: string): string {

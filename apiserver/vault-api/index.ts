@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { VaultEngine } from '../../vault/vault-engine.js';
 import { OidcProviders } from '../../vault/jwt-login.js';
@@ -11,7 +11,9 @@ import { policyRoutes } from './policy-routes.js';
 import { sealRoutes } from './sys-routes.js';
 import { tokenRoutes } from './token-routes.js';
 import { transitRoutes } from './transit-routes.js';
-import { errorAnswer, param, send } from './wire-format.js';
+import { param, send, vaultErrorBody } from './wire-format.js';
+import { fromVaultError } from '../errors.js';
+import { areaErrorHandler } from '../routing/area-errors.js';
 
 export interface VaultApiDependencies {
   engine: VaultEngine;
@@ -51,7 +53,8 @@ export function vaultApi(deps: VaultApiDependencies): Router {
     res.set('cache-control', 'no-store');
     next();
   });
-  router.use(express.json({ limit: deps.bodyLimitBytes ?? 1024 ** 2, type: () => true, strict: false }));
+  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
+  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
 
   sealRoutes(router, engine, engine.now);
   policyRoutes(router);
@@ -61,24 +64,17 @@ export function vaultApi(deps: VaultApiDependencies): Router {
   authMethodRoutes(router, engine, deps.oidcProviders ?? new OidcProviders(engine.now));
 
   router.use((_req, res) => send(res, 404, { errors: [] }));
-  const answerError: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    if (error instanceof VaultError) {
-      const answer = errorAnswer(error);
-      send(res, answer.status, answer.body);
-      return;
-    }
-    const status = (error as { status?: unknown; type?: unknown }).status;
-    if (status === 413) {
-      send(res, 413, { errors: ['request body too large'] });
-      return;
-    }
-    if (status === 400 && (error as { type?: unknown }).type === 'entity.parse.failed') {
-      send(res, 400, { errors: ['failed to parse JSON input'] });
-      return;
-    }
-    logger.error({ err: error, method: req.method, path: req.path }, 'vault API request failed');
-    send(res, 500, { errors: ['internal error'] });
-  };
-  router.use(answerError);
+  router.use(
+    areaErrorHandler({
+      refusal: (error) => (error instanceof VaultError ? fromVaultError(error) : undefined),
+      render: (res, answer) => {
+        const { status, body } = vaultErrorBody(answer);
+        send(res, status, body);
+      },
+      logger,
+      failure: 'vault API request failed',
+      limitBytes,
+    }),
+  );
   return router;
 }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { VaultCaller } from '../../vault/vault-engine.js';
 import type { CreatedToken } from '../../vault/tokens.js';
 import { VaultError } from '../../vault/vault-error.js';
+import type { ApiError } from '../errors.js';
 
 /** A request body as Vault clients send it: a JSON object, or nothing. */
 export type VaultBody = Record<string, unknown>;
@@ -58,23 +59,32 @@ export function send(res: Response, status: number, body?: unknown): void {
   res.status(status).json(body);
 }
 
-/** Vault answers a missing path, secret or role with an empty error list. */
-const EMPTY_ERRORS = new Set(['not_found']);
-
 /**
- * The status and `{"errors": [...]}` body for a refusal, as Vault words them: any token problem
+ * The status and `{"errors": [...]}` body of an answer, as Vault words them: any token problem
  * is "permission denied" (403, never 401), a sealed cluster "Vault is sealed" (503), a missing
- * secret or role 404 with no message.
+ * path, secret or role 404 with an empty list.
  */
-export function errorAnswer(error: VaultError): { status: number; body: { errors: string[] } } {
-  if (error.kind === 'unauthorized' || error.kind === 'permission_denied') {
-    return { status: 403, body: { errors: ['permission denied'] } };
+export function vaultErrorBody(answer: ApiError): { status: number; body: { errors: string[] } } {
+  switch (answer.code) {
+    case 'unauthorized':
+    case 'permission_denied':
+      return { status: 403, body: { errors: ['permission denied'] } };
+    case 'sealed':
+      return { status: 503, body: { errors: ['Vault is sealed'] } };
+    case 'not_found':
+      return { status: 404, body: { errors: [] } };
+    // Vault answers a failed check-and-set or a mount path in use with 400, not 409.
+    case 'conflict':
+      return { status: 400, body: { errors: [answer.message] } };
+    case 'payload_too_large':
+      return { status: 413, body: { errors: ['request body too large'] } };
+    case 'invalid_json':
+      return { status: 400, body: { errors: ['failed to parse JSON input'] } };
+    case 'internal_error':
+      return { status: 500, body: { errors: ['internal error'] } };
+    default:
+      return { status: answer.status, body: { errors: [answer.message] } };
   }
-  if (error.kind === 'sealed') return { status: 503, body: { errors: ['Vault is sealed'] } };
-  if (EMPTY_ERRORS.has(error.kind)) return { status: 404, body: { errors: [] } };
-  // Vault answers a failed check-and-set or a mount path in use with 400, not 409.
-  if (error.kind === 'conflict') return { status: 400, body: { errors: [error.message] } };
-  return { status: error.status, body: { errors: [error.message] } };
 }
 
 /**

@@ -15,10 +15,10 @@ import { readCredentials } from './credentials.js';
 import type { DataServicesControllerOptions } from './database-controller.js';
 import { backupStatus, expiresAt } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
-import { restIdOf, workloadIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import { databaseWorkload, shareWorkload } from './workloads-of.js';
+import { restIdOf, workloadIdOf } from '../../crds/ids.js';
 
 const GIGABYTE = 1024 ** 3;
 const HOUR_MS = 3_600_000;

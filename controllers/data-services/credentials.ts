@@ -10,10 +10,10 @@ import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
 import { vaultClusterId, type VaultCaller, type VaultEngine } from '../../vault/vault-engine.js';
 import { VaultError } from '../../vault/vault-error.js';
 import type { DatabaseAccess } from '../../workloads/runtime.js';
+import { MANAGED_LABEL } from '../../crds/annotations.js';
 
 /** The object name (and REST id) of every organization's managed vault cluster. */
 export const MANAGED_VAULT_CLUSTER = 'managed';
-export const MANAGED_LABEL = 'cloudplane.dev/managed';
 
 /** The platform itself, as the audit log records it. */
 const PLATFORM_CALLER: VaultCaller = { clientAddress: 'platform', userAgent: 'cloudplane-data-services' };

@@ -34,10 +34,11 @@ import {
   versionProblem,
 } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
-import { objectNameOf, restIdOf } from './ids.js';
 import { claimQuota, databaseQuotaAmounts, quotaExceededMessage, releaseQuota } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import { databaseWorkload } from './workloads-of.js';
+import { objectNameOf, restIdOf } from '../../crds/ids.js';
+import { SCHEDULED_BY_LABEL } from '../../crds/annotations.js';
 
 export interface DataServicesControllerOptions {
   runtime: WorkloadRuntime;
@@ -47,9 +48,6 @@ export interface DataServicesControllerOptions {
   /** How often a database's reachability and size are looked at again. Default 30 s. */
   refreshIntervalMs?: number;
 }
-
-/** Labels a backup the schedule made with its database's name. */
-export const SCHEDULED_BY_LABEL = 'cloudplane.dev/scheduled-by';
 
 /**
  * Reconciles Databases: holds a finalizer until the database is gone from its server and its

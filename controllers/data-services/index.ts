@@ -10,7 +10,6 @@ import { restoreController } from './restore-controller.js';
 
 export { WORKLOAD_FINALIZER } from '../runtime/finalizers.js';
 export type { DataServicesControllerOptions } from './database-controller.js';
-export { SCHEDULED_BY_LABEL } from './database-controller.js';
 export {
   credentialsPath,
   managedVaultReady,
@@ -36,7 +35,6 @@ export {
   versionProblem,
   type Problem,
 } from './engine.js';
-export { newDataServiceId, objectNameOf, restIdOf, workloadIdOf } from './ids.js';
 export {
   claimQuota,
   databaseQuotaAmounts,

@@ -7,10 +7,10 @@ import { writeStatusIfChanged } from '../runtime/status.js';
 import type { DataServicesControllerOptions } from './database-controller.js';
 import { shareStatus } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
-import { restIdOf } from './ids.js';
 import { claimQuota, quotaExceededMessage, releaseQuota, shareQuotaAmounts } from './quotas.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import { shareWorkload } from './workloads-of.js';
+import { restIdOf } from '../../crds/ids.js';
 
 /**
  * Reconciles NfsShares: makes the share exist, measures what it holds against its soft quota

@@ -17,8 +17,8 @@ import { setCondition } from '../runtime/conditions.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { readCredentials } from './credentials.js';
 import type { DataServicesControllerOptions } from './database-controller.js';
-import { restIdOf } from './ids.js';
 import { databaseWorkload, shareWorkload } from './workloads-of.js';
+import { restIdOf } from '../../crds/ids.js';
 
 type Step = { done: true } | { failure: string } | { waitMs: number; message: string };
 

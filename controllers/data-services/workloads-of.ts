@@ -2,7 +2,7 @@
 import type { Database, NfsShare } from '../../crds/data-services.js';
 import type { DatabaseWorkload, ShareWorkload } from '../../workloads/runtime.js';
 import { DEFAULT_MEMORY_MB, DEFAULT_STORAGE_GB, sizedByMemory } from './engine.js';
-import { workloadIdOf } from './ids.js';
+import { workloadIdOf } from '../../crds/ids.js';
 
 export function databaseWorkload(database: Database): DatabaseWorkload {
   const spec = database.spec!;

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { Clock, TimerHandle } from './clock.js';
-import { systemClock } from './clock.js';
+import type { Clock, TimerHandle } from '../../observability/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { findCondition, setCondition } from './conditions.js';
 import { StoreEventRecorder, type EventRecorder } from './event-recorder.js';
 import { runtimeStalled, statusTransitionEvent, withRuntimeStalled } from './status-events.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../observability/clock.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { KubeObject, ObjectStore, ResourceType } from '../../control-plane/types.js';
 import type { BackoffPolicy } from './work-queue.js';

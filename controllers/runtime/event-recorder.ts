@@ -3,7 +3,7 @@ import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
 import type { CoreEvent, EventType, ObjectReference } from '../../control-plane/event-objects.js';
 import { isStoreError, type KubeObject, type ObjectStore } from '../../control-plane/types.js';
 import type { Logger } from '../../observability/logger.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../observability/clock.js';
 import { EventCorrelator, type Correlation, type CorrelatorOptions } from './event-correlator.js';
 
 /**

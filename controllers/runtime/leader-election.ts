@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../observability/clock.js';
 import {
   apiVersionOf,
   isStoreError,

@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from './clock.js';
-import { systemClock } from './clock.js';
+import type { Clock, TimerHandle } from '../../observability/clock.js';
+import { systemClock } from '../../observability/clock.js';
 
 export interface BackoffPolicy {
   /** Delay after the first failure. */

@@ -20,6 +20,7 @@ import type {
   CacheIndex,
   ControllerDefinition,
   ReconcileContext,
+  ReconcileResult,
   Reconciler,
 } from '../runtime/controller.js';
 import {
@@ -31,7 +32,6 @@ import {
   OUTPUTS_STEP,
   phasesOf,
 } from './engine.js';
-import { stackRestIdOf } from '../../crds/stack-ids.js';
 import { executionOwner } from './execution-owner.js';
 import { applyJob, removeJob } from './job-steps.js';
 import { listEntries, type StackEntry, type StackKey } from './records.js';
@@ -40,15 +40,14 @@ import { applyOutputs, applySecret, removeOutput, removeSecret } from './secret-
 import { applyService, removeService } from './service-steps.js';
 import { StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { templateProblems, type StackTemplate } from './template.js';
+import { restIdOf } from '../../crds/ids.js';
+import { REQUESTED_AT_ANNOTATION } from '../../crds/annotations.js';
 
 export interface StackControllerOptions {
   database: DataPlane;
   vault: VaultEngine;
   runtime: WorkloadRuntime;
 }
-
-/** Set by the API when it creates an execution: creation times have only seconds. */
-export const REQUESTED_AT_ANNOTATION = 'cloudplane.dev/requested-at';
 
 /** How long one reconcile keeps taking steps before it yields the worker to other objects. */
 const STEP_BUDGET_MS = 5_000;
@@ -125,197 +124,279 @@ function withSteps(
   };
 }
 
-/** Runs StackExecutions to their end, step by step, resuming from their recorded steps. */
-export function stackExecutionController(options: StackControllerOptions): ControllerDefinition {
-  const { database, vault, runtime } = options;
+/** What one reconcile of an execution works with. */
+interface ExecutionRun {
+  context: ReconcileContext;
+  options: StackControllerOptions;
+  stack: Stack;
+  key: StackKey;
+  template: StackTemplate;
+  now(): string;
+}
 
-  async function write(context: ReconcileContext, execution: StackExecution, status: StackExecutionStatus) {
-    return context.store.updateStatus<StackExecution>(STACK_EXECUTION, {
-      ...execution,
-      status: executionConditions(status, execution.metadata.generation, context.clock.now()),
-    });
+function writeStatus(
+  context: ReconcileContext,
+  execution: StackExecution,
+  status: StackExecutionStatus,
+): Promise<StackExecution> {
+  return context.store.updateStatus<StackExecution>(STACK_EXECUTION, {
+    ...execution,
+    status: executionConditions(status, execution.metadata.generation, context.clock.now()),
+  });
+}
+
+async function failExecution(
+  context: ReconcileContext,
+  execution: StackExecution,
+  steps: ExecutionStep[],
+  error: string,
+): Promise<void> {
+  const now = context.clock.now().toISOString();
+  // The runtime records the Warning event (StepFailed) from the Ready and Stalled this writes.
+  context.logger.warn({ error }, 'stack execution failed');
+  await writeStatus(
+    context,
+    execution,
+    withSteps(execution, steps, {
+      status: 'failed',
+      error,
+      completedAt: now,
+      startedAt: execution.status?.startedAt ?? now,
+    }),
+  );
+}
+
+/** The execution as this process last wrote it (the store, not the cache), or undefined when gone. */
+async function readExecution(
+  context: ReconcileContext,
+  namespace: string,
+  name: string,
+): Promise<StackExecution | undefined> {
+  try {
+    return await context.store.get<StackExecution>(STACK_EXECUTION, namespace, name);
+  } catch (error) {
+    if (isStoreError(error, 'NotFound')) return undefined;
+    throw error;
   }
+}
 
-  async function fail(
-    context: ReconcileContext,
-    execution: StackExecution,
-    steps: ExecutionStep[],
-    error: string,
-  ) {
-    const now = context.clock.now().toISOString();
-    // The runtime records the Warning event (StepFailed) from the Ready and Stalled this writes.
-    context.logger.warn({ error }, 'stack execution failed');
-    await write(
+/** The execution's stack; when it does not exist, the execution fails and this is undefined. */
+async function readStack(context: ReconcileContext, execution: StackExecution): Promise<Stack | undefined> {
+  const spec = execution.spec!;
+  try {
+    return await context.store.get<Stack>(STACK, execution.metadata.namespace ?? '', spec.stack);
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+    await failExecution(
       context,
       execution,
-      withSteps(execution, steps, {
-        status: 'failed',
-        error,
-        completedAt: now,
-        startedAt: execution.status?.startedAt ?? now,
-      }),
+      execution.status?.steps ?? [],
+      `stack ${spec.stack} does not exist`,
     );
+    return undefined;
   }
+}
 
-  const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
-    const { store, cache, clock, logger } = context;
-    // The store, not the cache: each step's record must be read back as this process wrote it.
-    let execution: StackExecution;
-    try {
-      execution = await store.get<StackExecution>(STACK_EXECUTION, namespace, name);
-    } catch (error) {
-      if (isStoreError(error, 'NotFound')) return;
-      throw error;
+/**
+ * An execution made with kubectl names its stack only in spec: the stack adopts it, so the stack
+ * controller hears of it like of one the API made.
+ */
+async function adoptedByStack(
+  context: ReconcileContext,
+  execution: StackExecution,
+  stack: Stack,
+): Promise<StackExecution> {
+  if (execution.metadata.ownerReferences?.some((owner) => owner.controller)) return execution;
+  return context.store.update<StackExecution>(STACK_EXECUTION, {
+    ...execution,
+    metadata: {
+      ...execution.metadata,
+      ownerReferences: [...(execution.metadata.ownerReferences ?? []), executionOwner(stack)],
+    },
+  });
+}
+
+/** Whether another execution of the same stack goes first (see `mustWaitFor`). */
+function waitsForAnother(context: ReconcileContext, execution: StackExecution): boolean {
+  const spec = execution.spec!;
+  if (spec.dryRun || execution.status?.steps) return false;
+  const namespace = execution.metadata.namespace ?? '';
+  return context.cache
+    .byIndex<StackExecution>(STACK_EXECUTION, STACK_INDEX, `${namespace}/${spec.stack}`)
+    .filter(
+      (other) => other.metadata.name !== execution.metadata.name && !isFinished(other) && !other.spec?.dryRun,
+    )
+    .some((other) => mustWaitFor(execution, other));
+}
+
+/** Why an apply cannot start: the template changed since it was asked for, or is invalid. */
+function applyRefusal(execution: StackExecution, run: ExecutionRun): string | undefined {
+  const spec = execution.spec!;
+  if (spec.operation !== 'apply') return undefined;
+  if (run.stack.spec!.version !== spec.basedOnVersion && !spec.force) {
+    const versions = `${spec.basedOnVersion} → ${run.stack.spec!.version}`;
+    return `the template changed since the apply was asked for (version ${versions})`;
+  }
+  const problems = templateProblems(run.template);
+  if (problems.length === 0) return undefined;
+  return problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+}
+
+/**
+ * Plans a new execution's steps and records them: a dry run ends there with every step skipped.
+ * Undefined when the execution ended (refused, or a dry run); else the running execution.
+ */
+async function startExecution(
+  execution: StackExecution,
+  run: ExecutionRun,
+): Promise<StackExecution | undefined> {
+  const { context, now } = run;
+  const spec = execution.spec!;
+  const refusal = applyRefusal(execution, run);
+  if (refusal !== undefined) {
+    await failExecution(context, execution, [], refusal);
+    return undefined;
+  }
+  const entries = await listEntries(run.options.database, run.key);
+  const steps =
+    spec.operation === 'apply' ? applyExecutionSteps(run.template, entries) : destroyExecutionSteps(entries);
+  if (spec.dryRun) {
+    const skipped = steps.map((step) => ({
+      ...step,
+      status: 'skipped' as const,
+      message: 'dry run: nothing was changed',
+    }));
+    await writeStatus(
+      context,
+      execution,
+      withSteps(execution, skipped, { status: 'completed', startedAt: now(), completedAt: now() }),
+    );
+    return undefined;
+  }
+  const started = await writeStatus(
+    context,
+    execution,
+    withSteps(execution, steps, { status: 'running', startedAt: now() }),
+  );
+  context.logger.info({ operation: spec.operation, steps: steps.length }, 'stack execution started');
+  return started;
+}
+
+async function stepContextOf(execution: StackExecution, run: ExecutionRun): Promise<StepContext> {
+  const { database, vault, runtime } = run.options;
+  const { store, clock, logger } = run.context;
+  const entries = await listEntries(database, run.key);
+  return {
+    store,
+    database,
+    vault,
+    runtime,
+    clock,
+    logger,
+    stack: run.stack,
+    execution,
+    key: run.key,
+    stackId: restIdOf(run.stack.metadata.name),
+    entries: new Map(entries.map((entry: StackEntry) => [`${entry.section}.${entry.name}`, entry])),
+  };
+}
+
+/** What taking one step came to: the execution goes on, or this reconcile ends with `result`. */
+type StepTaken = { next: 'continue'; execution: StackExecution } | { next: 'stop'; result?: ReconcileResult };
+
+/** Takes the step at `index`: marks it running, runs it, and records its outcome. */
+async function takeStep(execution: StackExecution, index: number, run: ExecutionRun): Promise<StepTaken> {
+  const { context, now } = run;
+  const steps = [...execution.status!.steps!];
+  const step = steps[index]!;
+  if (step.status === 'pending') {
+    steps[index] = { ...step, status: 'running', startedAt: now() };
+    execution = await writeStatus(context, execution, withSteps(execution, steps));
+  }
+  let outcome: StepOutcome;
+  try {
+    outcome = await runStep(await stepContextOf(execution, run), run.template, steps[index]!);
+  } catch (error) {
+    if (!(error instanceof StepFailure) && !(error instanceof WorkloadError)) throw error;
+    const message = error instanceof StepFailure ? error.message : `${step.key}: ${error.message}`;
+    steps[index] = { ...steps[index]!, status: 'failed', message, completedAt: now() };
+    await failExecution(context, execution, steps, message);
+    return { next: 'stop' };
+  }
+  if (outcome.state === 'waiting') {
+    const waiting = { ...steps[index]!, ...(outcome.message ? { message: outcome.message } : {}) };
+    if (waiting.message !== steps[index]!.message) {
+      steps[index] = waiting;
+      await writeStatus(context, execution, withSteps(execution, steps));
     }
-    if (!execution.spec || isFinished(execution)) return;
-    const spec = execution.spec;
+    return { next: 'stop', result: { requeueAfterMs: outcome.afterMs } };
+  }
+  const { message: _previous, ...rest } = steps[index]!;
+  steps[index] = {
+    ...rest,
+    status: 'completed',
+    completedAt: now(),
+    ...(outcome.message ? { message: outcome.message } : {}),
+  };
+  execution = await writeStatus(context, execution, withSteps(execution, steps));
+  context.logger.info({ step: step.key, action: step.action }, 'stack step completed');
+  context.events.normal(
+    execution,
+    step.action === 'remove' ? 'Removed' : 'Applied',
+    `${step.key}: ${outcome.message ?? `${step.action} done`}`,
+  );
+  return { next: 'continue', execution };
+}
 
-    let stack: Stack;
-    try {
-      stack = await store.get<Stack>(STACK, namespace, spec.stack);
-    } catch (error) {
-      if (!isStoreError(error, 'NotFound')) throw error;
-      await fail(context, execution, execution.status?.steps ?? [], `stack ${spec.stack} does not exist`);
+/**
+ * Takes the execution's steps in order until one waits or fails, all are done, or the step budget
+ * is spent (then the worker is yielded and the reconcile comes back at once).
+ */
+async function runSteps(execution: StackExecution, run: ExecutionRun): Promise<ReconcileResult | void> {
+  const deadline = Date.now() + STEP_BUDGET_MS;
+  for (;;) {
+    const steps = execution.status!.steps!;
+    const index = steps.findIndex((step) => step.status !== 'completed' && step.status !== 'skipped');
+    if (index < 0) {
+      await writeStatus(
+        run.context,
+        execution,
+        withSteps(execution, steps, { status: 'completed', completedAt: run.now() }),
+      );
+      run.context.logger.info({ operation: execution.spec!.operation }, 'stack execution completed');
       return;
     }
+    if (steps[index]!.status === 'failed') return;
+    const taken = await takeStep(execution, index, run);
+    if (taken.next === 'stop') return taken.result;
+    execution = taken.execution;
+    if (Date.now() > deadline) return { requeueAfterMs: 0 };
+  }
+}
 
-    // An execution made with kubectl names its stack only in spec: the stack adopts it, so the
-    // stack controller hears of it like of one the API made.
-    if (!execution.metadata.ownerReferences?.some((owner) => owner.controller)) {
-      execution = await store.update<StackExecution>(STACK_EXECUTION, {
-        ...execution,
-        metadata: {
-          ...execution.metadata,
-          ownerReferences: [...(execution.metadata.ownerReferences ?? []), executionOwner(stack)],
-        },
-      });
-    }
-
-    if (!spec.dryRun && !execution.status?.steps) {
-      const others = cache
-        .byIndex<StackExecution>(STACK_EXECUTION, STACK_INDEX, `${namespace}/${spec.stack}`)
-        .filter((other) => other.metadata.name !== name && !isFinished(other) && !other.spec?.dryRun);
-      if (others.some((other) => mustWaitFor(execution, other))) return { requeueAfterMs: 1_000 };
-    }
-    const key: StackKey = { namespace, stack: stack.metadata.name };
-    const template = stack.spec!.template as StackTemplate;
-    const now = () => clock.now().toISOString();
-
+/** Runs StackExecutions to their end, step by step, resuming from their recorded steps. */
+export function stackExecutionController(options: StackControllerOptions): ControllerDefinition {
+  const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
+    let execution = await readExecution(context, namespace, name);
+    if (!execution?.spec || isFinished(execution)) return;
+    const stack = await readStack(context, execution);
+    if (!stack) return;
+    execution = await adoptedByStack(context, execution, stack);
+    if (waitsForAnother(context, execution)) return { requeueAfterMs: 1_000 };
+    const run: ExecutionRun = {
+      context,
+      options,
+      stack,
+      key: { namespace, stack: stack.metadata.name },
+      template: stack.spec!.template as StackTemplate,
+      now: () => context.clock.now().toISOString(),
+    };
     if (!execution.status?.steps) {
-      if (spec.operation === 'apply' && stack.spec!.version !== spec.basedOnVersion && !spec.force) {
-        const versions = `${spec.basedOnVersion} → ${stack.spec!.version}`;
-        await fail(
-          context,
-          execution,
-          [],
-          `the template changed since the apply was asked for (version ${versions})`,
-        );
-        return;
-      }
-      if (spec.operation === 'apply') {
-        const problems = templateProblems(template);
-        if (problems.length > 0) {
-          await fail(
-            context,
-            execution,
-            [],
-            problems.map((problem) => `${problem.path}: ${problem.message}`).join('; '),
-          );
-          return;
-        }
-      }
-      const entries = await listEntries(database, key);
-      let steps =
-        spec.operation === 'apply' ? applyExecutionSteps(template, entries) : destroyExecutionSteps(entries);
-      if (spec.dryRun) {
-        steps = steps.map((step) => ({
-          ...step,
-          status: 'skipped',
-          message: 'dry run: nothing was changed',
-        }));
-        await write(
-          context,
-          execution,
-          withSteps(execution, steps, { status: 'completed', startedAt: now(), completedAt: now() }),
-        );
-        return;
-      }
-      execution = await write(
-        context,
-        execution,
-        withSteps(execution, steps, { status: 'running', startedAt: now() }),
-      );
-      logger.info({ operation: spec.operation, steps: steps.length }, 'stack execution started');
+      const started = await startExecution(execution, run);
+      if (!started) return;
+      execution = started;
     }
-
-    const deadline = Date.now() + STEP_BUDGET_MS;
-    let steps = [...execution.status!.steps!];
-    for (;;) {
-      const index = steps.findIndex((step) => step.status !== 'completed' && step.status !== 'skipped');
-      if (index < 0) {
-        await write(
-          context,
-          execution,
-          withSteps(execution, steps, { status: 'completed', completedAt: now() }),
-        );
-        logger.info({ operation: spec.operation }, 'stack execution completed');
-        return;
-      }
-      const step = steps[index]!;
-      if (step.status === 'failed') return;
-      if (step.status === 'pending') {
-        steps[index] = { ...step, status: 'running', startedAt: now() };
-        execution = await write(context, execution, withSteps(execution, steps));
-      }
-      const entries = await listEntries(database, key);
-      const stepContext: StepContext = {
-        store,
-        database,
-        vault,
-        runtime,
-        clock,
-        logger,
-        stack,
-        execution,
-        key,
-        stackId: stackRestIdOf(stack.metadata.name),
-        entries: new Map(entries.map((entry: StackEntry) => [`${entry.section}.${entry.name}`, entry])),
-      };
-      let outcome: StepOutcome;
-      try {
-        outcome = await runStep(stepContext, template, steps[index]!);
-      } catch (error) {
-        if (!(error instanceof StepFailure) && !(error instanceof WorkloadError)) throw error;
-        const message = error instanceof StepFailure ? error.message : `${step.key}: ${error.message}`;
-        steps[index] = { ...steps[index]!, status: 'failed', message, completedAt: now() };
-        await fail(context, execution, steps, message);
-        return;
-      }
-      if (outcome.state === 'waiting') {
-        const waiting = { ...steps[index]!, ...(outcome.message ? { message: outcome.message } : {}) };
-        if (waiting.message !== steps[index]!.message) {
-          steps[index] = waiting;
-          execution = await write(context, execution, withSteps(execution, steps));
-        }
-        return { requeueAfterMs: outcome.afterMs };
-      }
-      const { message: _previous, ...rest } = steps[index]!;
-      steps[index] = {
-        ...rest,
-        status: 'completed',
-        completedAt: now(),
-        ...(outcome.message ? { message: outcome.message } : {}),
-      };
-      execution = await write(context, execution, withSteps(execution, steps));
-      logger.info({ step: step.key, action: step.action }, 'stack step completed');
-      context.events.normal(
-        execution,
-        step.action === 'remove' ? 'Removed' : 'Applied',
-        `${step.key}: ${outcome.message ?? `${step.action} done`}`,
-      );
-      if (Date.now() > deadline) return { requeueAfterMs: 0 };
-      steps = [...execution.status!.steps!];
-    }
+    return runSteps(execution, run);
   };
 
   return {

@@ -8,7 +8,6 @@ import { stackController } from './stack-controller.js';
 
 export type { StackControllerOptions } from './execution-controller.js';
 export { isFinished, OUTPUTS_STEP, phaseOrder } from './engine.js';
-export { newStackId, stackObjectNameOf, stackRestIdOf } from '../../crds/stack-ids.js';
 export {
   planStack,
   KNOWN_AFTER_APPLY,
@@ -18,10 +17,8 @@ export {
   type AppliedEntry,
 } from './plan.js';
 export { listEntries, listJobRuns, type JobRun, type StackEntry } from './records.js';
-export { STACK_LABEL } from './resource-steps.js';
-export { DESTROY_RESOURCES_ANNOTATION, deletionExecutionName } from './stack-controller.js';
+export { deletionExecutionName } from './stack-controller.js';
 export { executionOwner } from './execution-owner.js';
-export { REQUESTED_AT_ANNOTATION } from './execution-controller.js';
 export {
   RESOURCE_TYPES,
   templateProblems,

@@ -5,6 +5,7 @@
  */
 import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../control-plane/types.js';
+import { ownerReference } from '../../control-plane/owner-references.js';
 import {
   DATABASE,
   type Database,
@@ -12,16 +13,12 @@ import {
   type DatabaseVersion,
 } from '../../crds/data-services.js';
 import { engineNamed } from '../../crds/database-engines.js';
-import { restIdOf } from '../data-services/index.js';
 import { removeEntry, saveEntry } from './records.js';
 import { digestOf, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { entryReplaced } from './plan.js';
 import { memoryMbOf, storageGbOf, type TemplateResource } from './template.js';
-
-/** Labels what a stack made with the stack's object name. */
-export const STACK_LABEL = 'cloudplane.dev/stack';
-/** How many times the resource was replaced when this database was made. */
-const EPOCH_ANNOTATION = 'cloudplane.dev/stack-epoch';
+import { restIdOf } from '../../crds/ids.js';
+import { EPOCH_ANNOTATION, STACK_LABEL } from '../../crds/annotations.js';
 
 const POLL_MS = 1_000;
 
@@ -59,14 +56,7 @@ function desiredDatabase(context: StepContext, name: string, resource: TemplateR
       namespace: context.key.namespace,
       labels: { [STACK_LABEL]: stack.metadata.name },
       annotations: { [EPOCH_ANNOTATION]: String(epoch) },
-      ownerReferences: [
-        {
-          apiVersion: stack.apiVersion,
-          kind: stack.kind,
-          name: stack.metadata.name,
-          uid: stack.metadata.uid!,
-        },
-      ],
+      ownerReferences: [ownerReference(stack)],
     },
     spec,
   };

@@ -15,9 +15,7 @@ import { EXECUTIONS_BY_STACK, STACK_INDEX, type StackControllerOptions } from '.
 import { listEntries, removeStackRecords, type StackKey } from './records.js';
 import { orphanDatabases } from './resource-steps.js';
 import { templateProblems, type StackTemplate } from './template.js';
-
-/** Set on a stack being deleted whose resources are to be destroyed first. */
-export const DESTROY_RESOURCES_ANNOTATION = 'cloudplane.dev/destroy-resources';
+import { DESTROY_RESOURCES_ANNOTATION } from '../../crds/annotations.js';
 
 /** The execution that destroys a stack's resources before the stack goes: one per stack. */
 export function deletionExecutionName(stack: Stack): string {

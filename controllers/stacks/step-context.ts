@@ -11,7 +11,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { VaultEngine } from '../../vault/vault-engine.js';
 import type { WorkloadRuntime } from '../../workloads/runtime.js';
 import { credentialsPath, readManagedSecret } from '../data-services/index.js';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../../observability/clock.js';
 import type { StackEntry, StackKey } from './records.js';
 import { referencesIn, resolveReferences, type Reference, type Resolution } from './references.js';
 

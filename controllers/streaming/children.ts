@@ -4,6 +4,11 @@
  */
 import { API_VERSION } from '../../control-plane/kind-descriptor.js';
 import {
+  isControlledBy,
+  ownerReference,
+  withControllerReference,
+} from '../../control-plane/owner-references.js';
+import {
   isStoreError,
   type ObjectStore,
   type OwnerReference,
@@ -21,19 +26,11 @@ import {
 } from '../../crds/streaming.js';
 import { childObjectName } from './ids.js';
 
-/** Labels the StreamingTopic objects mirrored from topics a Kafka client made. */
-export const CREATED_BY_LABEL = 'cloudplane.dev/created-by';
+/** The `CREATED_BY_LABEL` of a StreamingTopic mirrored from a topic a Kafka client made. */
 export const CREATED_BY_KAFKA = 'kafka';
 
 function clusterOwnerReference(cluster: StreamingCluster): OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: STREAMING_CLUSTER.kind,
-    name: cluster.metadata.name,
-    uid: cluster.metadata.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return ownerReference(cluster, { controller: true, blockOwnerDeletion: true });
 }
 
 /**
@@ -46,15 +43,8 @@ export async function adoptedByCluster<T extends StreamingTopic | StreamingUser>
   child: T,
   cluster: StreamingCluster,
 ): Promise<T> {
-  const owned = child.metadata.ownerReferences?.some(
-    (reference) => reference.controller && reference.uid === cluster.metadata.uid,
-  );
-  if (owned) return child;
-  const others = (child.metadata.ownerReferences ?? []).filter((reference) => !reference.controller);
-  return store.update<T>(type, {
-    ...child,
-    metadata: { ...child.metadata, ownerReferences: [...others, clusterOwnerReference(cluster)] },
-  });
+  if (isControlledBy(child, cluster)) return child;
+  return store.update<T>(type, withControllerReference(child, cluster));
 }
 
 /** A StreamingTopic of `cluster`; `labels` say who made it when it was not the API or kubectl. */

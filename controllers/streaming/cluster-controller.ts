@@ -37,9 +37,10 @@ import {
   regionProblem,
   tierProblem,
 } from './engine.js';
-import { childrenOf, CREATED_BY_KAFKA, CREATED_BY_LABEL, topicObject } from './children.js';
-import { clusterRestIdOf } from './ids.js';
+import { childrenOf, CREATED_BY_KAFKA, topicObject } from './children.js';
 import { clusterWorkload } from './workload-of.js';
+import { restIdOf } from '../../crds/ids.js';
+import { CREATED_BY_LABEL } from '../../crds/annotations.js';
 
 export interface StreamingControllerOptions {
   runtime: WorkloadRuntime;
@@ -84,7 +85,7 @@ export function streamingClusterController(options: StreamingControllerOptions):
       }
       await streaming.removeCluster(clusterWorkload(cluster));
       await removeClusterCredentials(dataPlane, namespace, name);
-      await removeClusterSchemaRegistry(dataPlane, clusterRestIdOf(name));
+      await removeClusterSchemaRegistry(dataPlane, restIdOf(name));
       await removeFinalizer(store, STREAMING_CLUSTER, cluster);
       logger.info('streaming cluster removed');
       return;
@@ -169,7 +170,7 @@ async function recordClusterUsage(
   const sample = {
     organization: cluster.metadata.namespace ?? '',
     resourceType: 'streaming_cluster',
-    resourceId: clusterRestIdOf(cluster.metadata.name),
+    resourceId: restIdOf(cluster.metadata.name),
     resourceName: cluster.spec!.name,
     plan: cluster.spec!.tier,
   };

@@ -9,8 +9,7 @@ import type { DataPlane } from '../../data-plane/data-plane.js';
 import { isUniqueViolation } from '../../data-plane/unique-violation.js';
 import { deriveKey } from '../../security/key-derivation.js';
 import { open, seal } from '../../security/sealed-box.js';
-import { scramCredential } from '../../workloads/local/kafka/index.js';
-import type { ScramCredential } from '../../workloads/runtime.js';
+import { scramCredential, type ScramCredential } from '../../security/scram.js';
 
 const KEY_PURPOSE = 'cloudplane streaming user passwords';
 

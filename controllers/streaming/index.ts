@@ -8,14 +8,7 @@ import { streamingTopicController } from './topic-controller.js';
 import { streamingUserController } from './user-controller.js';
 
 export type { StreamingControllerOptions } from './cluster-controller.js';
-export {
-  acceptsChildren,
-  childrenOf,
-  CREATED_BY_KAFKA,
-  CREATED_BY_LABEL,
-  topicObject,
-  userObject,
-} from './children.js';
+export { acceptsChildren, childrenOf, CREATED_BY_KAFKA, topicObject, userObject } from './children.js';
 export {
   DuplicateStreamingUserError,
   generatePassword,
@@ -39,7 +32,7 @@ export {
   userNameProblem,
   type Problem,
 } from './engine.js';
-export { childObjectName, clusterObjectNameOf, clusterRestIdOf, newStreamingClusterId } from './ids.js';
+export { childObjectName } from './ids.js';
 export { clusterWorkload } from './workload-of.js';
 
 export function streamingControllers(options: StreamingControllerOptions): ControllerDefinition[] {

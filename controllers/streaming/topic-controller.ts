@@ -10,17 +10,11 @@ import type { ControllerDefinition, Reconciler } from '../runtime/controller.js'
 import { TerminalError } from '../runtime/controller.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
-import {
-  acceptsChildren,
-  adoptedByCluster,
-  childrenOf,
-  liveCluster,
-  CREATED_BY_KAFKA,
-  CREATED_BY_LABEL,
-} from './children.js';
+import { acceptsChildren, adoptedByCluster, childrenOf, liveCluster, CREATED_BY_KAFKA } from './children.js';
 import type { StreamingControllerOptions } from './cluster-controller.js';
 import { REASONS, topicSpecProblem, topicStatus } from './engine.js';
 import { clusterWorkload, topicWorkloadSpec } from './workload-of.js';
+import { CREATED_BY_LABEL } from '../../crds/annotations.js';
 
 const WAIT_FOR_CLUSTER_MS = 1_000;
 

@@ -3,13 +3,13 @@ import type { StreamingCluster } from '../../crds/streaming.js';
 import type { StreamingClusterWorkload, StreamingTopicSpec } from '../../workloads/runtime.js';
 import type { StreamingTopic } from '../../crds/streaming.js';
 import { parseRetention, streamingLimits } from './engine.js';
-import { clusterWorkloadIdOf } from './ids.js';
+import { workloadIdOf } from '../../crds/ids.js';
 
 export function clusterWorkload(cluster: StreamingCluster): StreamingClusterWorkload {
   const namespace = cluster.metadata.namespace ?? '';
   const tier = cluster.spec!.tier;
   return {
-    id: clusterWorkloadIdOf(namespace, cluster.metadata.name),
+    id: workloadIdOf('esc', namespace, cluster.metadata.name),
     organization: namespace,
     tier,
     limits: streamingLimits(tier),

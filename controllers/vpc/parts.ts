@@ -11,10 +11,9 @@ import {
   type VpcPart,
 } from '../../crds/vpc.js';
 import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
-import type { ObjectStore, OwnerReference } from '../../control-plane/types.js';
-
-/** Every part carries its VPC's id here, so a VPC's parts are one label selector away. */
-export const VPC_LABEL = 'cloudplane.dev/vpc';
+import { isControlledBy, withControllerReference } from '../../control-plane/owner-references.js';
+import type { ObjectStore } from '../../control-plane/types.js';
+import { VPC_LABEL } from '../../crds/annotations.js';
 
 /** The order a VPC's deletion removes its parts: what depends on others goes first. */
 export const DELETION_ORDER: readonly KindDescriptor[] = [
@@ -26,35 +25,17 @@ export const DELETION_ORDER: readonly KindDescriptor[] = [
   NETWORK_ACL,
 ];
 
-export function vpcOwnerReference(vpc: Vpc): OwnerReference {
-  return {
-    apiVersion: vpc.apiVersion,
-    kind: vpc.kind,
-    name: vpc.metadata.name,
-    uid: vpc.metadata.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
-
 /** Whether the part already names this VPC as its controlling owner and carries its label. */
 export function isOwnedBy(part: VpcPart, vpc: Vpc): boolean {
-  const owned = part.metadata.ownerReferences?.some(
-    (reference) => reference.controller && reference.uid === vpc.metadata.uid,
-  );
-  return Boolean(owned) && part.metadata.labels?.[VPC_LABEL] === vpc.metadata.name;
+  return isControlledBy(part, vpc) && part.metadata.labels?.[VPC_LABEL] === vpc.metadata.name;
 }
 
 /** The part with its VPC set as controlling owner (replacing any other controller) and labelled. */
 export function withOwner<T extends VpcPart>(part: T, vpc: Vpc): T {
-  const others = (part.metadata.ownerReferences ?? []).filter((reference) => !reference.controller);
+  const owned = withControllerReference(part, vpc);
   return {
-    ...part,
-    metadata: {
-      ...part.metadata,
-      labels: { ...part.metadata.labels, [VPC_LABEL]: vpc.metadata.name },
-      ownerReferences: [...others, vpcOwnerReference(vpc)],
-    },
+    ...owned,
+    metadata: { ...owned.metadata, labels: { ...part.metadata.labels, [VPC_LABEL]: vpc.metadata.name } },
   };
 }
 

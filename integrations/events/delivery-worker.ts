@@ -10,7 +10,7 @@ import type { DataPlane } from '../../data-plane/data-plane.js';
 import type { Logger } from '../../observability/logger.js';
 import { EgressError, safeFetch, type EgressPolicy } from '../../security/egress.js';
 import { readCredentials } from '../credentials.js';
-import type { Clock, TimerHandle } from '../../controllers/runtime/clock.js';
+import type { Clock, TimerHandle } from '../../observability/clock.js';
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { isPlatformEventType } from './catalogue.js';
 import { destinationOf } from './destinations.js';

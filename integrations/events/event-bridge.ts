@@ -1,7 +1,6 @@
 import { organizationOfNamespace } from '../../accounts/organizations.js';
 import { BACKUP, DATABASE, NFS_SHARE } from '../../crds/data-services.js';
 import { INTEGRATION } from '../../crds/integration.js';
-import { stackRestIdOf } from '../../crds/stack-ids.js';
 import { STACK, STACK_EXECUTION, type StackExecution } from '../../crds/stacks.js';
 import { STREAMING_CLUSTER } from '../../crds/streaming.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
@@ -11,6 +10,7 @@ import { Informer } from '../../control-plane/informer.js';
 import type { KubeObject, ResourceType } from '../../control-plane/types.js';
 import { isPlatformEventType, type PlatformEventType } from './catalogue.js';
 import { publishEvent, type PublishDependencies } from './publisher.js';
+import { restIdOf } from '../../crds/ids.js';
 
 /** The event subject of each kind the bridge follows. */
 const SUBJECTS: Readonly<Record<string, string>> = {
@@ -108,9 +108,9 @@ function executionEvents(
       type,
       subject: spec.stack,
       payload: {
-        id: stackRestIdOf(spec.stack),
+        id: restIdOf(spec.stack),
         kind: 'Stack',
-        execution_id: stackRestIdOf(current.metadata.name),
+        execution_id: restIdOf(current.metadata.name),
         operation: spec.operation,
         version: spec.basedOnVersion,
         ...(current.status?.error ? { error: current.status.error } : {}),

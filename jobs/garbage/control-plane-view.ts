@@ -6,11 +6,9 @@
 import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import { BACKUP, DATABASE, NFS_SHARE, type Backup } from '../../crds/data-services.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
-import { restIdOf, workloadIdOf } from '../../controllers/data-services/index.js';
 import { vaultClusterId } from '../../vault/vault-engine.js';
-
-/** An object carrying this label set to `true` is never collected, nor anything tied to it. */
-export const GC_PROTECT_LABEL = 'cloudplane.dev/gc-protect';
+import { restIdOf, workloadIdOf } from '../../crds/ids.js';
+import { GC_PROTECT_LABEL } from '../../crds/annotations.js';
 
 export interface ControlPlaneView {
   /** `<namespace>/<workload id>` of every Database, NfsShare and Backup. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_KIND } from '../../control-plane/built-in-kinds.js';
 import type { CoreEvent } from '../../control-plane/event-objects.js';
 import type { KubeObject } from '../../control-plane/types.js';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { STREAMING_CLUSTER } from '../../crds/streaming.js';
 import {
   KAFKA_CONNECT,

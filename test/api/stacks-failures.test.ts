@@ -6,9 +6,8 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { DATABASE, type Database } from '../../crds/data-services.js';
-import { stackObjectNameOf } from '../../crds/stack-ids.js';
 import { STACK } from '../../crds/stacks.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
@@ -20,6 +19,7 @@ import {
   aStackTemplate,
   aWebappService,
 } from '../fixtures/stacks.js';
+import { objectNameOf } from '../../crds/ids.js';
 
 type Json = Record<string, unknown>;
 interface Answer {
@@ -273,7 +273,7 @@ describe('DELETE without destroy_resources', () => {
     expect((await call('GET', `/v1/stacks/${stackId}`)).status).toBe(404);
     await eventually(async () => {
       const { items } = await app.store.list(STACK);
-      expect(items.filter((stack) => stack.metadata.name === stackObjectNameOf(stackId))).toEqual([]);
+      expect(items.filter((stack) => stack.metadata.name === objectNameOf(stackId))).toEqual([]);
     }, 30_000);
 
     expect((await call('GET', `/v1/databases/${databaseId}`)).status).toBe(200);

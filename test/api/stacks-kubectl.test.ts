@@ -14,7 +14,7 @@ import { platformKubeAuthenticator } from '../../accounts/kube-identity.js';
 import { startServer, type RunningServer } from '../../apiserver/server.js';
 import { kubernetesApiApp, writeKubeconfig } from '../../control-plane/kubernetes-api/index.js';
 import { createServingCertificate } from '../../control-plane/kubernetes-api/serving-certificate.js';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { createLogger } from '../../observability/logger.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { DATABASE, type Database } from '../../crds/data-services.js';
 import { STACK, type Stack } from '../../crds/stacks.js';
 import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { CompressionTypes, Kafka, logLevel, type Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import {
   STREAMING_CLUSTER,
   STREAMING_TOPIC,

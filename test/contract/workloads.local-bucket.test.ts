@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../../config/env.js';
 import { workloadsConfig, type WorkloadsConfig } from '../../config/workloads.js';
-import { authorizationOf } from '../../workloads/local/backup-bucket.js';
+import { authorizationOf } from '../../security/sigv4.js';
 import { createLocalRuntime } from '../../workloads/local/index.js';
 import { REDIS_SERVER } from '../../workloads/local/redis-supervisor.js';
 import { localShares } from '../../workloads/local/shares.js';

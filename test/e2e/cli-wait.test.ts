@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { signIn } from '../fixtures/accounts-app.js';
 import { eventually } from '../fixtures/eventually.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';

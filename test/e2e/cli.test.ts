@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const BINARY = path.resolve('dist/cli/cloudplane.js');

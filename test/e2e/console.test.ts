@@ -16,7 +16,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../controllers/runtime/clock.js';
+import { systemClock } from '../../observability/clock.js';
 import { runJob } from '../../jobs/job-runner.js';
 import { usageAggregation } from '../../jobs/usage-aggregation.js';
 import { createLogger } from '../../observability/logger.js';

@@ -6,7 +6,7 @@ import {
   principalOf,
   type ResourceType,
 } from '../../workloads/local/kafka/acl.js';
-import { scramCredential } from '../../workloads/local/kafka/scram.js';
+import { scramCredential } from '../../security/scram.js';
 
 const credential = scramCredential('p');
 const allow = (

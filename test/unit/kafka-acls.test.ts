@@ -15,7 +15,8 @@ import {
 } from '../../workloads/local/kafka/acl-bindings.js';
 import type { RequestContext } from '../../workloads/local/kafka/apis/api.js';
 import { apiModule } from '../../workloads/local/kafka/apis/registry.js';
-import { KafkaCluster, scramCredential, SqliteLogStore } from '../../workloads/local/kafka/index.js';
+import { KafkaCluster, SqliteLogStore } from '../../workloads/local/kafka/index.js';
+import { scramCredential } from '../../security/scram.js';
 import { Reader } from '../../workloads/local/kafka/protocol/codec.js';
 import { apiSchemas, decodeMessage, encodeMessage } from '../fixtures/kafka-schema.js';
 

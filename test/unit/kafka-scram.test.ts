@@ -1,11 +1,7 @@
 import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  INVALID_CREDENTIALS,
-  ScramFailure,
-  ScramServer,
-  scramCredential,
-} from '../../workloads/local/kafka/scram.js';
+import { scramCredential } from '../../security/scram.js';
+import { INVALID_CREDENTIALS, ScramFailure, ScramServer } from '../../workloads/local/kafka/scram.js';
 
 const credential = scramCredential('right-password');
 const lookup = (name: string) => (name === 'alice' ? credential : undefined);

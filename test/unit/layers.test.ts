@@ -77,6 +77,46 @@ describe('the layers of the source tree', () => {
         'apiserver/routes/vpc.ts imports controllers/vpc/engine.ts: outside controllers/vpc/, import its face controllers/vpc/index.ts',
     },
     {
+      case: 'a kind importing the local workload mode',
+      files: {
+        'workloads/local/kafka/index.ts': 'export const scram = 1;\n',
+        'controllers/streaming/credentials.ts':
+          "import { scram } from '../../workloads/local/kafka/index.js';\nexport const c = scram;\n",
+      },
+      problem:
+        'controllers/streaming/credentials.ts imports workloads/local/kafka/index.ts: only the composition roots (cli/) name a workload mode; use workloads/runtime.ts',
+    },
+    {
+      case: 'a service importing the kubernetes workload mode',
+      files: {
+        'workloads/kubernetes/render.ts': 'export const label = 1;\n',
+        'connect/worker.ts':
+          "import { label } from '../workloads/kubernetes/render.js';\nexport const w = label;\n",
+      },
+      problem:
+        'connect/worker.ts imports workloads/kubernetes/render.ts: only the composition roots (cli/) name a workload mode; use workloads/runtime.ts',
+    },
+    {
+      case: 'the facade importing a workload mode',
+      files: {
+        'workloads/local/backup-bucket.ts': 'export const sign = 1;\n',
+        'apiserver/routes/backups.ts':
+          "import { sign } from '../../workloads/local/backup-bucket.js';\nexport const s = sign;\n",
+      },
+      problem:
+        'apiserver/routes/backups.ts imports workloads/local/backup-bucket.ts: only the composition roots (cli/) name a workload mode; use workloads/runtime.ts',
+    },
+    {
+      case: 'one workload mode importing the other',
+      files: {
+        'workloads/local/shares.ts': 'export const share = 1;\n',
+        'workloads/kubernetes/shares.ts':
+          "import { share } from '../local/shares.js';\nexport const s = share;\n",
+      },
+      problem:
+        'workloads/kubernetes/shares.ts imports workloads/local/shares.ts: only the composition roots (cli/) name a workload mode; use workloads/runtime.ts',
+    },
+    {
       case: 'a folder outside every layer',
       files: { 'utils/misc.ts': 'export const x = 1;\n' },
       problem: 'utils/misc.ts: outside every layer; add its folder to LAYERS in hack/layers.ts',
@@ -85,7 +125,7 @@ describe('the layers of the source tree', () => {
     expect(checkLayers(tree(files))).toEqual([problem]);
   });
 
-  it('accepts imports downward, within a layer, through faces, and from tests and tools', () => {
+  it('accepts imports downward, within a layer, through faces, of a mode from cli/, and from tests and tools', () => {
     const root = tree({
       'config/vpc.ts': 'export interface VpcConfig { regions: string[] }\n',
       'controllers/runtime/queue.ts': 'export const queue = 1;\n',
@@ -94,6 +134,12 @@ describe('the layers of the source tree', () => {
         "import type { VpcConfig } from '../../config/vpc.js';\nimport { queue } from '../runtime/queue.js';\nexport const vpcController = (c: VpcConfig) => [c, queue];\n",
       'cli/serve.ts':
         "import { vpcController } from '../controllers/vpc/index.js';\nexport const s = vpcController;\n",
+      'workloads/runtime.ts': 'export interface WorkloadRuntime { kind: string }\n',
+      'workloads/local/index.ts':
+        "import type { WorkloadRuntime } from '../runtime.js';\nexport const local = (): WorkloadRuntime => ({ kind: 'local' });\n",
+      'controllers/vpc/uses-runtime.ts':
+        "import type { WorkloadRuntime } from '../../workloads/runtime.js';\nexport type R = WorkloadRuntime;\n",
+      'cli/runtime.ts': "import { local } from '../workloads/local/index.js';\nexport const r = local;\n",
       'test/unit/vpc.test.ts': "import '../../controllers/vpc/vpc-controller.js';\n",
       'hack/tool.ts': "import '../cli/serve.js';\n",
     });

@@ -3,7 +3,7 @@ import { loadConfig } from '../../config/index.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
 import { JOBS } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/job.js';
-import type { Clock } from '../../controllers/runtime/clock.js';
+import type { Clock } from '../../observability/clock.js';
 import { createScheduler, type Scheduler } from '../../jobs/scheduler.js';
 import { createLogger } from '../../observability/logger.js';
 import { openTestSqliteDatabase, type TestSqliteDatabase } from '../fixtures/db-sqlite.js';

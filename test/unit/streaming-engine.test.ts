@@ -26,8 +26,9 @@ import {
   groupSummaries,
   storageCondition,
 } from '../../controllers/streaming/engine.js';
-import { childObjectName, clusterRestIdOf, clusterWorkloadIdOf } from '../../controllers/streaming/ids.js';
+import { childObjectName } from '../../controllers/streaming/ids.js';
 import type { StreamingClusterObservation } from '../../workloads/runtime.js';
+import { restIdOf, workloadIdOf } from '../../crds/ids.js';
 
 const NOW = new Date('2026-03-01T09:00:00Z');
 const GENERATION = 2;
@@ -405,13 +406,13 @@ describe('names', () => {
     ['esc-0a1b2c3d4e5f', 'esc_0a1b2c3d4e5f'],
     ['events', 'events'],
   ])('object %s is REST id %s', (name, id) => {
-    expect(clusterRestIdOf(name)).toBe(id);
+    expect(restIdOf(name)).toBe(id);
   });
 
   it('gives a cluster named with kubectl a workload id of its namespace and name', () => {
-    expect(clusterWorkloadIdOf('org-a', 'esc-0a1b2c3d4e5f')).toBe('esc_0a1b2c3d4e5f');
-    expect(clusterWorkloadIdOf('org-a', 'events')).toMatch(/^esc_[0-9a-f]{12}$/);
-    expect(clusterWorkloadIdOf('org-a', 'events')).not.toBe(clusterWorkloadIdOf('org-b', 'events'));
+    expect(workloadIdOf('esc', 'org-a', 'esc-0a1b2c3d4e5f')).toBe('esc_0a1b2c3d4e5f');
+    expect(workloadIdOf('esc', 'org-a', 'events')).toMatch(/^esc_[0-9a-f]{12}$/);
+    expect(workloadIdOf('esc', 'org-a', 'events')).not.toBe(workloadIdOf('esc', 'org-b', 'events'));
   });
 
   it.each(['Orders.Created', 'orders_created', 'orders.created', '__weird__', 'x'.repeat(249)])(

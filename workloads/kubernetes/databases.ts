@@ -40,7 +40,6 @@ import {
   usernameOf,
   mariadbImage,
   versionOfImage,
-  WORKLOAD_LABEL,
 } from './render.js';
 import {
   CNPG_BACKUP,
@@ -51,6 +50,7 @@ import {
   STATEFUL_SET,
 } from './resource-types.js';
 import type { KubernetesSettings } from './settings.js';
+import { WORKLOAD_LABEL } from '../../crds/annotations.js';
 
 const DUMP_EXTENSIONS = { postgresql: 'dump', mysql: 'sql', redis: 'rdb', mongodb: 'archive.gz' } as const;
 

@@ -4,7 +4,8 @@
  */
 import type { Condition, KubeObject } from '../../control-plane/types.js';
 import type { DatabaseAccess, DatabaseObservation, ShareObservation } from '../runtime.js';
-import { CREDENTIALS_VERSION_ANNOTATION, versionOfImage } from './render.js';
+import { versionOfImage } from './render.js';
+import { CREDENTIALS_VERSION_ANNOTATION } from '../../crds/annotations.js';
 
 export interface CnpgClusterStatus {
   readyInstances?: number;

@@ -15,13 +15,14 @@ import {
   STATEFUL_SET,
 } from './resource-types.js';
 import type { BackupStorage, KubernetesSettings } from './settings.js';
+import {
+  CREDENTIALS_VERSION_ANNOTATION,
+  ENGINE_LABEL,
+  ORGANIZATION_LABEL,
+  WORKLOAD_LABEL,
+} from '../../crds/annotations.js';
 
-export const WORKLOAD_LABEL = 'cloudplane.dev/workload';
-export const ORGANIZATION_LABEL = 'cloudplane.dev/organization';
-export const ENGINE_LABEL = 'cloudplane.dev/engine';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-/** On a pod template: the Secret's resourceVersion, so a new password restarts the pod with it. */
-export const CREDENTIALS_VERSION_ANNOTATION = 'cloudplane.dev/credentials-version';
 
 /** The account the platform keeps for itself in MariaDB and MongoDB servers. */
 export const ADMIN_USER = 'cloudplane_admin';

@@ -16,10 +16,10 @@ import {
   renderShareClaim,
   reportSize,
   SHARE_MOUNT,
-  WORKLOAD_LABEL,
 } from './render.js';
 import { PERSISTENT_VOLUME_CLAIM } from './resource-types.js';
 import type { KubernetesSettings } from './settings.js';
+import { WORKLOAD_LABEL } from '../../crds/annotations.js';
 
 const MEASURE = `find ${SHARE_MOUNT} -type f -exec stat -c %s {} + | awk '{ total += $1 } END { print total + 0 }' > /dev/termination-log`;
 

@@ -9,10 +9,10 @@ import { kubernetesName } from '../helm.js';
 import { WorkloadError, type JobObservation, type JobRuntime, type JobWorkload } from '../runtime.js';
 import { apply, read, refused, removeObject } from './objects.js';
 import { jobOutcome, type JobStatus } from './readiness.js';
-import { MANAGED_BY_LABEL, ORGANIZATION_LABEL } from './render.js';
+import { MANAGED_BY_LABEL } from './render.js';
 import { JOB, POD, SECRET } from './resource-types.js';
+import { ORGANIZATION_LABEL, STACK_JOB_LABEL } from '../../crds/annotations.js';
 
-export const STACK_JOB_LABEL = 'cloudplane.dev/stack-job';
 /** A Job's name: its pods carry it in a label, which allows 63 characters. */
 const JOB_NAME_MAX = 63;
 /** What `logs` reads of a pod's log at most. */

@@ -7,6 +7,7 @@
  * workers read through Strimzi's Kubernetes config provider; a connector refers to them by key.
  */
 import type { Condition, KubeObject, OwnerReference } from '../../control-plane/types.js';
+import { ownerReference } from '../../control-plane/owner-references.js';
 import {
   WorkloadError,
   type ConnectorObservation,
@@ -112,15 +113,7 @@ export function connectWorkerAcls(): StreamingAcl[] {
 
 /** Makes an object go with its owner (the garbage collector removes it). */
 export function ownedBy(owner: KubeObject): OwnerReference[] {
-  return [
-    {
-      apiVersion: owner.apiVersion,
-      kind: owner.kind,
-      name: owner.metadata.name,
-      uid: owner.metadata.uid!,
-      blockOwnerDeletion: false,
-    },
-  ];
+  return [ownerReference(owner, { blockOwnerDeletion: false })];
 }
 
 /**

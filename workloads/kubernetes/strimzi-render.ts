@@ -15,13 +15,12 @@ import {
   type StreamingUserSpec,
   type WorkloadState,
 } from '../runtime.js';
-import { kubeName, MANAGED_BY_LABEL, ORGANIZATION_LABEL, WORKLOAD_LABEL } from './render.js';
+import { kubeName, MANAGED_BY_LABEL } from './render.js';
 import { KAFKA, KAFKA_NODE_POOL, KAFKA_TOPIC, KAFKA_USER, SECRET } from './resource-types.js';
+import { ORGANIZATION_LABEL, PASSWORD_VERSION_ANNOTATION, WORKLOAD_LABEL } from '../../crds/annotations.js';
 
 /** Strimzi's label tying a node pool, a topic or a user to its Kafka. */
 export const STRIMZI_CLUSTER_LABEL = 'strimzi.io/cluster';
-/** On a KafkaUser: its password Secret's resourceVersion, so a new password is applied at once. */
-export const PASSWORD_VERSION_ANNOTATION = 'cloudplane.dev/password-version';
 export const TLS_LISTENER = { name: 'tls', port: 9093 } as const;
 /** The key of the password in the Secret a KafkaUser reads and in the one Strimzi writes. */
 export const PASSWORD_KEY = 'password';

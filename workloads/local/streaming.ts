@@ -14,15 +14,9 @@ import {
   type StreamingUserSpec,
   type TopicObservation,
 } from '../runtime.js';
-import {
-  ErrorCode,
-  KafkaCluster,
-  listen,
-  readRecordWindow,
-  scramCredential,
-  SqliteLogStore,
-  type BrokerClock,
-} from './kafka/index.js';
+import { ErrorCode, KafkaCluster, listen, readRecordWindow, SqliteLogStore } from './kafka/index.js';
+import { scramCredential } from '../../security/scram.js';
+import type { Clock } from '../../observability/clock.js';
 import { PortPool, type PortRange } from './port-pool.js';
 
 export interface LocalStreamingOptions {
@@ -32,7 +26,7 @@ export interface LocalStreamingOptions {
   advertisedHost: string;
   ports: PortRange;
   logger: Logger;
-  clock?: BrokerClock;
+  clock?: Clock;
   /** How often retention and compaction run (default one minute). */
   maintenanceIntervalMs?: number;
   /** Kafka's `transactional.id.expiration.ms` of every cluster (default 7 days). */

@@ -4,14 +4,12 @@
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import type { KubeObject } from '../../../control-plane/types.js';
+import { ownerReference } from '../../../control-plane/owner-references.js';
 import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
   DEFAULT_RETENTION_DAYS,
   DEFAULT_STORAGE_GB,
-  newDataServiceId,
-  objectNameOf,
-  restIdOf,
   shareQuotaAmounts,
   sizedByMemory,
 } from '../../../controllers/data-services/index.js';
@@ -44,6 +42,8 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { SCHEDULED_BY_LABEL } from '../../../crds/annotations.js';
 
 const PHASES: readonly BackupPhase[] = ['pending', 'running', 'completed', 'failed'];
 
@@ -90,7 +90,7 @@ function describeBackup(backup: Backup) {
     status: status?.phase ?? 'pending',
     size_bytes: status?.sizeBytes ?? null,
     retention_days: backup.spec!.retentionDays,
-    scheduled: backup.metadata.labels?.['cloudplane.dev/scheduled-by'] !== undefined,
+    scheduled: backup.metadata.labels?.[SCHEDULED_BY_LABEL] !== undefined,
     started_at: status?.startedAt ?? null,
     completed_at: status?.completedAt ?? null,
     expires_at: status?.expiresAt ?? null,
@@ -115,17 +115,6 @@ function sourceKindOf(id: string): 'Database' | 'NfsShare' | undefined {
   if (id.startsWith('db_')) return 'Database';
   if (id.startsWith('nfs_')) return 'NfsShare';
   return undefined;
-}
-
-function ownerReference(backup: Backup) {
-  return {
-    apiVersion: backup.apiVersion,
-    kind: backup.kind,
-    name: backup.metadata.name,
-    uid: backup.metadata.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
 }
 
 /** `<name>-restore-<n>`, the first n no resource of the organization is named. */
@@ -220,7 +209,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         const created = await createWithinQuota<Backup>(
           { store, database, now, quotas },
           BACKUP,
-          newDataServiceId('bkp'),
+          newRestId('bkp'),
           { backups: 1 },
           {
             namespace,
@@ -342,9 +331,9 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           apiVersion: API_VERSION,
           kind: RESTORE.kind,
           metadata: {
-            name: objectNameOf(newDataServiceId('rst')),
+            name: objectNameOf(newRestId('rst')),
             namespace,
-            ownerReferences: [ownerReference(backup)],
+            ownerReferences: [ownerReference(backup, { controller: true, blockOwnerDeletion: true })],
           },
           spec: { backup: backup.metadata.name, target: targetName },
         });
@@ -361,7 +350,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
             const share = await createWithinQuota<NfsShare>(
               { store, database, now, quotas },
               NFS_SHARE,
-              newDataServiceId('nfs'),
+              newRestId('nfs'),
               shareQuotaAmounts(sizeGb),
               { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
             );
@@ -377,7 +366,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           const target = await createWithinQuota<Database>(
             { store, database, now, quotas },
             DATABASE,
-            newDataServiceId('db'),
+            newRestId('db'),
             databaseQuotaAmounts(databaseEngine, storageGb),
             {
               namespace,

@@ -11,14 +11,11 @@ import {
   engineList,
   engineProblem,
   ENGINES,
-  newDataServiceId,
   nextRun,
-  restIdOf,
   shrinkProblem,
   sizedByMemory,
   sizeFieldProblem,
   versionProblem,
-  workloadIdOf,
 } from '../../../controllers/data-services/index.js';
 import {
   DATABASE,
@@ -46,6 +43,7 @@ import {
   type IdParams,
 } from './resources.js';
 import { withoutDeleted } from '../../routing/deleted.js';
+import { newRestId, restIdOf, workloadIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly DatabasePhase[] = [
   'provisioning',
@@ -316,7 +314,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
           throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
         }
-        const id = newDataServiceId('db');
+        const id = newRestId('db');
         const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
         const created = await createWithinQuota<Database>(
           { store, database, now, quotas },

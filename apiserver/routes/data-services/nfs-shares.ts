@@ -1,5 +1,5 @@
 /** `/v1/nfs-shares`: shared file systems. The controller makes and measures them. */
-import { newDataServiceId, restIdOf, shareQuotaAmounts } from '../../../controllers/data-services/index.js';
+import { shareQuotaAmounts } from '../../../controllers/data-services/index.js';
 import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
 import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
@@ -22,6 +22,7 @@ import {
   type IdParams,
 } from './resources.js';
 import { withoutDeleted } from '../../routing/deleted.js';
+import { newRestId, restIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly NfsSharePhase[] = ['provisioning', 'available', 'deleting', 'error'];
 
@@ -152,7 +153,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         const created = await createWithinQuota<NfsShare>(
           { store, database, now, quotas },
           NFS_SHARE,
-          newDataServiceId('nfs'),
+          newRestId('nfs'),
           shareQuotaAmounts(body.size_gb),
           {
             namespace,

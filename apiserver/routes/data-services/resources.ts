@@ -10,7 +10,6 @@ import {
 } from '../../../control-plane/types.js';
 import {
   claimQuota,
-  objectNameOf,
   quotaExceededMessage,
   releaseQuota,
   type Problem,
@@ -23,6 +22,7 @@ import { ApiError, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
+import { objectNameOf } from '../../../crds/ids.js';
 
 /** What the data-services routes need beyond the core services. */
 export interface DataServiceRouteServices {

@@ -31,7 +31,7 @@ import { isDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import type { RequestShape, RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
-import { UPDATED_AT_ANNOTATION } from '../vpc/vpc-resources.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 /** What the integration routes need beyond the core services. */
 export interface IntegrationRouteServices {

@@ -37,7 +37,7 @@ import {
   type IntegrationRouteServices,
 } from './integration-resources.js';
 import { INTEGRATION_RUN_ROUTES } from './runs.js';
-import { UPDATED_AT_ANNOTATION } from '../vpc/vpc-resources.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 export type { IntegrationRouteServices } from './integration-resources.js';
 

@@ -6,13 +6,9 @@ import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import {
   executionOwner,
-  REQUESTED_AT_ANNOTATION,
   listEntries,
-  newStackId,
   phaseOrder,
   planStack,
-  stackObjectNameOf,
-  stackRestIdOf,
   type DatabaseLimits,
   type StackTemplate,
 } from '../../../controllers/stacks/index.js';
@@ -41,9 +37,8 @@ import {
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
-
-/** The last execution asked for: writing it is what makes two requests at once collide. */
-const EXECUTION_REQUEST_ANNOTATION = 'cloudplane.dev/last-execution-request';
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { EXECUTION_REQUEST_ANNOTATION, REQUESTED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 interface ExecutionRequest {
   dry_run?: boolean;
@@ -99,11 +94,11 @@ async function startExecution(
   }
   const running = runningExecution(await executionsOf(store, stack));
   if (running && !force && !dryRun) {
-    throw conflict(`an execution of this stack is running: ${stackRestIdOf(running.metadata.name)}`, {
-      details: { execution_id: stackRestIdOf(running.metadata.name) },
+    throw conflict(`an execution of this stack is running: ${restIdOf(running.metadata.name)}`, {
+      details: { execution_id: restIdOf(running.metadata.name) },
     });
   }
-  const id = newStackId('exec');
+  const id = newRestId('exec');
   if (!dryRun) {
     try {
       await store.update<Stack>(STACK, {
@@ -123,7 +118,7 @@ async function startExecution(
     apiVersion: API_VERSION,
     kind: STACK_EXECUTION.kind,
     metadata: {
-      name: stackObjectNameOf(id),
+      name: objectNameOf(id),
       namespace: stack.metadata.namespace,
       annotations: { [REQUESTED_AT_ANNOTATION]: now.toISOString() },
       ownerReferences: [executionOwner(stack)],
@@ -221,7 +216,7 @@ export const stackExecutionRoutes: RouteModule<StackRouteServices> = {
           const execution = await store.get<StackExecution>(
             STACK_EXECUTION,
             stack.metadata.namespace,
-            stackObjectNameOf(params.execution_id),
+            objectNameOf(params.execution_id),
           );
           if (execution.spec?.stack === stack.metadata.name) {
             return { data: describeExecution(execution, phaseOrder(execution.spec.operation)[0]!) };

@@ -3,8 +3,6 @@ import type { Principal } from '../../../accounts/principal.js';
 import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
 import {
   isFinished,
-  stackObjectNameOf,
-  stackRestIdOf,
   templateProblems,
   type DatabaseLimits,
   type StackEntry,
@@ -14,6 +12,8 @@ import { ApiError, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
+import { objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 /** What the stack routes need beyond the core services: the sizes a database may have. */
 export interface StackRouteServices {
@@ -23,9 +23,6 @@ export interface StackRouteServices {
 export const READ = ['stacks:read'];
 export const WRITE = ['stacks:write'];
 export const BASE = { area: 'stacks', auth: 'authenticated', tags: ['stacks'] } as const;
-
-/** Set by the API on create and on each template replacement. */
-export const UPDATED_AT_ANNOTATION = 'cloudplane.dev/updated-at';
 
 const ID = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[a-z0-9][a-z0-9_-]*$' } as const;
 
@@ -44,7 +41,7 @@ export const STATUSES = ['pending', 'deploying', 'active', 'failed'] as const;
 /** A stack of the caller's organization: another organization's, or a deleted one, is a 404. */
 export async function findStack(store: ObjectStore, principal: Principal, id: string): Promise<Stack> {
   try {
-    const stack = await store.get<Stack>(STACK, tenantNamespace(principal), stackObjectNameOf(id));
+    const stack = await store.get<Stack>(STACK, tenantNamespace(principal), objectNameOf(id));
     if (stack.spec && !isDeleted(stack)) return stack;
   } catch (error) {
     if (!isStoreError(error, 'NotFound')) throw error;
@@ -140,7 +137,7 @@ export function describeStackSummary(stack: Stack) {
   const status = stack.status;
   const applied = status?.appliedVersion;
   return {
-    id: stackRestIdOf(stack.metadata.name),
+    id: restIdOf(stack.metadata.name),
     name: stack.spec!.name,
     tenant: stack.spec!.tenant,
     status: status?.status ?? 'pending',
@@ -173,7 +170,7 @@ export function describeStack(stack: Stack, entries: readonly StackEntry[]) {
       status: resource.status,
     })),
     outputs: outputValues(entries),
-    last_execution_id: stack.status?.lastExecution ? stackRestIdOf(stack.status.lastExecution) : null,
+    last_execution_id: stack.status?.lastExecution ? restIdOf(stack.status.lastExecution) : null,
     conditions: stack.status?.conditions ?? [],
   };
 }
@@ -224,8 +221,8 @@ export const EXECUTION_BODY = {
 export function describeExecution(execution: StackExecution, firstPhase: string) {
   const status = execution.status;
   return {
-    execution_id: stackRestIdOf(execution.metadata.name),
-    stack_id: stackRestIdOf(execution.spec!.stack),
+    execution_id: restIdOf(execution.metadata.name),
+    stack_id: restIdOf(execution.spec!.stack),
     operation: execution.spec!.operation,
     status: status?.status ?? 'running',
     phase: status?.phase ?? firstPhase,

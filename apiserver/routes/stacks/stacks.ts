@@ -3,14 +3,7 @@
  * (executions.ts); what a stack applied is read from the data plane (artifacts.ts).
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import {
-  DESTROY_RESOURCES_ANNOTATION,
-  listEntries,
-  newStackId,
-  planStack,
-  stackObjectNameOf,
-  type StackTemplate,
-} from '../../../controllers/stacks/index.js';
+import { listEntries, planStack, type StackTemplate } from '../../../controllers/stacks/index.js';
 import { STACK, type Stack } from '../../../crds/stacks.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
@@ -29,11 +22,12 @@ import {
   STACK_SUMMARY,
   STATUSES,
   templateError,
-  UPDATED_AT_ANNOTATION,
   WRITE,
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
+import { newRestId, objectNameOf } from '../../../crds/ids.js';
+import { DESTROY_RESOURCES_ANNOTATION, UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 const TEMPLATE = {
   type: 'object',
@@ -179,12 +173,12 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
         if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
           throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
         }
-        const id = newStackId('stk');
+        const id = newRestId('stk');
         const created = await store.create<Stack>(STACK, {
           apiVersion: API_VERSION,
           kind: STACK.kind,
           metadata: {
-            name: stackObjectNameOf(id),
+            name: objectNameOf(id),
             namespace,
             annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
           },

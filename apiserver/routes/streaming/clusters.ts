@@ -4,12 +4,9 @@
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
-  clusterObjectNameOf,
-  clusterRestIdOf,
   DEFAULT_TIER,
   formatRetention,
   monthlyPriceUsd,
-  newStreamingClusterId,
   regionProblem,
   streamingLimits,
   TIERS,
@@ -37,6 +34,7 @@ import {
   type StreamingRouteServices,
 } from './streaming-resources.js';
 import { withoutDeleted } from '../../routing/deleted.js';
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly StreamingClusterPhase[] = [
   'provisioning',
@@ -96,7 +94,7 @@ export function describeCluster(cluster: StreamingCluster, baseUrl: string) {
   const spec = cluster.spec!;
   const status = cluster.status;
   const limits = streamingLimits(spec.tier);
-  const id = clusterRestIdOf(cluster.metadata.name);
+  const id = restIdOf(cluster.metadata.name);
   return {
     id,
     name: spec.name,
@@ -211,12 +209,12 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
           throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
         }
-        const id = newStreamingClusterId();
+        const id = newRestId('esc');
         const tier = body.tier ?? DEFAULT_TIER;
         const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
           apiVersion: API_VERSION,
           kind: STREAMING_CLUSTER.kind,
-          metadata: { name: clusterObjectNameOf(id), namespace },
+          metadata: { name: objectNameOf(id), namespace },
           spec: { name, tier, region: body.region },
         });
         logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');

@@ -5,12 +5,13 @@
  * rate-limited) costs the brokers one round of queries per five seconds.
  */
 import { Gauge, type Registry } from 'prom-client';
-import { clusterRestIdOf, clusterWorkload } from '../../../controllers/streaming/index.js';
+import { clusterWorkload } from '../../../controllers/streaming/index.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../../../crds/streaming.js';
 import type { Logger } from '../../../observability/logger.js';
 import { SharedRound } from '../../../observability/shared-round.js';
 import type { StreamingRuntime } from '../../../workloads/runtime.js';
+import { restIdOf } from '../../../crds/ids.js';
 
 const LAG_METRIC = 'streaming_consumer_group_lag';
 const READINGS_REUSED_FOR_MS = 5000;
@@ -36,7 +37,7 @@ export function registerConsumerGroupLagGauge(
     );
     for (const cluster of running) {
       const workload = clusterWorkload(cluster);
-      const clusterId = clusterRestIdOf(cluster.metadata.name);
+      const clusterId = restIdOf(cluster.metadata.name);
       try {
         for (const group of await runtime.listGroups(workload)) {
           const lag = await runtime.groupLag(workload, group.groupId);

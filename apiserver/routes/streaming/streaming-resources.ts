@@ -3,12 +3,7 @@ import type { Principal } from '../../../accounts/principal.js';
 import type { PublicUrl } from '../../../config/http.js';
 import type { VpcConfig } from '../../../config/vpc.js';
 import { isStoreError, type Condition, type ObjectStore } from '../../../control-plane/types.js';
-import {
-  childObjectName,
-  clusterObjectNameOf,
-  clusterWorkload,
-  type Problem,
-} from '../../../controllers/streaming/index.js';
+import { childObjectName, clusterWorkload, type Problem } from '../../../controllers/streaming/index.js';
 import {
   STREAMING_CLUSTER,
   type StreamingCluster,
@@ -21,6 +16,7 @@ import { conflict, notFound, unprocessable, type ApiError } from '../../errors.j
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
+import { objectNameOf } from '../../../crds/ids.js';
 
 /** What the streaming routes need beyond the core services. */
 export interface StreamingRouteServices {
@@ -61,7 +57,7 @@ export async function findCluster(
     const cluster = await store.get<StreamingCluster>(
       STREAMING_CLUSTER,
       tenantNamespace(principal),
-      clusterObjectNameOf(id),
+      objectNameOf(id),
     );
     if (cluster.spec && !isDeleted(cluster)) return cluster;
   } catch (error) {

@@ -7,7 +7,6 @@ import {
   childrenOf,
   clusterWorkload,
   CREATED_BY_KAFKA,
-  CREATED_BY_LABEL,
   defaultReplicas,
   defaultRetention,
   topicObject,
@@ -39,6 +38,7 @@ import {
   type StreamingRouteServices,
 } from './streaming-resources.js';
 import { isDeleted, withoutDeleted } from '../../routing/deleted.js';
+import { CREATED_BY_LABEL } from '../../../crds/annotations.js';
 
 const CLEANUP_POLICIES: readonly StreamingCleanupPolicy[] = ['delete', 'compact'];
 

@@ -7,9 +7,9 @@ import {
   type VaultClusterEngine,
   type VaultEngine,
 } from '../../../vault/vault-engine.js';
-import { VaultError, type VaultErrorKind } from '../../../vault/vault-error.js';
+import { VaultError } from '../../../vault/vault-error.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../../crds/vault-cluster.js';
-import { ApiError, forbidden, notFound } from '../../errors.js';
+import { ApiError, forbidden, fromVaultError, notFound } from '../../errors.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import type { RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
@@ -30,27 +30,12 @@ export const CLUSTER_PARAMS = {
   properties: { id: { type: 'string', minLength: 1, maxLength: 253, description: 'The cluster id' } },
 } as const satisfies ObjectSchema;
 
-const CODES: Record<VaultErrorKind, string> = {
-  invalid: 'invalid_request',
-  unauthorized: 'unauthorized',
-  permission_denied: 'permission_denied',
-  not_found: 'not_found',
-  conflict: 'conflict',
-  sealed: 'sealed',
-  audit_unavailable: 'audit_unavailable',
-};
-
-/** The REST answer for an engine refusal. */
-export function toApiError(error: VaultError): ApiError {
-  return new ApiError(error.status, CODES[error.kind], error.message);
-}
-
 /** Runs engine work, answering its refusals as API errors. */
 export async function answering<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof VaultError) throw toApiError(error);
+    if (error instanceof VaultError) throw fromVaultError(error);
     throw error;
   }
 }

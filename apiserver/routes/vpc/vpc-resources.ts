@@ -21,9 +21,7 @@ import { VpcValidationError } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import { isDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-
-/** Written on every REST write; an object applied with kubectl falls back to its creation time. */
-export const UPDATED_AT_ANNOTATION = 'cloudplane.dev/updated-at';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 /** DNS-label names: every id the API hands out is one. */
 export const ID_SCHEMA = {

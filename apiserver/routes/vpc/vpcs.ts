@@ -36,13 +36,13 @@ import {
   readParts,
   readVpc,
   updatedAt,
-  UPDATED_AT_ANNOTATION,
   VPC_PARAMS,
   type PartsOfNamespace,
   type VpcParams,
 } from './vpc-resources.js';
 import { SECURITY_ROUTES } from './security.js';
 import { SUBNET_ROUTES } from './subnets.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 const STATUSES = ['provisioning', 'available', 'deleting', 'deleted'] as const;
 type VpcRestStatus = (typeof STATUSES)[number];

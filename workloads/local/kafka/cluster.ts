@@ -9,7 +9,7 @@ import type {
   TopicObservation,
 } from '../../runtime.js';
 import { principalOf, type Principal } from './acl.js';
-import { systemClock, type BrokerClock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../../observability/clock.js';
 import { ErrorCode } from './errors.js';
 import { GroupCoordinator } from './groups.js';
 import { CommitWindows, DEFAULT_STOP_AFTER_MS, partitionLag, worstStatus } from './lag.js';
@@ -42,7 +42,7 @@ export interface KafkaClusterOptions {
   brokers: BrokerAddress[];
   limits: StreamingLimits;
   logger: Logger;
-  clock?: BrokerClock;
+  clock?: Clock;
   /** A user that bypasses every ACL (the platform's own). */
   superuser?: { name: string; credential: ScramCredential };
   /** How often retention and compaction run; 0: only when `runMaintenance` is called. */
@@ -67,7 +67,7 @@ export class KafkaCluster {
   readonly brokers: readonly BrokerAddress[];
   readonly limits: StreamingLimits;
   readonly logger: Logger;
-  readonly clock: BrokerClock;
+  readonly clock: Clock;
   readonly groups: GroupCoordinator;
   /** Groups of the consumer protocol (KIP-848), whose partitions the broker assigns. */
   readonly consumerGroups: ConsumerGroupCoordinator;

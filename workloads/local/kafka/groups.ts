@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BrokerClock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../../../observability/clock.js';
 import { ErrorCode } from './errors.js';
 
 /**
@@ -69,7 +69,7 @@ export const MAX_SESSION_TIMEOUT_MS = 1_800_000;
 export class GroupCoordinator {
   private readonly groups = new Map<string, Group>();
 
-  constructor(private readonly clock: BrokerClock) {}
+  constructor(private readonly clock: Clock) {}
 
   group(groupId: string): Group | undefined {
     return this.groups.get(groupId);

@@ -2,7 +2,6 @@
 export { KafkaCluster, type BrokerAddress, type KafkaClusterOptions } from './cluster.js';
 export { listen, type ListenOptions } from './server.js';
 export { SqliteLogStore, type LogStore, type StoredTopic } from './log-store.js';
-export { scramCredential, SCRAM_MECHANISM } from './scram.js';
-export { systemClock, type BrokerClock } from './clock.js';
+export { SCRAM_MECHANISM } from './scram.js';
 export { ErrorCode } from './errors.js';
 export { readRecordWindow } from './record-window.js';

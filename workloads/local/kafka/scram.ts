@@ -1,4 +1,4 @@
-import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ScramCredential } from '../../runtime.js';
 
 /**
@@ -8,28 +8,9 @@ import type { ScramCredential } from '../../runtime.js';
  */
 
 export const SCRAM_MECHANISM = 'SCRAM-SHA-512';
-const MIN_ITERATIONS = 4096;
 
 const hmac = (key: Buffer, text: string | Buffer) => createHmac('sha512', key).update(text).digest();
 const sha512 = (data: Buffer) => createHash('sha512').update(data).digest();
-
-/** Derives the credential the broker stores from a password; the password is not kept. */
-export function scramCredential(password: string, iterations = MIN_ITERATIONS): ScramCredential {
-  const salt = randomBytes(32);
-  const salted = pbkdf2Sync(
-    password.normalize('NFKC'),
-    salt,
-    Math.max(iterations, MIN_ITERATIONS),
-    64,
-    'sha512',
-  );
-  return {
-    salt: salt.toString('base64'),
-    iterations: Math.max(iterations, MIN_ITERATIONS),
-    storedKey: sha512(hmac(salted, 'Client Key')).toString('base64'),
-    serverKey: hmac(salted, 'Server Key').toString('base64'),
-  };
-}
 
 /** Why an exchange failed; the message is for the client and never holds a secret. */
 export class ScramFailure extends Error {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BrokerClock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../../../observability/clock.js';
 import { ErrorCode } from './errors.js';
 import type { CommittedOffset, LogStore, TransactionRecord } from './log-store.js';
 
@@ -46,7 +46,7 @@ export class TransactionCoordinator {
 
   constructor(
     private readonly store: LogStore,
-    private readonly clock: BrokerClock,
+    private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly listener: TransactionListener,
     private readonly transactionalIdExpirationMs = TRANSACTIONAL_ID_EXPIRATION_MS,

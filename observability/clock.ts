@@ -1,6 +1,7 @@
 /**
- * Time as the controller runtime and the scheduler see it. Injected so tests advance time
- * instead of sleeping.
+ * Time and timers as every part of the platform sees them (the controller runtime, the scheduler,
+ * event delivery, the stacks' steps, the local broker's groups and transactions). Injected so
+ * tests advance time instead of sleeping (`test/fixtures/fake-clock.ts`).
  */
 export interface Clock {
   now(): Date;
