@@ -27,7 +27,7 @@ export {
   DEFAULT_STORAGE_GB,
   engineList,
   engineProblem,
-  ENGINES,
+  engineNames,
   MIN_MEMORY_MB,
   nextRun,
   shrinkProblem,
