@@ -11,7 +11,8 @@ import { isStoreError, type ObjectStore } from '../control-plane/types.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../workloads/local/kafka/index.js';
 import type { StreamingAcl, StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
-import { listOf, pluginOf } from './connector-plugins.js';
+import { listOf } from './connectors/plugin.js';
+import { pluginOf } from './connector-plugins.js';
 import { errorHandlingSettingsOf } from './error-handling.js';
 import type { StoredConnector } from './connector-store.js';
 
