@@ -12,7 +12,8 @@ import { objectNameOf } from '../crds/ids.js';
 import { STREAMING_CLUSTER, type StreamingCluster } from '../crds/streaming.js';
 import { scramCredential } from '../security/scram.js';
 import type { StreamingAcl, StreamingClusterWorkload, StreamingRuntime } from '../workloads/runtime.js';
-import { listOf, pluginOf } from './connector-plugins.js';
+import { listOf } from './connectors/plugin.js';
+import { pluginOf } from './connector-plugins.js';
 import { errorHandlingSettingsOf } from './error-handling.js';
 import type { StoredConnector } from './connector-store.js';
 

@@ -18,7 +18,8 @@ import {
 import { PassLoop } from './pass-loop.js';
 import { connectorAcls, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import type { ConnectorObservationStore } from './cluster-connect-store.js';
-import { isSecretKey, pluginOf, POSTGRES_SOURCE } from './connector-plugins.js';
+import { isSecretKey, pluginOf } from './connector-plugins.js';
+import { POSTGRES_SOURCE } from './connectors/postgres-source/index.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
 import {
   errorOfTrace,

@@ -12,19 +12,18 @@ import { ClusterAccess, connectorGroupOf, type StreamingFamily } from './cluster
 import { ClusterConnectWorker, UNREPORTED } from './cluster-connect.js';
 import { ConnectorObservationStore } from './cluster-connect-store.js';
 import { badRequest, ConnectError, connectorNotFound, taskNotFound } from './connect-error.js';
+import { CONNECTOR_PLUGINS } from './connectors/index.js';
 import {
-  CONNECTOR_PLUGINS,
   isSecretKey,
-  listOf,
   pluginOf,
-  POSTGRES_SOURCE,
   taskCountOf,
   validateConnectorConfig,
   type ConfigInfos,
-  type ConnectorPlugin,
 } from './connector-plugins.js';
+import { listOf, type ConnectorPlugin } from './connectors/plugin.js';
+import { POSTGRES_SOURCE } from './connectors/postgres-source/index.js';
 import { ConnectorStore, type StoredConnector } from './connector-store.js';
-import { confirmedLsnOf, postgresSourceSettingsOf } from './postgres-source.js';
+import { confirmedLsnOf, postgresSourceSettingsOf } from './connectors/postgres-source/task.js';
 import { SourceOffsetStore } from './source-offsets.js';
 import { ConnectWorker, type ConnectorStatus, type TaskStatus } from './connect-worker.js';
 import { restartPlanOf, statusUnderRestart, type TargetState } from './task-state.js';

@@ -13,21 +13,19 @@ import { PassLoop } from './pass-loop.js';
 import { connectorGroupOf, type ClusterAccess, type ClusterLookup } from './cluster-access.js';
 import { ConnectorEntry, type SinkTaskRun } from './connector-entry.js';
 import type { ProduceRecords, SourceRecord, SourceTask } from './change-envelope.js';
-import {
-  listOf,
-  pluginOf,
-  taskCountOf,
-  JDBC_SINK,
-  MYSQL_SOURCE,
-  POSTGRES_SOURCE,
-  S3_SINK,
-} from './connector-plugins.js';
+import { listOf } from './connectors/plugin.js';
+import { pluginOf, taskCountOf } from './connector-plugins.js';
+import { MYSQL_SOURCE } from './connectors/mysql-source/index.js';
+import { POSTGRES_SOURCE } from './connectors/postgres-source/index.js';
 import { errorHandlingSettingsOf, stackTraceOf, type ConsumedRecord } from './error-handling.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
-import { JdbcSinkTask } from './jdbc-sink.js';
-import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsOf } from './mysql-source.js';
-import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './postgres-source.js';
-import { S3SinkTask } from './s3-sink.js';
+import {
+  binlogOffsetOf,
+  isBinlogPosition,
+  MySqlSourceTask,
+  mySqlSourceSettingsOf,
+} from './connectors/mysql-source/task.js';
+import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './connectors/postgres-source/task.js';
 import { SinkPipeline, type DeadLetterWriter } from './sink-pipeline.js';
 import { kafkaHeadersOf } from './kafka-headers.js';
 import { SourcePipeline } from './source-pipeline.js';
@@ -76,9 +74,8 @@ interface RunningSource {
 }
 
 function sinkTaskOf(connector: StoredConnector, onBroken: (error: Error) => void): SinkTask {
-  const plugin = pluginOf(connector.config['connector.class']);
-  if (plugin === JDBC_SINK) return new JdbcSinkTask(connector.config, onBroken);
-  if (plugin === S3_SINK) return new S3SinkTask(connector.config);
+  const task = pluginOf(connector.config['connector.class'])?.sinkTask?.(connector.config, onBroken);
+  if (task) return task;
   throw new Error(`no connector implements ${connector.config['connector.class']}`);
 }
 

@@ -6,7 +6,9 @@
  * of them is true.
  */
 import net from 'node:net';
-import { ELASTICSEARCH_SINK, listOf, MONGODB_SOURCE, type ConnectorPlugin } from './connector-plugins.js';
+import { ELASTICSEARCH_SINK } from './connectors/elasticsearch-sink/index.js';
+import { listOf, type ConnectorPlugin } from './connectors/plugin.js';
+import { MONGODB_SOURCE } from './connectors/mongodb-source/index.js';
 
 const PROBE_TIMEOUT_MS = 3_000;
 

@@ -22,6 +22,12 @@ export interface KindDescriptor extends ResourceType {
   /** The file (relative to the repository root) that exports `<Kind>Spec` and `<Kind>Status`. */
   typesFile: string;
   /**
+   * Spec fields whose values a registered list decides rather than the type (the database
+   * engines): the generator writes them into the CRD as enums, and the runtime registry applies
+   * them again so the embedded store takes what is registered when it starts.
+   */
+  specEnums?: () => Record<string, readonly string[]>;
+  /**
    * The structural OpenAPI v3 schema of the whole object. Filled from the generated CRD at
    * runtime (see crds/registry.ts) so the embedded store validates exactly what a real
    * apiserver would.

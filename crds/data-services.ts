@@ -6,9 +6,14 @@ import {
   VERSION,
   type KindDescriptor,
 } from '../control-plane/kind-descriptor.js';
-import type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
+import {
+  allOfferedVersions,
+  databaseEngineNames,
+  type DatabaseEngineName,
+  type DatabaseVersion,
+} from './database-engines/index.js';
 
-export type { DatabaseEngineName, DatabaseVersion } from './database-engines.js';
+export type { DatabaseEngineName, DatabaseVersion } from './database-engines/index.js';
 
 /** Whether the thing really runs, or is only kept as a record of what was asked. */
 export type RealizationName = 'real' | 'recorded';
@@ -131,6 +136,7 @@ export const DATABASE: KindDescriptor = {
     { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
   ],
   typesFile: 'crds/data-services.ts',
+  specEnums: () => ({ engine: databaseEngineNames(), version: allOfferedVersions() }),
 };
 
 /** A shared file system for an organization's workloads. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createGenerator, type SchemaGenerator } from 'ts-json-schema-generator';
 import { stringify } from 'yaml';
 import type { KindDescriptor, PrinterColumn } from '../control-plane/kind-descriptor.js';
-import { toStructuralSchema, type JsonSchema } from './structural-schema.js';
+import { toStructuralSchema, withSpecEnums, type JsonSchema } from './structural-schema.js';
 
 /** Where generated CRDs go: the repository's own copy and the folder Helm installs before templates. */
 export const CRD_OUTPUT_DIRS = ['crds', 'charts/cloudplane/crds'] as const;
@@ -68,20 +68,23 @@ function objectSchema(kind: KindDescriptor, generator: SchemaGenerator): JsonSch
   };
   const spec = part('Spec');
   const specRequired = Array.isArray(spec.required) && spec.required.length > 0;
-  return {
-    type: 'object',
-    properties: {
-      apiVersion: {
-        type: 'string',
-        description: 'The versioned schema of this representation of an object.',
+  return withSpecEnums(
+    {
+      type: 'object',
+      properties: {
+        apiVersion: {
+          type: 'string',
+          description: 'The versioned schema of this representation of an object.',
+        },
+        kind: { type: 'string', description: 'The REST resource this object represents.' },
+        metadata: { type: 'object' },
+        spec,
+        status: part('Status'),
       },
-      kind: { type: 'string', description: 'The REST resource this object represents.' },
-      metadata: { type: 'object' },
-      spec,
-      status: part('Status'),
+      ...(specRequired ? { required: ['spec'] } : {}),
     },
-    ...(specRequired ? { required: ['spec'] } : {}),
-  };
+    kind.specEnums?.(),
+  );
 }
 
 function buildCrd(kind: KindDescriptor, generator: SchemaGenerator): Record<string, unknown> {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { KINDS } from './index.js';
 import type { KindDescriptor } from '../control-plane/kind-descriptor.js';
+import { withSpecEnums } from './structural-schema.js';
 
 /**
  * The nearest folder at or above `from` holding a package.json: the repository when running from
@@ -49,5 +50,8 @@ function readSchema(kind: KindDescriptor, root: string): Record<string, unknown>
  * CRD is missing or out of step with its descriptor.
  */
 export function loadKinds(kinds: KindDescriptor[] = KINDS, root: string = packageRoot()): KindDescriptor[] {
-  return kinds.map((kind) => ({ ...kind, schema: readSchema(kind, root) }));
+  return kinds.map((kind) => ({
+    ...kind,
+    schema: withSpecEnums(readSchema(kind, root), kind.specEnums?.()),
+  }));
 }

@@ -249,3 +249,20 @@ export function toStructuralSchema(schema: JsonSchema, at: string): JsonSchema {
   const definitions = isObject(schema.definitions) ? schema.definitions : {};
   return convert(schema, at, { definitions, expanding: [] });
 }
+
+/** The object schema with `kind.specEnums` written into its spec's fields (see KindDescriptor). */
+export function withSpecEnums(
+  schema: JsonSchema,
+  specEnums: Record<string, readonly string[]> | undefined,
+): JsonSchema {
+  if (!specEnums) return schema;
+  const properties = schema.properties as Record<string, JsonSchema>;
+  const spec = properties.spec!;
+  const fields = { ...(spec.properties as Record<string, JsonSchema>) };
+  for (const [field, values] of Object.entries(specEnums)) {
+    if (!fields[field])
+      throw new StructuralSchemaError(`spec.${field}`, 'an enum for a field the spec lacks');
+    fields[field] = { ...fields[field], enum: [...values] };
+  }
+  return { ...schema, properties: { ...properties, spec: { ...spec, properties: fields } } };
+}

@@ -3,7 +3,7 @@
  * controller decides what should exist and asks; the runtime makes it so and reports what is
  * there. Two implementations: `local` (this machine) and `kubernetes` (a cluster).
  */
-import type { DatabaseEngineName } from '../crds/database-engines.js';
+import type { DatabaseEngineName } from '../crds/database-engines/index.js';
 import type { ScramCredential } from '../security/scram.js';
 
 /** Whether a workload really runs, or is only kept as a record of what was asked. */

@@ -30,7 +30,7 @@ export function databaseCommands(environment: ClientEnvironment): Command {
         .command('create')
         .description('create a database')
         .argument('<name>')
-        .requiredOption('--engine <engine>', 'postgresql, mysql (or mariadb), redis or mongodb')
+        .requiredOption('--engine <engine>', 'one of the engines (cloudplane databases versions)')
         .option('--version <version>', "one of the engine's versions (cloudplane databases versions)")
         .option('--plan <plan>', 'a plan of the catalogue')
         .option('--storage-gb <n>', 'storage in GB', (value) => Number(value))

@@ -6,11 +6,12 @@
 import { Cron } from 'croner';
 import type { Condition } from '../../control-plane/types.js';
 import {
-  DATABASE_ENGINE_NAMES,
-  DATABASE_ENGINES,
+  databaseEngine,
+  databaseEngineNames,
+  databaseEngines,
   engineNamed,
   offeredVersions,
-} from '../../crds/database-engines.js';
+} from '../../crds/database-engines/index.js';
 import type {
   BackupPhase,
   BackupStatus,
@@ -25,11 +26,13 @@ import type { DatabaseObservation, ShareObservation } from '../../workloads/runt
 import { setCondition } from '../runtime/conditions.js';
 
 /** The engines, each under its own name; requests may also use an alias (`mariadb`). */
-export const ENGINES: readonly DatabaseEngineName[] = DATABASE_ENGINE_NAMES;
+export function engineNames(): readonly DatabaseEngineName[] {
+  return databaseEngineNames();
+}
 
 /** Engines whose size is storage; Redis's is memory. */
 export function sizedByMemory(engine: DatabaseEngineName): boolean {
-  return DATABASE_ENGINES[engine].sizedBy === 'memory';
+  return databaseEngine(engine).sizedBy === 'memory';
 }
 
 export const DEFAULT_STORAGE_GB = 10;
@@ -45,10 +48,9 @@ export interface Problem {
 
 /** `postgresql, mysql (or mariadb), redis, mongodb`: each engine with its other names. */
 export function engineList(): string {
-  return ENGINES.map((engine) => {
-    const { aliases } = DATABASE_ENGINES[engine];
-    return aliases.length > 0 ? `${engine} (or ${aliases.join(', ')})` : engine;
-  }).join(', ');
+  return databaseEngines()
+    .map(({ name, aliases }) => (aliases.length > 0 ? `${name} (or ${aliases.join(', ')})` : name))
+    .join(', ');
 }
 
 export function engineProblem(engine: string): Problem | undefined {
@@ -95,7 +97,7 @@ export function sizeFieldProblem(
   body: { storage_gb?: number; memory_mb?: number },
 ): Problem | undefined {
   if (sizedByMemory(engine) && body.storage_gb !== undefined) {
-    return { field: 'storage_gb', message: 'redis is sized by memory_mb, not storage_gb' };
+    return { field: 'storage_gb', message: `${engine} is sized by memory_mb, not storage_gb` };
   }
   if (!sizedByMemory(engine) && body.memory_mb !== undefined) {
     return { field: 'memory_mb', message: `${engine} is sized by storage_gb, not memory_mb` };

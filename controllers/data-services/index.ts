@@ -26,7 +26,7 @@ export {
   DEFAULT_STORAGE_GB,
   engineList,
   engineProblem,
-  ENGINES,
+  engineNames,
   MIN_MEMORY_MB,
   nextRun,
   shrinkProblem,

@@ -12,7 +12,7 @@ import {
   type DatabaseSpec,
   type DatabaseVersion,
 } from '../../crds/data-services.js';
-import { engineNamed } from '../../crds/database-engines.js';
+import { engineNamed } from '../../crds/database-engines/index.js';
 import { removeEntry, saveEntry } from './records.js';
 import { digestOf, StepFailure, type StepContext, type StepOutcome } from './step-context.js';
 import { entryReplaced } from './plan.js';

@@ -4,11 +4,11 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { isJsonObject } from '../../control-plane/json-value.js';
-import { engineNamed } from '../../crds/database-engines.js';
+import { engineNamed } from '../../crds/database-engines/index.js';
 import {
   DEFAULT_MEMORY_MB,
   DEFAULT_STORAGE_GB,
-  ENGINES,
+  engineNames,
   engineList,
   engineProblem,
   MIN_MEMORY_MB,
@@ -95,7 +95,7 @@ export const DEFAULT_SECRET_LENGTH = 32;
 /** The longest a bootstrap job or a helm release may take. */
 export const MAX_TIMEOUT_MS = 60 * 60 * 1000;
 
-const MEMORY_ENGINES = ENGINES.filter(sizedByMemory);
+const MEMORY_ENGINES = engineNames().filter(sizedByMemory);
 
 export interface ResourceProperty {
   description: string;

@@ -23,7 +23,8 @@ import {
   type AttemptOutcome,
   type EventRow,
 } from './event-records.js';
-import { providerRequest, UndeliverableError, type ProviderEndpoints } from './provider-requests.js';
+import { UndeliverableError, type ProviderEndpoints } from './forwarding.js';
+import { providerRequest } from './provider-requests.js';
 import { backoffDelayMs, retryAfterMs, type RetrySchedule } from './retry-schedule.js';
 import { standardWebhookHeaders } from './signatures.js';
 import { signingSecretOf } from './signing-secrets.js';

@@ -2,15 +2,15 @@
  * Where an integration's events go, decided from its type and configuration alone (no I/O), so
  * the publisher and the delivery worker agree.
  */
-import type { IntegrationSpec } from '../../crds/integration.js';
-import { definitionOf, filterSelects, type PagerAction, type PlatformEventType } from './catalogue.js';
+import type { IntegrationSpec, IntegrationType } from '../../crds/integration.js';
+import { PROVIDERS } from '../providers/index.js';
+import { definitionOf, filterSelects, type PlatformEventType } from './catalogue.js';
 
 export type Destination =
   /** Any type with `configuration.event_webhook_url`: the signed event as JSON. */
   | { kind: 'webhook'; url: string }
-  | { kind: 'chat'; channel: string }
-  | { kind: 'monitor'; site: string }
-  | { kind: 'pager'; action: PagerAction };
+  /** Where the provider's own forwarding puts it: a chat channel, a monitoring site, a pager action. */
+  | { kind: 'provider'; type: IntegrationType; target: string };
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
@@ -36,20 +36,6 @@ export function destinationOf(spec: IntegrationSpec, type: PlatformEventType): D
   if (typeof configuration.event_webhook_url === 'string') {
     return { kind: 'webhook', url: configuration.event_webhook_url };
   }
-  switch (spec.type) {
-    case 'chat': {
-      const channels = configuration.channels as Record<string, unknown> | undefined;
-      const channel = channels?.[definition.purpose];
-      return typeof channel === 'string' ? { kind: 'chat', channel } : undefined;
-    }
-    case 'monitor':
-      return typeof configuration.site === 'string'
-        ? { kind: 'monitor', site: configuration.site }
-        : undefined;
-    case 'pager':
-      return definition.pager ? { kind: 'pager', action: definition.pager } : undefined;
-    case 'codehost':
-    case 'edgenet':
-      return undefined;
-  }
+  const target = PROVIDERS[spec.type].events?.target(configuration, definition);
+  return target === undefined ? undefined : { kind: 'provider', type: spec.type, target };
 }

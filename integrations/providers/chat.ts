@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
+import { JSON_HEADERS, requiredForDelivery, summaryOf } from '../events/forwarding.js';
 import {
   providerRequest,
   ProviderError,
@@ -74,7 +75,40 @@ async function verify(
 }
 
 export const chatProvider: ProviderAdapter = {
+  settings: {
+    configuration: {
+      channels: (value, field) => {
+        if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+          return `${field} must map purposes (${CHAT_PURPOSES.join(', ')}) to channel names`;
+        }
+        for (const [purpose, channel] of Object.entries(value)) {
+          if (!(CHAT_PURPOSES as readonly string[]).includes(purpose)) {
+            return `${field}.${purpose} is not a purpose; use ${CHAT_PURPOSES.join(', ')}`;
+          }
+          if (typeof channel !== 'string' || !/^#?[a-z0-9][a-z0-9_-]{0,79}$/.test(channel)) {
+            return `${field}.${purpose} must be a channel name such as #deployments`;
+          }
+        }
+        return undefined;
+      },
+    },
+    requiredConfiguration: [],
+    credentials: { required: ['webhook_url'], optional: [] },
+  },
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),
+  events: {
+    // An event goes to the channel configured for its purpose (deployments, alerts, logs).
+    target(configuration, definition) {
+      const channels = configuration.channels as Record<string, unknown> | undefined;
+      const channel = channels?.[definition.purpose];
+      return typeof channel === 'string' ? channel : undefined;
+    },
+    request: (channel, event, _configuration, credentials) => ({
+      url: requiredForDelivery(credentials, 'webhook_url'),
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ text: `[${event.type}] ${summaryOf(event)}`, channel }),
+    }),
+  },
 };

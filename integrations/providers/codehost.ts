@@ -17,6 +17,7 @@ import {
   type ProviderContext,
   type Verified,
 } from './provider.js';
+import { stringArray, text } from './settings.js';
 
 const ACCEPT = 'application/vnd.github+json';
 const API_VERSION = '2022-11-28';
@@ -244,7 +245,28 @@ export async function deleteRepositoryWebhook(
     await refusal(response, `removing the webhook on ${repository}`);
 }
 
+/** Inbound codehost events an integration may subscribe to. */
+const CODEHOST_EVENTS = ['push', 'pull_request', 'release'] as const;
+
+const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const codehostEvents = stringArray(
+  (item) => (CODEHOST_EVENTS as readonly string[]).includes(item),
+  CODEHOST_EVENTS.join(', '),
+);
+
 export const codehostProvider: ProviderAdapter = {
+  settings: {
+    configuration: {
+      installation_id: (value, field) =>
+        typeof value === 'string' && /^\d+$/.test(value) ? undefined : `${field} must be a numeric string`,
+      organization: text,
+      repositories: stringArray((item) => REPOSITORY.test(item), 'an owner/repo name'),
+      events: codehostEvents,
+      webhook_events: codehostEvents,
+    },
+    requiredConfiguration: [],
+    credentials: { required: ['token'], optional: [] },
+  },
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),

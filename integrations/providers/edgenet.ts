@@ -15,6 +15,7 @@ import {
   type ProviderContext,
   type Verified,
 } from './provider.js';
+import { stringArray } from './settings.js';
 
 interface Envelope<T> {
   success?: boolean;
@@ -113,7 +114,14 @@ async function verify(
   return { accountKey: `token:${tokenId}`, configuration: { zones } };
 }
 
+const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
 export const edgenetProvider: ProviderAdapter = {
+  settings: {
+    configuration: { zones: stringArray((item) => ZONE.test(item), 'a zone name such as example.com') },
+    requiredConfiguration: [],
+    credentials: { required: ['api_token'], optional: [] },
+  },
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import type { MonitorSite } from '../../config/integrations.js';
 import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
+import { definitionOf } from '../events/catalogue.js';
+import { JSON_HEADERS, requiredForDelivery, summaryOf, UndeliverableError } from '../events/forwarding.js';
 import {
   jsonBody,
   providerRequest,
@@ -16,6 +18,7 @@ import {
   type ProviderContext,
   type Verified,
 } from './provider.js';
+import { stringArray } from './settings.js';
 
 export const MONITOR_SITES: readonly MonitorSite[] = ['datadoghq.com', 'datadoghq.eu'];
 
@@ -31,10 +34,10 @@ function siteOf(configuration: Record<string, unknown>): MonitorSite {
 }
 
 /** The header an API key travels in, on every monitor request. */
-export const MONITOR_API_KEY_HEADER = 'dd-api-key';
+const MONITOR_API_KEY_HEADER = 'dd-api-key';
 
 /** Where events are posted on a monitoring site's API base. */
-export function monitorEventsUrl(base: string): string {
+function monitorEventsUrl(base: string): string {
   return `${base.replace(/\/+$/, '')}/api/v1/events`;
 }
 
@@ -77,8 +80,45 @@ async function verify(
   return { accountKey: `${siteOf(configuration)}:${fingerprint.slice(0, 24)}`, configuration: {} };
 }
 
+function stringTags(configuration: Record<string, unknown>): string[] {
+  const tags = configuration.tags;
+  return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
+}
+
 export const monitorProvider: ProviderAdapter = {
+  settings: {
+    configuration: {
+      site: (value, field) =>
+        MONITOR_SITES.includes(value as never)
+          ? undefined
+          : `${field} must be one of ${MONITOR_SITES.join(', ')}`,
+      tags: stringArray((item) => MONITOR_TAG.test(item), 'a key:value tag'),
+    },
+    requiredConfiguration: ['site'],
+    credentials: { required: ['api_key'], optional: ['app_key'] },
+  },
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),
+  events: {
+    // Every event goes to the configured site, as an event of the monitor's own.
+    target: (configuration) => (typeof configuration.site === 'string' ? configuration.site : undefined),
+    request(site, event, configuration, credentials, endpoints) {
+      const base = endpoints.monitorSites[site];
+      if (base === undefined) throw new UndeliverableError(`unknown monitoring site ${site}`);
+      const alert = definitionOf(event.type).purpose === 'alerts';
+      return {
+        url: monitorEventsUrl(base),
+        headers: { ...JSON_HEADERS, [MONITOR_API_KEY_HEADER]: requiredForDelivery(credentials, 'api_key') },
+        body: JSON.stringify({
+          title: `cloudplane ${event.type}`,
+          text: summaryOf(event),
+          tags: [...stringTags(configuration), `event_type:${event.type}`, `subject:${event.subject}`],
+          alert_type: alert ? 'error' : 'info',
+          aggregation_key: event.subject,
+          source_type_name: 'cloudplane',
+        }),
+      };
+    },
+  },
 };

@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
+import { JSON_HEADERS, requiredForDelivery, summaryOf } from '../events/forwarding.js';
 import {
   jsonBody,
   providerRequest,
@@ -16,6 +17,7 @@ import {
   type ProviderTestResult,
   type Verified,
 } from './provider.js';
+import { text } from './settings.js';
 
 /** An Events v2 integration (routing) key: 32 characters. */
 export const PAGER_KEY = /^[A-Za-z0-9]{32}$/;
@@ -43,7 +45,7 @@ function routingKey(credentials: IntegrationCredentials): string {
 }
 
 /** Where the Events v2 API takes events, on its base URL. */
-export function pagerEnqueueUrl(base: string): string {
+function pagerEnqueueUrl(base: string): string {
   return `${base.replace(/\/+$/, '')}/v2/enqueue`;
 }
 
@@ -113,4 +115,50 @@ async function test(credentials: IntegrationCredentials, _configuration: unknown
   return result;
 }
 
-export const pagerProvider: ProviderAdapter = { verify, test };
+export const pagerProvider: ProviderAdapter = {
+  settings: {
+    configuration: { service_id: text },
+    requiredConfiguration: [],
+    credentials: {
+      required: ['integration_key'],
+      optional: [],
+      check: ({ integration_key }) =>
+        typeof integration_key === 'string' && !PAGER_KEY.test(integration_key)
+          ? {
+              field: 'credentials.integration_key',
+              message: 'credentials.integration_key must be 32 letters and digits',
+            }
+          : undefined,
+    },
+  },
+  verify,
+  test,
+  events: {
+    // Only the events the catalogue gives a pager action: alerts open an incident, recoveries resolve it.
+    target: (_configuration, definition) => definition.pager,
+    request(action, event, _configuration, credentials, endpoints) {
+      const routing = {
+        routing_key: requiredForDelivery(credentials, 'integration_key'),
+        dedup_key: event.subject,
+      };
+      const message =
+        action === 'resolve'
+          ? { ...routing, event_action: 'resolve' }
+          : {
+              ...routing,
+              event_action: 'trigger',
+              payload: {
+                summary: summaryOf(event),
+                source: 'cloudplane',
+                severity: 'error',
+                custom_details: { event_type: event.type, ...event.payload },
+              },
+            };
+      return {
+        url: pagerEnqueueUrl(endpoints.pagerUrl),
+        headers: JSON_HEADERS,
+        body: JSON.stringify(message),
+      };
+    },
+  },
+};

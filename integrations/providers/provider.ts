@@ -6,6 +6,9 @@
 import type { IntegrationsConfig } from '../../config/integrations.js';
 import { EgressError, safeFetch, type EgressPolicy, type SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
+import type { EventDefinition } from '../events/catalogue.js';
+import type { EventToSend, ProviderEndpoints, ProviderRequest } from '../events/forwarding.js';
+import type { ProviderSettings } from './settings.js';
 
 /** Where the providers answer and what outbound requests may reach. */
 export interface ProviderContext {
@@ -50,7 +53,23 @@ export interface ProviderTestResult {
   errors: string[];
 }
 
+/** How a provider forwards platform events, for one that does. */
+export interface EventForwarding {
+  /** Where in the provider an event of `definition` goes (a channel, a site, an action), or undefined when nowhere. */
+  target(configuration: Record<string, unknown>, definition: EventDefinition): string | undefined;
+  /** The request that carries the event there, in the provider's own protocol. */
+  request(
+    target: string,
+    event: EventToSend,
+    configuration: Record<string, unknown>,
+    credentials: IntegrationCredentials | undefined,
+    endpoints: ProviderEndpoints,
+  ): ProviderRequest;
+}
+
 export interface ProviderAdapter {
+  /** What an integration of the type takes: its configuration and credential keys. */
+  settings: ProviderSettings;
   /** Checks the credentials against the provider; throws `ProviderError` when they do not work. */
   verify(
     credentials: IntegrationCredentials,
@@ -63,6 +82,8 @@ export interface ProviderAdapter {
     configuration: Record<string, unknown>,
     context: ProviderContext,
   ): Promise<ProviderTestResult>;
+  /** Absent: the provider takes events only at `configuration.event_webhook_url`. */
+  events?: EventForwarding;
 }
 
 /** Sends one request to a provider; a refused or failed connection becomes an `unreachable` ProviderError. */

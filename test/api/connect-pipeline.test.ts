@@ -12,7 +12,7 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../../observability/logger.js';
-import { privatePostgres, type PrivatePostgres } from '../../workloads/local/private-postgres.js';
+import { privatePostgres, type PrivatePostgres } from '../../workloads/local/engines/private-postgres.js';
 import { connectCluster, readerGrants } from '../fixtures/connect-cluster.js';
 import {
   createTestPostgresDatabase,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../observability/logger.js';
-import { privatePostgres, type PrivatePostgres } from '../../workloads/local/private-postgres.js';
+import { privatePostgres, type PrivatePostgres } from '../../workloads/local/engines/private-postgres.js';
 import { connectCluster, readerGrants, type ChangeValue } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
 

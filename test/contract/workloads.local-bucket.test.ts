@@ -8,7 +8,7 @@ import type { Env } from '../../config/env.js';
 import { workloadsConfig, type WorkloadsConfig } from '../../config/workloads.js';
 import { authorizationOf } from '../../security/sigv4.js';
 import { createLocalRuntime } from '../../workloads/local/index.js';
-import { REDIS_SERVER } from '../../workloads/local/redis-supervisor.js';
+import { REDIS_SERVER } from '../../workloads/local/engines/redis-supervisor.js';
 import { localShares } from '../../workloads/local/shares.js';
 import {
   WorkloadError,

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workloadsConfig, type WorkloadsConfig } from '../../config/workloads.js';
 import { createLocalRuntime } from '../../workloads/local/index.js';
-import { privatePostgres, type PrivatePostgres } from '../../workloads/local/private-postgres.js';
+import { privatePostgres, type PrivatePostgres } from '../../workloads/local/engines/private-postgres.js';
 import { WorkloadError, type DatabaseWorkload, type WorkloadRuntime } from '../../workloads/runtime.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { postgresqlClient } from '../fixtures/workload-sql-clients.js';

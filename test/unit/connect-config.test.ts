@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ELASTICSEARCH_SINK,
-  isSecretKey,
-  JDBC_SINK,
-  MONGODB_SOURCE,
-  MYSQL_SOURCE,
-  pluginOf,
-  POSTGRES_SOURCE,
-  S3_SINK,
-  validateConnectorConfig,
-} from '../../connect/connector-plugins.js';
+import { ELASTICSEARCH_SINK } from '../../connect/connectors/elasticsearch-sink/index.js';
+import { isSecretKey, pluginOf, validateConnectorConfig } from '../../connect/connector-plugins.js';
+import { JDBC_SINK } from '../../connect/connectors/jdbc-sink/index.js';
+import { MONGODB_SOURCE } from '../../connect/connectors/mongodb-source/index.js';
+import { MYSQL_SOURCE } from '../../connect/connectors/mysql-source/index.js';
+import { POSTGRES_SOURCE } from '../../connect/connectors/postgres-source/index.js';
+import { S3_SINK } from '../../connect/connectors/s3-sink/index.js';
 
 const jdbc = {
   name: 'orders-db',

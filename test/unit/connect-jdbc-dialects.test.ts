@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialectOf, MYSQL_DIALECT, POSTGRES_DIALECT } from '../../connect/jdbc-dialects.js';
+import { dialectOf, MYSQL_DIALECT, POSTGRES_DIALECT } from '../../connect/connectors/jdbc-sink/dialects.js';
 import {
   createTableSql,
   databaseConnectionOf,
@@ -7,7 +7,7 @@ import {
   postgresConnectionOf,
   rowOf,
   writeSql,
-} from '../../connect/jdbc-statements.js';
+} from '../../connect/connectors/jdbc-sink/statements.js';
 import type { SinkRecord } from '../../connect/sink-record.js';
 import { sinkRecord } from '../fixtures/sink-record.js';
 

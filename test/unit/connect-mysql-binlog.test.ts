@@ -6,7 +6,7 @@ import {
   jsonValueOf,
   tableFilterOf,
   type BinlogEventLike,
-} from '../../connect/mysql-binlog.js';
+} from '../../connect/connectors/mysql-source/binlog.js';
 
 const tableMap = {
   7: { parentSchema: 'shop', tableName: 'orders' },

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { columnValueOf, decodePgoutput, UNAVAILABLE_VALUE } from '../../connect/pgoutput.js';
-import { pgoutputLinesOf } from '../../connect/postgres-source.js';
+import {
+  columnValueOf,
+  decodePgoutput,
+  UNAVAILABLE_VALUE,
+} from '../../connect/connectors/postgres-source/pgoutput.js';
+import { pgoutputLinesOf } from '../../connect/connectors/postgres-source/task.js';
 
 /** Builders of pgoutput messages, byte for byte as PostgreSQL's protocol documents them. */
 const int8 = (value: number) => Buffer.from([value & 0xff]);

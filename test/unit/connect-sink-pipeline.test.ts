@@ -1,7 +1,7 @@
 import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsumedRecord } from '../../connect/error-handling.js';
-import { S3SinkTask } from '../../connect/s3-sink.js';
+import { S3SinkTask } from '../../connect/connectors/s3-sink/task.js';
 import { SinkPipeline } from '../../connect/sink-pipeline.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { startS3Server, type S3Server } from '../fixtures/s3-server.js';

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createTableSql, jdbcSinkSettingsOf, rowOf, writeSql } from '../../connect/jdbc-statements.js';
-import { objectKeyOf } from '../../connect/s3-sink.js';
+import {
+  createTableSql,
+  jdbcSinkSettingsOf,
+  rowOf,
+  writeSql,
+} from '../../connect/connectors/jdbc-sink/statements.js';
+import { objectKeyOf } from '../../connect/connectors/s3-sink/task.js';
 import { nextOffsetsOf } from '../../connect/sink-record.js';
 import { sinkRecord } from '../fixtures/sink-record.js';
 

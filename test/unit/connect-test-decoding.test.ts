@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTestDecodingLine } from '../../connect/postgres-source.js';
+import { parseTestDecodingLine } from '../../connect/connectors/postgres-source/task.js';
 
 describe('reading test_decoding output', () => {
   it.each([

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ELASTICSEARCH_SINK, MONGODB_SOURCE } from '../../connect/connector-plugins.js';
+import { ELASTICSEARCH_SINK } from '../../connect/connectors/elasticsearch-sink/index.js';
+import { MONGODB_SOURCE } from '../../connect/connectors/mongodb-source/index.js';
 import {
   isUnavailable,
   mongoAddressesOf,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../control-plane/types.js';
-import { offeredVersions } from '../../crds/database-engines.js';
+import { offeredVersions } from '../../crds/database-engines/index.js';
 import { placeOf, locationOf } from '../../workloads/kubernetes/artifacts.js';
 import {
   cnpgBackupOutcome,
@@ -9,10 +9,10 @@ import {
   shareObservation,
   type SecretObject,
 } from '../../workloads/kubernetes/readiness.js';
+import { mariadbInitSql } from '../../workloads/kubernetes/engines/mysql.js';
+import { kubeName } from '../../workloads/kubernetes/names.js';
 import {
   imageOf,
-  kubeName,
-  mariadbInitSql,
   renderSecret,
   renderStatefulSet,
   serviceHost,

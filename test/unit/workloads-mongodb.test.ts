@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workloadsConfig } from '../../config/workloads.js';
-import { mongodbEngine } from '../../workloads/local/mongodb.js';
+import { mongodbEngine } from '../../workloads/local/engines/mongodb.js';
 import { WorkloadError, type DatabaseWorkload } from '../../workloads/runtime.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 

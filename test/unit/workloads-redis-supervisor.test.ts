@@ -9,12 +9,12 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { workloadsConfig, type WorkloadsConfig } from '../../config/workloads.js';
 import { PortPool } from '../../workloads/local/port-pool.js';
-import { redisEngine } from '../../workloads/local/redis.js';
+import { redisEngine } from '../../workloads/local/engines/redis.js';
 import {
   REDIS_SERVER,
   RedisSupervisor,
   type RedisProcessSpec,
-} from '../../workloads/local/redis-supervisor.js';
+} from '../../workloads/local/engines/redis-supervisor.js';
 import type { DatabaseWorkload } from '../../workloads/runtime.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { eventually } from '../fixtures/eventually.js';

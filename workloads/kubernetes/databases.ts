@@ -18,26 +18,23 @@ import { dumpFileName, locationOf, placeOf } from './artifacts.js';
 import { sleep, waitFor, type JobRunner } from './jobs.js';
 import { apply, read, refused, removeObject } from './objects.js';
 import { cnpgBackupOutcome, databaseObservation, secretValue, type SecretObject } from './readiness.js';
+import { kubernetesEngine } from './engines/index.js';
+import { dataClaimName, kubeName, secretName } from './names.js';
 import {
   BACKUPS_MOUNT,
-  dataClaimName,
   dumpScript,
-  ENGINE_PORTS,
   imageOf,
   jobEnv,
-  kubeName,
   loadScript,
+  portOf,
   renderBackupClaim,
   renderCnpgBackup,
   renderPostgresCluster,
   renderSecret,
   renderService,
   renderStatefulSet,
-  secretName,
   serviceHost,
   storageGbOf,
-  tenantName,
-  usernameOf,
   mariadbImage,
   versionOfImage,
 } from './render.js';
@@ -52,22 +49,19 @@ import {
 import type { KubernetesSettings } from './settings.js';
 import { WORKLOAD_LABEL } from '../../crds/annotations.js';
 
-const DUMP_EXTENSIONS = { postgresql: 'dump', mysql: 'sql', redis: 'rdb', mongodb: 'archive.gz' } as const;
-
 export function accessOf(workload: DatabaseWorkload, password: string): DatabaseAccess {
+  const engine = kubernetesEngine(workload.engine);
   const host = serviceHost(workload);
-  const port = ENGINE_PORTS[workload.engine];
-  const username = usernameOf(workload);
-  const database = workload.engine === 'redis' ? '0' : tenantName(workload.id);
+  const port = portOf(workload);
+  const username = engine.username(workload);
+  const database = engine.database(workload);
   const login = `${encodeURIComponent(username)}:${encodeURIComponent(password)}@${host}:${port}`;
-  const connectionString = {
-    postgresql: `postgresql://${login}/${database}`,
-    mysql: `mysql://${login}/${database}`,
-    redis: `redis://${login}/${database}`,
-    mongodb: `mongodb://${login}/${database}?authSource=${database}`,
-  }[workload.engine];
-  return { host, port, username, database, connectionString };
+  return { host, port, username, database, connectionString: engine.connectionString(login, database) };
 }
+
+/** Whether a database runs as a CloudNativePG Cluster rather than a StatefulSet of ours. */
+const onCloudNativePg = (workload: DatabaseWorkload): boolean =>
+  kubernetesEngine(workload.engine).runsAs === 'CloudNativePG';
 
 /** `10Gi` → 10; what this runtime writes, so other units are not expected. */
 const gibibytes = (quantity: string | undefined): number =>
@@ -109,7 +103,7 @@ export function kubernetesDatabases(
 
   async function converge(workload: DatabaseWorkload, password: string): Promise<void> {
     const secret = await ensureSecret(workload, password);
-    if (workload.engine === 'postgresql') {
+    if (onCloudNativePg(workload)) {
       // bootstrap is only read when the Cluster is made; the rest follows the workload.
       await apply(store, CNPG_CLUSTER, renderPostgresCluster(settings, workload), (cluster) => {
         const { bootstrap: _bootstrap, ...changeable } = cluster.spec as Record<string, unknown>;
@@ -135,7 +129,7 @@ export function kubernetesDatabases(
   async function observe(workload: DatabaseWorkload, password: string): Promise<DatabaseObservation> {
     const namespace = workload.organization;
     const name = kubeName(workload.id);
-    const postgresql = workload.engine === 'postgresql';
+    const postgresql = onCloudNativePg(workload);
     const [secret, server, service] = await Promise.all([
       read<SecretObject>(store, SECRET, namespace, secretName(workload.id)),
       read(store, postgresql ? CNPG_CLUSTER : STATEFUL_SET, namespace, name),
@@ -207,7 +201,7 @@ export function kubernetesDatabases(
     async remove(workload) {
       const namespace = workload.organization;
       const name = kubeName(workload.id);
-      if (workload.engine === 'postgresql') {
+      if (onCloudNativePg(workload)) {
         await removeObject(store, CNPG_CLUSTER, namespace, name);
       } else {
         await removeObject(store, STATEFUL_SET, namespace, name);
@@ -219,13 +213,14 @@ export function kubernetesDatabases(
     },
 
     async backup(workload, _password, backupId) {
-      if (workload.engine === 'postgresql' && settings.backupStorage.postgresqlMethod !== 'dump') {
+      if (onCloudNativePg(workload) && settings.backupStorage.postgresqlMethod !== 'dump') {
         return cnpgBackup(workload, backupId);
       }
       const namespace = workload.organization;
       const { claimName } = settings.backupStorage;
       await ensureBackupClaim(namespace);
-      const file = dumpFileName(backupId, workload.engine, workload.id, DUMP_EXTENSIONS[workload.engine]);
+      const extension = kubernetesEngine(workload.engine).dumpExtension;
+      const file = dumpFileName(backupId, workload.engine, workload.id, extension);
       const size = await jobs.run(
         {
           name: `${kubeName(backupId)}-dump`,

@@ -12,10 +12,11 @@ import type { BackupArtifact, WorkloadRuntime } from '../runtime.js';
 import { placeOf } from './artifacts.js';
 import { kubernetesConnect } from './connect.js';
 import { kubernetesDatabases } from './databases.js';
-import { jobRunner } from './jobs.js';
+import { jobRunner, type JobRunner } from './jobs.js';
 import { removeObject } from './objects.js';
 import { kubernetesReleases } from './releases.js';
-import { BACKUPS_MOUNT, kubeName } from './render.js';
+import { kubeName } from './names.js';
+import { BACKUPS_MOUNT } from './render.js';
 import { CNPG_BACKUP } from './resource-types.js';
 import { DEFAULT_SETTINGS, type BackupStorage, type KubernetesSettings } from './settings.js';
 import { kubernetesShares } from './shares.js';
@@ -45,9 +46,9 @@ export interface KubernetesRuntimeOptions {
   connectImage?: string;
 }
 
-export function createKubernetesRuntime(options: KubernetesRuntimeOptions): WorkloadRuntime {
-  const { store, logger } = options;
-  const settings: KubernetesSettings = {
+/** The runtime's settings: the options given, the defaults for the rest. */
+function settingsOf(options: KubernetesRuntimeOptions): KubernetesSettings {
+  return {
     ...(options.storageClass ? { storageClass: options.storageClass } : {}),
     images: { ...DEFAULT_SETTINGS.images, ...options.images },
     postgresInstances: options.postgresInstances ?? DEFAULT_SETTINGS.postgresInstances,
@@ -56,6 +57,40 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Work
     jobTimeoutMs: options.jobTimeoutMs ?? DEFAULT_SETTINGS.jobTimeoutMs,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_SETTINGS.pollIntervalMs,
   };
+}
+
+/** A CloudNativePG backup is its Backup object; a dump is a file on the backup claim, removed by a Job. */
+function backupRemover(
+  store: ObjectStore,
+  logger: Logger,
+  settings: KubernetesSettings,
+  jobs: JobRunner,
+): WorkloadRuntime['removeBackup'] {
+  return async (artifact: BackupArtifact) => {
+    const place = placeOf(artifact.location);
+    if (place.kind === 'cnpg') {
+      await removeObject(store, CNPG_BACKUP, place.namespace, place.name);
+      return;
+    }
+    await jobs.run(
+      {
+        name: `${kubeName(place.file.split('--')[0]!)}-remove`,
+        namespace: place.namespace,
+        image: settings.images.tools,
+        script: `rm -f "${BACKUPS_MOUNT}/${place.file}"`,
+        env: [],
+        claims: { [place.claim]: BACKUPS_MOUNT },
+        labels: {},
+      },
+      'BackupRemovalFailed',
+    );
+    logger.info({ location: artifact.location }, 'backup file removed');
+  };
+}
+
+export function createKubernetesRuntime(options: KubernetesRuntimeOptions): WorkloadRuntime {
+  const { store, logger } = options;
+  const settings = settingsOf(options);
   const jobs = jobRunner(store, {
     timeoutMs: settings.jobTimeoutMs,
     pollIntervalMs: settings.pollIntervalMs,
@@ -71,26 +106,7 @@ export function createKubernetesRuntime(options: KubernetesRuntimeOptions): Work
     ),
     streaming: kubernetesStreaming(store, logger, settings),
     connect: kubernetesConnect(store, logger, options.connectImage ? { image: options.connectImage } : {}),
-    async removeBackup(artifact: BackupArtifact) {
-      const place = placeOf(artifact.location);
-      if (place.kind === 'cnpg') {
-        await removeObject(store, CNPG_BACKUP, place.namespace, place.name);
-        return;
-      }
-      await jobs.run(
-        {
-          name: `${kubeName(place.file.split('--')[0]!)}-remove`,
-          namespace: place.namespace,
-          image: settings.images.tools,
-          script: `rm -f "${BACKUPS_MOUNT}/${place.file}"`,
-          env: [],
-          claims: { [place.claim]: BACKUPS_MOUNT },
-          labels: {},
-        },
-        'BackupRemovalFailed',
-      );
-      logger.info({ location: artifact.location }, 'backup file removed');
-    },
+    removeBackup: backupRemover(store, logger, settings, jobs),
     // Nothing runs in this process: every workload is the cluster's.
     close: async () => undefined,
   };

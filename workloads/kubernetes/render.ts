@@ -4,7 +4,10 @@
  * Secrets only; everything else refers to them by key.
  */
 import type { KubeObject } from '../../control-plane/types.js';
-import { WorkloadError, type DatabaseEngine, type DatabaseWorkload, type ShareWorkload } from '../runtime.js';
+import { databaseEngine } from '../../crds/database-engines/index.js';
+import { WorkloadError, type DatabaseWorkload, type ShareWorkload } from '../runtime.js';
+import { kubernetesEngine, tenantEnv, type KubernetesEngine } from './engines/index.js';
+import { DATA_VOLUME, kubeName, secretName, tenantName } from './names.js';
 import {
   CNPG_BACKUP,
   CNPG_CLUSTER,
@@ -24,46 +27,14 @@ import {
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 
-/** The account the platform keeps for itself in MariaDB and MongoDB servers. */
-export const ADMIN_USER = 'cloudplane_admin';
-const DATA_VOLUME = 'data';
-
-/** A platform id as a Kubernetes name: `db_0123456789ab` → `db-0123456789ab`. */
-export function kubeName(id: string): string {
-  const name = id.replace(/_/g, '-');
-  if (!/^[a-z]([a-z0-9-]{0,40}[a-z0-9])?$/.test(name)) {
-    throw new WorkloadError('InvalidName', `${JSON.stringify(id)} cannot name a Kubernetes object`);
-  }
-  return name;
+/** The port a database's server listens on, from the engine list. */
+export function portOf(workload: DatabaseWorkload): number {
+  return databaseEngine(workload.engine).port;
 }
-
-/** The user and database name inside the engine: the id as is (a valid SQL and MongoDB name). */
-export function tenantName(id: string): string {
-  if (!/^[a-z][a-z0-9_]{0,31}$/.test(id)) {
-    throw new WorkloadError('InvalidName', `${JSON.stringify(id)} cannot name a database or a user`);
-  }
-  return id;
-}
-
-export const secretName = (id: string): string => `${kubeName(id)}-credentials`;
-/** The claim a StatefulSet's only pod gets from its `data` template. */
-export const dataClaimName = (id: string): string => `${DATA_VOLUME}-${kubeName(id)}-0`;
-
-export const ENGINE_PORTS: Record<DatabaseEngine, number> = {
-  postgresql: 5432,
-  mysql: 3306,
-  redis: 6379,
-  mongodb: 27017,
-};
 
 /** The in-cluster host of a database: CloudNativePG's read-write Service, or the workload's own. */
 export function serviceHost(workload: DatabaseWorkload): string {
-  const service = workload.engine === 'postgresql' ? `${kubeName(workload.id)}-rw` : kubeName(workload.id);
-  return `${service}.${workload.organization}.svc`;
-}
-
-export function usernameOf(workload: DatabaseWorkload): string {
-  return workload.engine === 'redis' ? 'default' : tenantName(workload.id);
+  return `${kubernetesEngine(workload.engine).serviceName(workload)}.${workload.organization}.svc`;
 }
 
 function labelsOf(id: string, organization: string, engine?: string): Record<string, string> {
@@ -85,7 +56,11 @@ function metadataOf(name: string, workload: DatabaseWorkload | ShareWorkload, en
 
 /** `mariadb:10.11` with version `11.4` → `mariadb:11.4`; without a version, as configured. */
 export function imageOf(settings: KubernetesSettings, workload: DatabaseWorkload): string {
-  const configured = settings.images[workload.engine];
+  const images: Readonly<Record<string, string | undefined>> = settings.images;
+  const configured = images[workload.engine];
+  if (configured === undefined) {
+    throw new WorkloadError('UnsupportedEngine', `no image is configured for ${workload.engine} databases`);
+  }
   if (workload.version === undefined) return configured;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(workload.version)) {
     throw new WorkloadError('UnsupportedVersion', `${JSON.stringify(workload.version)} is not a version`);
@@ -106,24 +81,6 @@ export function versionOfImage(image: string | undefined): string | undefined {
 
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
-/** A quoted SQL string literal for MariaDB. */
-function sqlString(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-/** Run by `mariadbd --init-file` at every start: the tenant's database, user and current password. */
-export function mariadbInitSql(workload: DatabaseWorkload, password: string): string {
-  const name = tenantName(workload.id);
-  const user = `'${name}'@'%'`;
-  return [
-    `CREATE DATABASE IF NOT EXISTS \`${name}\`;`,
-    `CREATE USER IF NOT EXISTS ${user} IDENTIFIED BY ${sqlString(password)};`,
-    `ALTER USER ${user} IDENTIFIED BY ${sqlString(password)};`,
-    `GRANT ALL PRIVILEGES ON \`${name}\`.* TO ${user};`,
-    '',
-  ].join('\n');
-}
-
 /**
  * The workload's only Secret. `username` and `password` are the tenant's (CloudNativePG reads
  * them as a `basic-auth` Secret); `admin-password` is the platform's own, made once.
@@ -133,10 +90,13 @@ export function renderSecret(
   password: string,
   adminPassword: string,
 ): KubeObject {
-  const data: Record<string, string> = { username: base64(usernameOf(workload)), password: base64(password) };
-  if (workload.engine === 'mysql' || workload.engine === 'mongodb')
-    data['admin-password'] = base64(adminPassword);
-  if (workload.engine === 'mysql') data['init.sql'] = base64(mariadbInitSql(workload, password));
+  const engine = kubernetesEngine(workload.engine);
+  const data: Record<string, string> = {
+    username: base64(engine.username(workload)),
+    password: base64(password),
+  };
+  for (const [key, value] of Object.entries(engine.secretData(workload, password, adminPassword)))
+    data[key] = base64(value);
   return {
     apiVersion: 'v1',
     kind: SECRET.kind,
@@ -165,91 +125,21 @@ export function renderPostgresCluster(settings: KubernetesSettings, workload: Da
   };
 }
 
-/** Redis keeps its append-only files on disk: twice its memory, at least 1 GiB. */
+/** The size of a database's data claim, as its engine takes it. */
 export function storageGbOf(workload: DatabaseWorkload): number {
-  if (workload.engine === 'redis') return Math.max(1, Math.ceil(((workload.memoryMb ?? 64) * 2) / 1024));
-  return workload.storageGb ?? 1;
+  return kubernetesEngine(workload.engine).storageGb(workload);
 }
-
-const fromSecret = (workload: DatabaseWorkload, name: string, key: string) => ({
-  name,
-  valueFrom: { secretKeyRef: { name: secretName(workload.id), key } },
-});
-
-function tenantEnv(workload: DatabaseWorkload) {
-  return [
-    fromSecret(workload, 'TENANT_USER', 'username'),
-    fromSecret(workload, 'TENANT_PASSWORD', 'password'),
-    { name: 'TENANT_DATABASE', value: workload.engine === 'redis' ? '0' : tenantName(workload.id) },
-  ];
-}
-
-const exec = (script: string) => ({ exec: { command: ['sh', '-c', script] } });
-const probe = (script: string) => ({
-  ...exec(script),
-  periodSeconds: 5,
-  timeoutSeconds: 5,
-  failureThreshold: 3,
-});
-
-/** Creates the tenant's user, or sets its password, once the server takes the admin's login. */
-const MONGO_TENANT_SCRIPT = [
-  'const d = db.getSiblingDB(process.env.TENANT_DATABASE);',
-  'const u = process.env.TENANT_USER; const p = process.env.TENANT_PASSWORD;',
-  "if (d.getUser(u)) d.updateUser(u, { pwd: p }); else d.createUser({ user: u, pwd: p, roles: [{ role: 'dbOwner', db: d.getName() }] });",
-].join(' ');
 
 /** The server container of an engine run as a StatefulSet. */
-function serverContainer(settings: KubernetesSettings, workload: DatabaseWorkload) {
-  const image = imageOf(settings, workload);
-  const port = ENGINE_PORTS[workload.engine];
-  const common = { name: workload.engine, image, ports: [{ name: workload.engine, containerPort: port }] };
-  switch (workload.engine) {
-    case 'mysql':
-      return {
-        ...common,
-        args: ['--init-file=/etc/cloudplane/init.sql'],
-        env: [fromSecret(workload, 'MARIADB_ROOT_PASSWORD', 'admin-password'), ...tenantEnv(workload)],
-        readinessProbe: probe(
-          'MYSQL_PWD="$TENANT_PASSWORD" mariadb -h 127.0.0.1 -u "$TENANT_USER" -e "SELECT 1" "$TENANT_DATABASE"',
-        ),
-        volumeMounts: [
-          { name: DATA_VOLUME, mountPath: '/var/lib/mysql' },
-          { name: 'init', mountPath: '/etc/cloudplane', readOnly: true },
-        ],
-      };
-    case 'redis':
-      return {
-        ...common,
-        command: ['sh', '-c'],
-        args: [
-          `exec redis-server --dir /data --appendonly yes --maxmemory ${workload.memoryMb ?? 64}mb --requirepass "$TENANT_PASSWORD"`,
-        ],
-        env: tenantEnv(workload),
-        readinessProbe: probe('REDISCLI_AUTH="$TENANT_PASSWORD" redis-cli ping | grep -q PONG'),
-        volumeMounts: [{ name: DATA_VOLUME, mountPath: '/data' }],
-      };
-    case 'mongodb':
-      return {
-        ...common,
-        env: [
-          { name: 'MONGO_INITDB_ROOT_USERNAME', value: ADMIN_USER },
-          fromSecret(workload, 'MONGO_INITDB_ROOT_PASSWORD', 'admin-password'),
-          ...tenantEnv(workload),
-        ],
-        lifecycle: {
-          postStart: exec(
-            `until mongosh --quiet -u "$MONGO_INITDB_ROOT_USERNAME" -p "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin --eval "${MONGO_TENANT_SCRIPT}"; do sleep 2; done`,
-          ),
-        },
-        readinessProbe: probe(
-          'mongosh --quiet "mongodb://127.0.0.1:27017/$TENANT_DATABASE" -u "$TENANT_USER" -p "$TENANT_PASSWORD" --eval "db.runCommand({ ping: 1 }).ok"',
-        ),
-        volumeMounts: [{ name: DATA_VOLUME, mountPath: '/data/db' }],
-      };
-    case 'postgresql':
-      throw new Error('PostgreSQL runs as a CloudNativePG Cluster, not a StatefulSet');
-  }
+function serverContainer(settings: KubernetesSettings, workload: DatabaseWorkload, engine: KubernetesEngine) {
+  if (!engine.container) throw new Error(`${engine.name} does not run as a StatefulSet`);
+  const port = portOf(workload);
+  return {
+    name: workload.engine,
+    image: imageOf(settings, workload),
+    ports: [{ name: workload.engine, containerPort: port }],
+    ...engine.container(workload),
+  };
 }
 
 /**
@@ -263,15 +153,8 @@ export function renderStatefulSet(
 ): KubeObject {
   const name = kubeName(workload.id);
   const labels = labelsOf(workload.id, workload.organization, workload.engine);
-  const volumes =
-    workload.engine === 'mysql'
-      ? [
-          {
-            name: 'init',
-            secret: { secretName: secretName(workload.id), items: [{ key: 'init.sql', path: 'init.sql' }] },
-          },
-        ]
-      : [];
+  const engine = kubernetesEngine(workload.engine);
+  const volumes = engine.volumes?.(workload) ?? [];
   return {
     apiVersion: `${STATEFUL_SET.group}/${STATEFUL_SET.version}`,
     kind: STATEFUL_SET.kind,
@@ -283,7 +166,7 @@ export function renderStatefulSet(
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
       template: {
         metadata: { labels, annotations: { [CREDENTIALS_VERSION_ANNOTATION]: credentialsVersion } },
-        spec: { containers: [serverContainer(settings, workload)], volumes },
+        spec: { containers: [serverContainer(settings, workload, engine)], volumes },
       },
       volumeClaimTemplates: [
         {
@@ -296,7 +179,7 @@ export function renderStatefulSet(
 }
 
 export function renderService(workload: DatabaseWorkload): KubeObject {
-  const port = ENGINE_PORTS[workload.engine];
+  const port = portOf(workload);
   return {
     apiVersion: 'v1',
     kind: SERVICE.kind,
@@ -409,38 +292,20 @@ export const reportSize = (file: string) => `stat -c %s "${file}" > /dev/termina
 
 /** The shell commands that dump a database to `file` and load it back, with the Secret's env. */
 export function dumpScript(workload: DatabaseWorkload, file: string): string {
-  const host = serviceHost(workload);
-  const port = ENGINE_PORTS[workload.engine];
   const partial = `${file}.partial`;
-  const dump: Record<DatabaseEngine, string> = {
-    postgresql: `PGPASSWORD="$TENANT_PASSWORD" pg_dump -Fc -h ${host} -p ${port} -U "$TENANT_USER" -d "$TENANT_DATABASE" -f "${partial}"`,
-    mysql: `MYSQL_PWD="$TENANT_PASSWORD" mariadb-dump -h ${host} -P ${port} -u "$TENANT_USER" --single-transaction --routines "$TENANT_DATABASE" > "${partial}"`,
-    redis: `REDISCLI_AUTH="$TENANT_PASSWORD" redis-cli -h ${host} -p ${port} --rdb "${partial}"`,
-    mongodb: `mongodump --quiet --host ${host} --port ${port} -u "$TENANT_USER" -p "$TENANT_PASSWORD" --authenticationDatabase "$TENANT_DATABASE" --db "$TENANT_DATABASE" --archive="${partial}" --gzip`,
-  };
-  return `${dump[workload.engine]}\nmv "${partial}" "${file}"\n${reportSize(file)}`;
+  const place = { host: serviceHost(workload), port: portOf(workload), file: partial };
+  const dump = kubernetesEngine(workload.engine).dumpCommand(place);
+  return `${dump}\nmv "${partial}" "${file}"\n${reportSize(file)}`;
 }
 
 /** Loads a dump of `sourceId` into `target`, replacing what it holds; Redis has no such load. */
 export function loadScript(target: DatabaseWorkload, sourceId: string, file: string): string {
-  const host = serviceHost(target);
-  const port = ENGINE_PORTS[target.engine];
-  const load: Record<DatabaseEngine, string | undefined> = {
-    postgresql: `PGPASSWORD="$TENANT_PASSWORD" pg_restore --clean --if-exists --no-owner --no-acl -h ${host} -p ${port} -U "$TENANT_USER" -d "$TENANT_DATABASE" "${file}"`,
-    mysql: `MYSQL_PWD="$TENANT_PASSWORD" mariadb -h ${host} -P ${port} -u "$TENANT_USER" "$TENANT_DATABASE" < "${file}"`,
-    redis: undefined,
-    mongodb: `mongorestore --quiet --host ${host} --port ${port} -u "$TENANT_USER" -p "$TENANT_PASSWORD" --authenticationDatabase "$TENANT_DATABASE" --drop --archive="${file}" --gzip --nsFrom "${tenantName(sourceId)}.*" --nsTo "$TENANT_DATABASE.*"`,
-  };
-  const command = load[target.engine];
-  if (!command) {
-    throw new WorkloadError(
-      'RestoreUnsupported',
-      'a Redis snapshot cannot be loaded into a running Redis server in a cluster; this version does not restore Redis backups',
-    );
-  }
+  const place = { host: serviceHost(target), port: portOf(target), file, sourceId };
+  const command = kubernetesEngine(target.engine).loadCommand(place);
   return `test -f "${file}" || { echo "the backup file is gone" > /dev/termination-log; exit 1; }\n${command}`;
 }
 
+/** The tenant's login a dump or load Job gets. */
 export function jobEnv(workload: DatabaseWorkload): unknown[] {
-  return tenantEnv(workload);
+  return tenantEnv(workload, kubernetesEngine(workload.engine).database(workload));
 }

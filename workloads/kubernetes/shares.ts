@@ -9,9 +9,9 @@ import { dumpFileName, locationOf, placeOf } from './artifacts.js';
 import type { JobRunner } from './jobs.js';
 import { apply, read, refused, removeObject } from './objects.js';
 import { shareObservation } from './readiness.js';
+import { kubeName } from './names.js';
 import {
   BACKUPS_MOUNT,
-  kubeName,
   renderBackupClaim,
   renderShareClaim,
   reportSize,

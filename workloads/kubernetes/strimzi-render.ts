@@ -15,7 +15,8 @@ import {
   type StreamingUserSpec,
   type WorkloadState,
 } from '../runtime.js';
-import { kubeName, MANAGED_BY_LABEL } from './render.js';
+import { kubeName } from './names.js';
+import { MANAGED_BY_LABEL } from './render.js';
 import { KAFKA, KAFKA_NODE_POOL, KAFKA_TOPIC, KAFKA_USER, SECRET } from './resource-types.js';
 import { ORGANIZATION_LABEL, PASSWORD_VERSION_ANNOTATION, WORKLOAD_LABEL } from '../../crds/annotations.js';
 

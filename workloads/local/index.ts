@@ -3,60 +3,62 @@
  * machine (the embedded default).
  */
 import fs from 'node:fs/promises';
-import type { DatabaseEngine, DatabaseRuntime, WorkloadRuntime, BackupArtifact } from '../runtime.js';
+import type { BackupArtifact, DatabaseRuntime, WorkloadRuntime } from '../runtime.js';
 import { BackupBucket } from './backup-bucket.js';
 import { withBucketBackups } from './bucket-backups.js';
-import type { LocalEngine, LocalEngineOptions } from './engine.js';
+import type { LocalEngineOptions } from './engine.js';
+import { localEngines } from './engines/index.js';
 import { localJobs } from './jobs.js';
-import { mongodbEngine } from './mongodb.js';
-import { mysqlEngine } from './mysql.js';
-import { postgresqlEngine } from './postgresql.js';
-import { redisEngine } from './redis.js';
 import { localReleases } from './releases.js';
 import { localShares } from './shares.js';
 import { createLocalStreaming } from './streaming.js';
 
-export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime {
-  const engines: Record<DatabaseEngine, LocalEngine> = {
-    postgresql: postgresqlEngine(options),
-    mysql: mysqlEngine(options),
-    redis: redisEngine(options),
-    mongodb: mongodbEngine(options),
+type LocalEngines = ReturnType<typeof localEngines>;
+
+/** Each database goes to its engine's local server. */
+function localDatabases(engines: LocalEngines): DatabaseRuntime {
+  const of = (workload: { engine: string }) => engines.engineFor(workload.engine);
+  return {
+    ensure: (workload, password) => of(workload).ensure(workload, password),
+    observe: (workload, password) => of(workload).observe(workload, password),
+    remove: (workload) => of(workload).remove(workload),
+    backup: (workload, password, backupId) => of(workload).backup(workload, password, backupId),
+    restore: (artifact, target, password) => of(target).restore(artifact, target, password),
   };
-  const databases: DatabaseRuntime = {
-    ensure: (workload, password) => engines[workload.engine].ensure(workload, password),
-    observe: (workload, password) => engines[workload.engine].observe(workload, password),
-    remove: (workload) => engines[workload.engine].remove(workload),
-    backup: (workload, password, backupId) => engines[workload.engine].backup(workload, password, backupId),
-    restore: (artifact, target, password) => engines[target.engine].restore(artifact, target, password),
-  };
-  const jobs = localJobs(options);
-  const { config } = options;
-  const streaming = createLocalStreaming({
+}
+
+function localStreaming(options: LocalEngineOptions) {
+  const { config, logger } = options;
+  return createLocalStreaming({
     dir: config.dir,
     advertisedHost: config.advertisedHost,
     ports: config.streamingPorts,
-    logger: options.logger,
+    logger,
   });
+}
+
+/** A backup kept on this machine is a file or a folder. */
+async function removeLocalBackup(artifact: BackupArtifact): Promise<void> {
+  await fs.rm(artifact.location, { force: true, recursive: true });
+}
+
+export function createLocalRuntime(options: LocalEngineOptions): WorkloadRuntime {
+  const engines = localEngines(options);
+  const jobs = localJobs(options);
+  const streaming = localStreaming(options);
   const runtime: WorkloadRuntime = {
     kind: 'local',
-    databases,
+    databases: localDatabases(engines),
     shares: localShares(options),
     jobs,
     releases: localReleases(options),
     streaming,
-    async removeBackup(artifact: BackupArtifact) {
-      await fs.rm(artifact.location, { force: true, recursive: true });
-    },
+    removeBackup: removeLocalBackup,
     async close() {
-      await Promise.allSettled([
-        ...Object.values(engines).map((engine) => engine.close()),
-        jobs.close(),
-        streaming.close(),
-      ]);
+      await Promise.allSettled([engines.close(), jobs.close(), streaming.close()]);
     },
   };
-  const { backupBucket } = config;
+  const { backupBucket } = options.config;
   if (!backupBucket) return runtime;
   return withBucketBackups(runtime, { ...options, bucket: new BackupBucket(backupBucket) });
 }

@@ -10,7 +10,7 @@ import {
   DEFAULT_STORAGE_GB,
   engineList,
   engineProblem,
-  ENGINES,
+  engineNames,
   nextRun,
   shrinkProblem,
   sizedByMemory,
@@ -23,7 +23,12 @@ import {
   type DatabasePhase,
   type DatabaseVersion,
 } from '../../../crds/data-services.js';
-import { ACCEPTED_ENGINE_NAMES, DATABASE_ENGINES, engineNamed } from '../../../crds/database-engines.js';
+import {
+  acceptedEngineNames,
+  databaseEngine,
+  databaseEngines,
+  engineNamed,
+} from '../../../crds/database-engines/index.js';
 import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
@@ -59,7 +64,7 @@ const DATABASE_BODY = {
   properties: {
     id: { type: 'string', examples: ['db_0a1b2c3d4e5f'] },
     name: { type: 'string' },
-    engine: { type: 'string', enum: ENGINES },
+    engine: { type: 'string', enum: engineNames() },
     version: { type: ['string', 'null'], description: 'The engine version actually running' },
     plan: { type: ['string', 'null'] },
     status: { type: 'string', enum: STATUSES },
@@ -84,7 +89,7 @@ const DATABASE_BODY = {
 const ENGINE_OFFER_BODY = {
   type: 'object',
   properties: {
-    engine: { type: 'string', enum: ENGINES },
+    engine: { type: 'string', enum: engineNames() },
     product: { type: 'string', description: 'What runs: the mysql engine is MariaDB', examples: ['MariaDB'] },
     aliases: {
       type: 'array',
@@ -127,7 +132,7 @@ export function describeDatabase(database: Database) {
     version: status?.version ?? spec.version ?? null,
     plan: spec.plan ?? null,
     status: phase,
-    realization: status?.realization ?? (spec.engine === 'mongodb' ? 'recorded' : 'real'),
+    realization: status?.realization ?? (databaseEngine(spec.engine).recordedLocally ? 'recorded' : 'real'),
     // A database in error always says why: objects refused before the message was kept have it in Ready.
     message:
       status?.message ??
@@ -199,10 +204,9 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         },
       },
       async handler({ query }) {
-        const rows = ENGINES.map((engine) => {
-          const offer = DATABASE_ENGINES[engine];
+        const rows = databaseEngines().map((offer) => {
           return {
-            engine,
+            engine: offer.name,
             product: offer.product,
             aliases: [...offer.aliases],
             versions: [...offer.versions],
@@ -223,7 +227,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         query: {
           type: 'object',
           properties: {
-            engine: { type: 'string', enum: ACCEPTED_ENGINE_NAMES, 'x-domain-rule': true },
+            engine: { type: 'string', enum: acceptedEngineNames(), 'x-domain-rule': true },
             status: { type: 'string', enum: STATUSES },
             ...PAGE_QUERY_PROPERTIES,
           },

@@ -4,9 +4,9 @@
  * binlog's events group into committed transactions, each ending at the position a restart may
  * resume from.
  */
-import type { ColumnValue, Row } from './change-envelope.js';
-import type { ConnectSchema, ConnectSchemaType } from './connect-record.js';
-import { listOf } from './connector-plugins.js';
+import type { ColumnValue, Row } from '../../change-envelope.js';
+import type { ConnectSchema, ConnectSchemaType } from '../../connect-record.js';
+import { listOf } from '../plugin.js';
 
 /** Where in the binlog: the file and the byte position in it. */
 export interface BinlogPosition {

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import type { ConnectSchema } from './connect-record.js';
+import type { ConnectSchema } from '../../connect-record.js';
 import {
   changeRecordOf,
   changeSchemasOf,
@@ -21,13 +21,13 @@ import {
   type SourceInfo,
   type SourceRecord,
   type SourceTask,
-} from './change-envelope.js';
+} from '../../change-envelope.js';
+import { listOf } from '../plugin.js';
 import {
-  listOf,
   POSTGRES_SOURCE,
   type POSTGRES_DECODING_PLUGINS,
   type PUBLICATION_AUTOCREATE_MODES,
-} from './connector-plugins.js';
+} from './index.js';
 import { columnSchemaOf, columnValueOf, decodePgoutput, rowOf, type PgoutputRelation } from './pgoutput.js';
 
 /** Debezium's `io.debezium.connector.postgresql.Source` struct, of the fields this source writes. */

@@ -6,17 +6,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import type { WorkloadsConfig } from '../../config/workloads.js';
-import type { Logger } from '../../observability/logger.js';
+import type { WorkloadsConfig } from '../../../config/workloads.js';
+import type { Logger } from '../../../observability/logger.js';
 import {
   WorkloadError,
   type BackupArtifact,
   type DatabaseObservation,
   type DatabaseWorkload,
-} from '../runtime.js';
-import { artifactOf, backupFile } from './backup-files.js';
-import { runCommand } from './commands.js';
-import type { LocalEngine, LocalEngineOptions } from './engine.js';
+} from '../../runtime.js';
+import { artifactOf, backupFile } from '../backup-files.js';
+import { runCommand } from '../commands.js';
+import type { LocalEngine, LocalEngineOptions } from '../engine.js';
 import { privateMariadb } from './private-mariadb.js';
 import {
   advertisedHostOf,
@@ -25,7 +25,7 @@ import {
   tenantAccess,
   tenantName,
   versionCovers,
-} from './sql-names.js';
+} from '../sql-names.js';
 
 /** A tenant cannot take more than a sixth of a default server's 151 connections. */
 const USER_CONNECTION_LIMIT = 25;

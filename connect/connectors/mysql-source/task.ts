@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type ZongJi from '@vlasky/zongji';
 import type { Connection as CallbackConnection } from 'mysql2';
 import type mysql from 'mysql2/promise';
-import type { ConnectSchema } from './connect-record.js';
+import type { ConnectSchema } from '../../connect-record.js';
 import {
   changeRecordOf,
   changeSchemasOf,
@@ -21,8 +21,8 @@ import {
   type SourceInfo,
   type SourceRecord,
   type SourceTask,
-} from './change-envelope.js';
-import { MYSQL_SOURCE } from './connector-plugins.js';
+} from '../../change-envelope.js';
+import { MYSQL_SOURCE } from './index.js';
 
 /** Debezium's `io.debezium.connector.mysql.Source` struct, of the fields this source writes. */
 const MYSQL_SOURCE_SCHEMA: ConnectSchema = {
@@ -53,7 +53,7 @@ import {
   type BinlogPosition,
   type CommittedTransaction,
   type TableFilter,
-} from './mysql-binlog.js';
+} from './binlog.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const SNAPSHOT_BATCH = 500;

@@ -9,20 +9,27 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import type { WorkloadsConfig } from '../../config/workloads.js';
-import { DATABASE_ENGINES, offeredVersions } from '../../crds/database-engines.js';
-import type { Logger } from '../../observability/logger.js';
+import type { WorkloadsConfig } from '../../../config/workloads.js';
+import { offeredVersions } from '../../../crds/database-engines/index.js';
+import { postgresql } from '../../../crds/database-engines/postgresql.js';
+import type { Logger } from '../../../observability/logger.js';
 import {
   WorkloadError,
   type BackupArtifact,
   type DatabaseObservation,
   type DatabaseWorkload,
-} from '../runtime.js';
-import { artifactOf, backupFile } from './backup-files.js';
-import { runCommand } from './commands.js';
-import type { LocalEngine, LocalEngineOptions } from './engine.js';
+} from '../../runtime.js';
+import { artifactOf, backupFile } from '../backup-files.js';
+import { runCommand } from '../commands.js';
+import type { LocalEngine, LocalEngineOptions } from '../engine.js';
 import { privatePostgres } from './private-postgres.js';
-import { advertisedHostOf, installedProgram, numericVersion, tenantAccess, tenantName } from './sql-names.js';
+import {
+  advertisedHostOf,
+  installedProgram,
+  numericVersion,
+  tenantAccess,
+  tenantName,
+} from '../sql-names.js';
 
 /** A tenant cannot take more than a quarter of a default server's 100 connections. */
 const ROLE_CONNECTION_LIMIT = 25;
@@ -194,7 +201,7 @@ export function postgresqlEngine({ config, logger }: LocalEngineOptions): LocalE
     ? connection(configuredServer(config.postgresAdminUrl))
     : undefined;
   const privateServers = new Map<string, ServerConnection>();
-  const defaultMajor = DATABASE_ENGINES.postgresql.defaultVersion;
+  const defaultMajor = postgresql.defaultVersion;
 
   async function connect(source: ServerSource): Promise<AdminServer> {
     const admin = await source.admin();

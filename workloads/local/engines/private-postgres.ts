@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import type { Logger } from '../../observability/logger.js';
-import { WorkloadError } from '../runtime.js';
-import { runCommand } from './commands.js';
+import type { Logger } from '../../../observability/logger.js';
+import { WorkloadError } from '../../runtime.js';
+import { runCommand } from '../commands.js';
 import {
   exists,
   isAlive,
@@ -25,7 +25,7 @@ import {
   type SystemUser,
   type PrivateServer,
   type ServerLogin,
-} from './private-server.js';
+} from '../private-server.js';
 
 export type PostgresSuperuser = ServerLogin;
 export type PrivatePostgres = PrivateServer;

@@ -1,13 +1,13 @@
 /**
  * What the relational sink writes, decided without a database: the connection a JDBC URL names,
  * the row a record becomes under `pk.mode`, and the statements that create the table and insert
- * or upsert the row, in the dialect of the database (PostgreSQL by default; see jdbc-dialects.ts).
+ * or upsert the row, in the dialect of the database (PostgreSQL by default; see dialects.ts).
  */
-import { listOf } from './connector-plugins.js';
-import { POSTGRES_DIALECT, type ColumnKind, type SqlDialect } from './jdbc-dialects.js';
-import { logicalNumberOf, type ConnectSchema } from './connect-record.js';
-import { DataException } from './connect-exceptions.js';
-import type { SinkRecord } from './sink-record.js';
+import { listOf } from '../plugin.js';
+import { POSTGRES_DIALECT, type ColumnKind, type SqlDialect } from './dialects.js';
+import { logicalNumberOf, type ConnectSchema } from '../../connect-record.js';
+import { DataException } from '../../connect-exceptions.js';
+import type { SinkRecord } from '../../sink-record.js';
 
 export interface JdbcSinkSettings {
   tableNameFormat: string;

@@ -4,8 +4,8 @@
  * Delete, Truncate and Commit read into the changes the source produces. Values arrive as text and
  * are typed by the column's type OID the way the `test_decoding` reading types them.
  */
-import type { ColumnValue, Row } from './change-envelope.js';
-import type { ConnectSchema } from './connect-record.js';
+import type { ColumnValue, Row } from '../../change-envelope.js';
+import type { ConnectSchema } from '../../connect-record.js';
 
 /** A table as a Relation message describes it, before any change to it in a decoding session. */
 export interface PgoutputRelation {

@@ -8,9 +8,9 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { amzDate, authorizationOf, encodeKey, type SigningCredentials } from '../security/sigv4.js';
-import { valueToJson } from './converters/json-values.js';
-import { consumedFrom, type CommittableOffsets, type SinkRecord, type SinkTask } from './sink-record.js';
+import { amzDate, authorizationOf, encodeKey, type SigningCredentials } from '../../../security/sigv4.js';
+import { valueToJson } from '../../converters/json-values.js';
+import { consumedFrom, type CommittableOffsets, type SinkRecord, type SinkTask } from '../../sink-record.js';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 

@@ -8,18 +8,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../../observability/logger.js';
 import {
   WorkloadError,
   type BackupArtifact,
   type DatabaseAccess,
   type DatabaseObservation,
   type DatabaseWorkload,
-} from '../runtime.js';
-import { artifactOf, backupFile } from './backup-files.js';
-import { runCommand } from './commands.js';
-import type { LocalEngine, LocalEngineOptions } from './engine.js';
-import { PortPool } from './port-pool.js';
+} from '../../runtime.js';
+import { artifactOf, backupFile } from '../backup-files.js';
+import { runCommand } from '../commands.js';
+import type { LocalEngine, LocalEngineOptions } from '../engine.js';
+import { PortPool } from '../port-pool.js';
 import { REDIS_SERVER, RedisSupervisor, type RedisProcessSpec } from './redis-supervisor.js';
 
 const TENANT_USER = 'default';

@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import type { Logger } from '../../observability/logger.js';
-import { WorkloadError } from '../runtime.js';
-import { runCommand } from './commands.js';
+import type { Logger } from '../../../observability/logger.js';
+import { WorkloadError } from '../../runtime.js';
+import { runCommand } from '../commands.js';
 import {
   exists,
   isAlive,
@@ -21,8 +21,8 @@ import {
   type SystemUser,
   type PrivateServer,
   type ServerLogin,
-} from './private-server.js';
-import { installedProgram } from './sql-names.js';
+} from '../private-server.js';
+import { installedProgram } from '../sql-names.js';
 
 export type MariadbAdmin = ServerLogin;
 export type PrivateMariadb = PrivateServer;

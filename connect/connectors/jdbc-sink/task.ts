@@ -4,7 +4,7 @@
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { dialectOf, type SqlDialect } from './jdbc-dialects.js';
+import { dialectOf, type SqlDialect } from './dialects.js';
 import {
   createTableSql,
   databaseConnectionOf,
@@ -14,8 +14,8 @@ import {
   type DatabaseConnection,
   type JdbcSinkSettings,
   type Row,
-} from './jdbc-statements.js';
-import { nextOffsetsOf, type CommittableOffsets, type SinkRecord, type SinkTask } from './sink-record.js';
+} from './statements.js';
+import { nextOffsetsOf, type CommittableOffsets, type SinkRecord, type SinkTask } from '../../sink-record.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 

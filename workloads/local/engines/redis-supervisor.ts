@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../../observability/logger.js';
 
 /** What the supervisor needs to run one database's `redis-server`. */
 export interface RedisProcessSpec {
