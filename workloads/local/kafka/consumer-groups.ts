@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BrokerClock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../../../observability/clock.js';
 import { ErrorCode } from './errors.js';
 
 /**
@@ -101,7 +101,7 @@ export class ConsumerGroupCoordinator {
   private readonly groups = new Map<string, ConsumerGroup>();
 
   constructor(
-    private readonly clock: BrokerClock,
+    private readonly clock: Clock,
     /** A topic's partition count; undefined for a topic that does not exist. */
     private readonly partitionsOf: (topic: string) => number | undefined,
     private readonly sessionTimeoutMs = CONSUMER_SESSION_TIMEOUT_MS,
