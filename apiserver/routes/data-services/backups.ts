@@ -30,7 +30,7 @@ import {
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
@@ -136,6 +136,192 @@ function restoreName(base: string, taken: readonly KubeObject<{ name: string }>[
   return `${base}-restore-${n}`;
 }
 
+async function listBackups({
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ query: PageQuery & { resource_id?: string; status?: BackupPhase } }>) {
+  const { items } = await store.list<Backup>(BACKUP, { namespace: tenantNamespace(principal) });
+  const rows = withoutDeleted(items)
+    .filter((backup) => backup.spec)
+    .sort(byCreation)
+    .map(describeBackup)
+    .filter(
+      (row) =>
+        (query.resource_id === undefined || row.resource_id === query.resource_id) &&
+        (query.status === undefined || row.status === query.status),
+    );
+  return pageOf(rows, query);
+}
+
+async function createBackup({
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+}: AuthenticatedContext<
+  { body: { resource_id: string; retention_days?: number } },
+  DataServiceRouteServices
+>) {
+  const kind = sourceKindOf(body.resource_id);
+  if (!kind)
+    throw notFound(
+      `resource ${body.resource_id} not found: a backup is of a database (db_…) or a share (nfs_…)`,
+    );
+  const source =
+    kind === 'Database'
+      ? await findInOrganization<Database>(store, principal, DATABASE, body.resource_id, 'database')
+      : await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.resource_id, 'share');
+  const namespace = source.metadata.namespace!;
+  const created = await createWithinQuota<Backup>(
+    { store, database, now, quotas },
+    BACKUP,
+    newDataServiceId('bkp'),
+    { backups: 1 },
+    {
+      namespace,
+      spec: {
+        source: { kind, name: source.metadata.name },
+        retentionDays: body.retention_days ?? DEFAULT_RETENTION_DAYS,
+      },
+    },
+  );
+  return { status: 201, data: describeBackup(created) };
+}
+
+async function getBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
+  return {
+    data: describeBackup(await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup')),
+  };
+}
+
+async function deleteBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
+  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
+  await store.delete(BACKUP, backup.metadata.namespace, backup.metadata.name);
+  return {};
+}
+
+async function restoreBackup({
+  params,
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+}: AuthenticatedContext<
+  { params: IdParams; body: { target_resource_id?: string } },
+  DataServiceRouteServices
+>) {
+  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
+  if (backup.status?.phase !== 'completed') {
+    throw conflict(
+      `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
+    );
+  }
+  const namespace = backup.metadata.namespace!;
+  const sourceKind = backup.spec!.source.kind;
+  const engine = backup.status.sourceEngine as DatabaseEngineName | undefined;
+  let targetName: string;
+  if (body.target_resource_id !== undefined) {
+    const targetKind = sourceKindOf(body.target_resource_id);
+    if (targetKind !== sourceKind) {
+      throw invalidField({
+        field: 'target_resource_id',
+        message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
+      });
+    }
+    if (sourceKind === 'Database') {
+      const target = await findInOrganization<Database>(
+        store,
+        principal,
+        DATABASE,
+        body.target_resource_id,
+        'database',
+      );
+      if (engine && target.spec!.engine !== engine) {
+        throw invalidField({
+          field: 'target_resource_id',
+          message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
+        });
+      }
+      targetName = target.metadata.name;
+    } else {
+      targetName = (
+        await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.target_resource_id, 'share')
+      ).metadata.name;
+    }
+  } else {
+    targetName = await createRestoreTarget();
+  }
+  const restore = await store.create<Restore>(RESTORE, {
+    apiVersion: API_VERSION,
+    kind: RESTORE.kind,
+    metadata: {
+      name: objectNameOf(newDataServiceId('rst')),
+      namespace,
+      ownerReferences: [ownerReference(backup)],
+    },
+    spec: { backup: backup.metadata.name, target: targetName },
+  });
+  return { status: 202, data: describeRestore(restore) };
+
+  async function createRestoreTarget(): Promise<string> {
+    const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
+    if (sourceKind === 'NfsShare') {
+      const source = await store
+        .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
+        .catch(() => undefined);
+      const sizeGb = source?.spec?.sizeGb ?? 1;
+      const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+      const share = await createWithinQuota<NfsShare>(
+        { store, database, now, quotas },
+        NFS_SHARE,
+        newDataServiceId('nfs'),
+        shareQuotaAmounts(sizeGb),
+        { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
+      );
+      return share.metadata.name;
+    }
+    const databaseEngine = engine ?? 'postgresql';
+    const source = await store
+      .get<Database>(DATABASE, namespace, backup.spec!.source.name)
+      .catch(() => undefined);
+    const memory = sizedByMemory(databaseEngine);
+    const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
+    const { items } = await store.list<Database>(DATABASE, { namespace });
+    const target = await createWithinQuota<Database>(
+      { store, database, now, quotas },
+      DATABASE,
+      newDataServiceId('db'),
+      databaseQuotaAmounts(databaseEngine, storageGb),
+      {
+        namespace,
+        spec: {
+          name: restoreName(baseName, items),
+          engine: databaseEngine,
+          ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
+          ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+        },
+      },
+    );
+    return target.metadata.name;
+  }
+}
+
+async function getRestore({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: IdParams & { restore_id: string } }>) {
+  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
+  const restore = await findInOrganization<Restore>(store, principal, RESTORE, params.restore_id, 'restore');
+  if (restore.spec?.backup !== backup.metadata.name) throw notFound(`restore ${params.restore_id} not found`);
+  return { data: describeRestore(restore) };
+}
+
 export const backupRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
@@ -162,19 +348,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: BACKUP_BODY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<Backup>(BACKUP, { namespace: tenantNamespace(principal) });
-        const rows = withoutDeleted(items)
-          .filter((backup) => backup.spec)
-          .sort(byCreation)
-          .map(describeBackup)
-          .filter(
-            (row) =>
-              (query.resource_id === undefined || row.resource_id === query.resource_id) &&
-              (query.status === undefined || row.status === query.status),
-          );
-        return pageOf(rows, query);
-      },
+      handler: listBackups,
     }),
     defineRoute<{ body: { resource_id: string; retention_days?: number } }, DataServiceRouteServices>({
       ...base,
@@ -206,32 +380,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         404: { description: 'No such database or share in the organization' },
         429: { description: 'The backup quota is reached' },
       },
-      async handler({ body, principal, store, database, now, quotas }) {
-        const kind = sourceKindOf(body.resource_id);
-        if (!kind)
-          throw notFound(
-            `resource ${body.resource_id} not found: a backup is of a database (db_…) or a share (nfs_…)`,
-          );
-        const source =
-          kind === 'Database'
-            ? await findInOrganization<Database>(store, principal, DATABASE, body.resource_id, 'database')
-            : await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.resource_id, 'share');
-        const namespace = source.metadata.namespace!;
-        const created = await createWithinQuota<Backup>(
-          { store, database, now, quotas },
-          BACKUP,
-          newDataServiceId('bkp'),
-          { backups: 1 },
-          {
-            namespace,
-            spec: {
-              source: { kind, name: source.metadata.name },
-              retentionDays: body.retention_days ?? DEFAULT_RETENTION_DAYS,
-            },
-          },
-        );
-        return { status: 201, data: describeBackup(created) };
-      },
+      handler: createBackup,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -244,13 +393,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The backup', schema: BACKUP_BODY },
         404: { description: 'No such backup' },
       },
-      async handler({ params, principal, store }) {
-        return {
-          data: describeBackup(
-            await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup'),
-          ),
-        };
-      },
+      handler: getBackup,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -260,11 +403,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
       summary: 'Delete a backup and its dump',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such backup' } },
-      async handler({ params, principal, store }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        await store.delete(BACKUP, backup.metadata.namespace, backup.metadata.name);
-        return {};
-      },
+      handler: deleteBackup,
     }),
     defineRoute<{ params: IdParams; body: { target_resource_id?: string } }, DataServiceRouteServices>({
       ...base,
@@ -290,108 +429,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'The target is of another kind or engine' },
         429: { description: 'A quota is reached (a new target counts)' },
       },
-      async handler({ params, body, principal, store, database, now, quotas }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        if (backup.status?.phase !== 'completed') {
-          throw conflict(
-            `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
-          );
-        }
-        const namespace = backup.metadata.namespace!;
-        const sourceKind = backup.spec!.source.kind;
-        const engine = backup.status.sourceEngine as DatabaseEngineName | undefined;
-        let targetName: string;
-        if (body.target_resource_id !== undefined) {
-          const targetKind = sourceKindOf(body.target_resource_id);
-          if (targetKind !== sourceKind) {
-            throw invalidField({
-              field: 'target_resource_id',
-              message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
-            });
-          }
-          if (sourceKind === 'Database') {
-            const target = await findInOrganization<Database>(
-              store,
-              principal,
-              DATABASE,
-              body.target_resource_id,
-              'database',
-            );
-            if (engine && target.spec!.engine !== engine) {
-              throw invalidField({
-                field: 'target_resource_id',
-                message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
-              });
-            }
-            targetName = target.metadata.name;
-          } else {
-            targetName = (
-              await findInOrganization<NfsShare>(
-                store,
-                principal,
-                NFS_SHARE,
-                body.target_resource_id,
-                'share',
-              )
-            ).metadata.name;
-          }
-        } else {
-          targetName = await createRestoreTarget();
-        }
-        const restore = await store.create<Restore>(RESTORE, {
-          apiVersion: API_VERSION,
-          kind: RESTORE.kind,
-          metadata: {
-            name: objectNameOf(newDataServiceId('rst')),
-            namespace,
-            ownerReferences: [ownerReference(backup)],
-          },
-          spec: { backup: backup.metadata.name, target: targetName },
-        });
-        return { status: 202, data: describeRestore(restore) };
-
-        async function createRestoreTarget(): Promise<string> {
-          const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
-          if (sourceKind === 'NfsShare') {
-            const source = await store
-              .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
-              .catch(() => undefined);
-            const sizeGb = source?.spec?.sizeGb ?? 1;
-            const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-            const share = await createWithinQuota<NfsShare>(
-              { store, database, now, quotas },
-              NFS_SHARE,
-              newDataServiceId('nfs'),
-              shareQuotaAmounts(sizeGb),
-              { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
-            );
-            return share.metadata.name;
-          }
-          const databaseEngine = engine ?? 'postgresql';
-          const source = await store
-            .get<Database>(DATABASE, namespace, backup.spec!.source.name)
-            .catch(() => undefined);
-          const memory = sizedByMemory(databaseEngine);
-          const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
-          const { items } = await store.list<Database>(DATABASE, { namespace });
-          const target = await createWithinQuota<Database>(
-            { store, database, now, quotas },
-            DATABASE,
-            newDataServiceId('db'),
-            databaseQuotaAmounts(databaseEngine, storageGb),
-            {
-              namespace,
-              spec: {
-                name: restoreName(baseName, items),
-                engine: databaseEngine,
-                ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
-                ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
-              },
-            },
-          );
-          return target.metadata.name;
-        }
-      },
+      handler: restoreBackup,
     }),
     defineRoute<{ params: IdParams & { restore_id: string } }>({
       ...base,
@@ -404,19 +442,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The restore', schema: RESTORE_BODY },
         404: { description: 'No such backup or restore' },
       },
-      async handler({ params, principal, store }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        const restore = await findInOrganization<Restore>(
-          store,
-          principal,
-          RESTORE,
-          params.restore_id,
-          'restore',
-        );
-        if (restore.spec?.backup !== backup.metadata.name)
-          throw notFound(`restore ${params.restore_id} not found`);
-        return { data: describeRestore(restore) };
-      },
+      handler: getRestore,
     }),
   ],
 };

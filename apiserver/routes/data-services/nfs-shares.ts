@@ -6,7 +6,7 @@ import { isStoreError } from '../../../control-plane/types.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
@@ -70,6 +70,78 @@ interface CreateBody {
   vpc_id?: string;
 }
 
+async function listNfsShares({ query, principal, store }: AuthenticatedContext<{ query: PageQuery }>) {
+  const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
+  return pageOf(
+    withoutDeleted(items)
+      .filter((share) => share.spec)
+      .sort(byCreation)
+      .map(describeShare),
+    query,
+  );
+}
+
+async function createNfsShare({
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+  workloadsConfig,
+}: AuthenticatedContext<{ body: CreateBody }, DataServiceRouteServices>) {
+  if (body.size_gb > workloadsConfig.maxStorageGb) {
+    throw invalidField({
+      field: 'size_gb',
+      message: `must be at most ${workloadsConfig.maxStorageGb}`,
+    });
+  }
+  const namespace = await ensureTenantNamespace(store, principal);
+  if (body.vpc_id !== undefined) {
+    try {
+      await store.get(VPC, namespace, body.vpc_id);
+    } catch (error) {
+      if (!isStoreError(error, 'NotFound')) throw error;
+      throw invalidField({
+        field: 'vpc_id',
+        message: `${body.vpc_id} is not a VPC of the organization`,
+      });
+    }
+  }
+  const name = body.name.trim();
+  const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
+  }
+  const created = await createWithinQuota<NfsShare>(
+    { store, database, now, quotas },
+    NFS_SHARE,
+    newDataServiceId('nfs'),
+    shareQuotaAmounts(body.size_gb),
+    {
+      namespace,
+      spec: {
+        name,
+        sizeGb: body.size_gb,
+        ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
+      },
+    },
+  );
+  return { status: 201, data: describeShare(created) };
+}
+
+async function getNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
+  return {
+    data: describeShare(await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share')),
+  };
+}
+
+async function deleteNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
+  const share = await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share');
+  await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
+  return {};
+}
+
 export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
@@ -87,16 +159,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: SHARE_BODY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
-        return pageOf(
-          withoutDeleted(items)
-            .filter((share) => share.spec)
-            .sort(byCreation)
-            .map(describeShare),
-          query,
-        );
-      },
+      handler: listNfsShares,
     }),
     defineRoute<{ body: CreateBody }, DataServiceRouteServices>({
       ...base,
@@ -125,46 +188,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'size_gb past the limit, or vpc_id names no VPC of the organization' },
         429: { description: 'A quota is reached' },
       },
-      async handler({ body, principal, store, database, now, quotas, workloadsConfig }) {
-        if (body.size_gb > workloadsConfig.maxStorageGb) {
-          throw invalidField({
-            field: 'size_gb',
-            message: `must be at most ${workloadsConfig.maxStorageGb}`,
-          });
-        }
-        const namespace = await ensureTenantNamespace(store, principal);
-        if (body.vpc_id !== undefined) {
-          try {
-            await store.get(VPC, namespace, body.vpc_id);
-          } catch (error) {
-            if (!isStoreError(error, 'NotFound')) throw error;
-            throw invalidField({
-              field: 'vpc_id',
-              message: `${body.vpc_id} is not a VPC of the organization`,
-            });
-          }
-        }
-        const name = body.name.trim();
-        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
-        }
-        const created = await createWithinQuota<NfsShare>(
-          { store, database, now, quotas },
-          NFS_SHARE,
-          newDataServiceId('nfs'),
-          shareQuotaAmounts(body.size_gb),
-          {
-            namespace,
-            spec: {
-              name,
-              sizeGb: body.size_gb,
-              ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
-            },
-          },
-        );
-        return { status: 201, data: describeShare(created) };
-      },
+      handler: createNfsShare,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -177,13 +201,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The share', schema: SHARE_BODY },
         404: { description: 'No such share' },
       },
-      async handler({ params, principal, store }) {
-        return {
-          data: describeShare(
-            await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share'),
-          ),
-        };
-      },
+      handler: getNfsShare,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -193,11 +211,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
       summary: 'Delete an NFS share and its files',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such share' } },
-      async handler({ params, principal, store }) {
-        const share = await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share');
-        await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
-        return {};
-      },
+      handler: deleteNfsShare,
     }),
   ],
 };
