@@ -23,7 +23,7 @@ import {
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
@@ -133,6 +133,90 @@ interface ListQuery extends PageQuery {
   tier?: StreamingTierName;
 }
 
+async function listStreamingClusters({
+  query,
+  principal,
+  store,
+  publicUrl,
+}: AuthenticatedContext<{ query: ListQuery }, StreamingRouteServices>) {
+  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
+    namespace: tenantNamespace(principal),
+  });
+  const rows = withoutDeleted(items)
+    .filter((cluster) => cluster.spec)
+    .sort(byCreation)
+    .map((cluster) => describeCluster(cluster, publicUrl.href))
+    .filter(
+      (row) =>
+        (query.status === undefined || row.status === query.status) &&
+        (query.tier === undefined || row.tier === query.tier),
+    );
+  return pageOf(rows, query);
+}
+
+async function createStreamingCluster({
+  body,
+  principal,
+  store,
+  vpcConfig,
+  publicUrl,
+  logger,
+}: AuthenticatedContext<{ body: CreateBody }, StreamingRouteServices>) {
+  const problem = regionProblem(body.region, vpcConfig.regions);
+  if (problem) throw invalidField(problem);
+  const namespace = await ensureTenantNamespace(store, principal);
+  const name = body.name.trim();
+  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
+  }
+  const id = newStreamingClusterId();
+  const tier = body.tier ?? DEFAULT_TIER;
+  const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
+    apiVersion: API_VERSION,
+    kind: STREAMING_CLUSTER.kind,
+    metadata: { name: clusterObjectNameOf(id), namespace },
+    spec: { name, tier, region: body.region },
+  });
+  logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
+  return { status: 201, data: describeCluster(created, publicUrl.href) };
+}
+
+async function getStreamingCluster({
+  params,
+  principal,
+  store,
+  publicUrl,
+}: AuthenticatedContext<{ params: ClusterParams }, StreamingRouteServices>) {
+  return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
+}
+
+async function deleteStreamingCluster({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  await store.delete(STREAMING_CLUSTER, cluster.metadata.namespace, cluster.metadata.name);
+  return {};
+}
+
+async function getClusterBootstrap({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  return {
+    data: {
+      bootstrap_servers: cluster.status?.bootstrapServers ?? [],
+      security_protocol: 'SASL_SSL',
+      sasl_mechanism: 'SCRAM-SHA-512',
+      ca_certificate: cluster.status?.caCertificate ?? null,
+    },
+  };
+}
+
 export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -159,21 +243,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
           schema: { type: 'array', items: CLUSTER_BODY },
         },
       },
-      async handler({ query, principal, store, publicUrl }) {
-        const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
-          namespace: tenantNamespace(principal),
-        });
-        const rows = withoutDeleted(items)
-          .filter((cluster) => cluster.spec)
-          .sort(byCreation)
-          .map((cluster) => describeCluster(cluster, publicUrl.href))
-          .filter(
-            (row) =>
-              (query.status === undefined || row.status === query.status) &&
-              (query.tier === undefined || row.tier === query.tier),
-          );
-        return pageOf(rows, query);
-      },
+      handler: listStreamingClusters,
     }),
     defineRoute<{ body: CreateBody }, StreamingRouteServices>({
       ...BASE,
@@ -202,26 +272,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         409: { description: 'A cluster of that name exists' },
         422: { description: "region is not one of the platform's regions" },
       },
-      async handler({ body, principal, store, vpcConfig, publicUrl, logger }) {
-        const problem = regionProblem(body.region, vpcConfig.regions);
-        if (problem) throw invalidField(problem);
-        const namespace = await ensureTenantNamespace(store, principal);
-        const name = body.name.trim();
-        const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, { namespace });
-        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
-        }
-        const id = newStreamingClusterId();
-        const tier = body.tier ?? DEFAULT_TIER;
-        const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
-          apiVersion: API_VERSION,
-          kind: STREAMING_CLUSTER.kind,
-          metadata: { name: clusterObjectNameOf(id), namespace },
-          spec: { name, tier, region: body.region },
-        });
-        logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
-        return { status: 201, data: describeCluster(created, publicUrl.href) };
-      },
+      handler: createStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }, StreamingRouteServices>({
       ...BASE,
@@ -234,9 +285,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         200: { description: 'The cluster', schema: CLUSTER_BODY },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, principal, store, publicUrl }) {
-        return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
-      },
+      handler: getStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }>({
       ...BASE,
@@ -248,11 +297,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         'Stops its brokers and closes their ports; its topics, users and consumer groups go with it.',
       request: { params: CLUSTER_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such cluster' } },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        await store.delete(STREAMING_CLUSTER, cluster.metadata.namespace, cluster.metadata.name);
-        return {};
-      },
+      handler: deleteStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }>({
       ...BASE,
@@ -267,17 +312,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         200: { description: 'Bootstrap servers, protocol and CA', schema: BOOTSTRAP_BODY },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        return {
-          data: {
-            bootstrap_servers: cluster.status?.bootstrapServers ?? [],
-            security_protocol: 'SASL_SSL',
-            sasl_mechanism: 'SCRAM-SHA-512',
-            ca_certificate: cluster.status?.caCertificate ?? null,
-          },
-        };
-      },
+      handler: getClusterBootstrap,
     }),
   ],
 };
