@@ -251,7 +251,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
         organizationsRoutes(accounts.deps, accounts.mailer),
         oauthRoutes(accounts.deps, config.oauth),
         vpcRoutes,
-        vaultRoutes({ engine: vault, apiAddress }),
+        vaultRoutes,
         integrationRoutes,
         integrationEventRoutes,
         integrationWebhookRoutes,

@@ -15,10 +15,10 @@ import type { RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
 
 /** What the vault routes need beyond the shared route services. */
-export interface VaultRouteOptions {
-  engine: VaultEngine;
+export interface VaultRouteServices {
+  vault: VaultEngine;
   /** Where a cluster's Vault-compatible API answers. */
-  apiAddress(namespace: string, name: string): string;
+  vaultApiAddress(name: string): string;
 }
 
 export const READ_SCOPES = ['vault:read'] as const;
@@ -92,11 +92,10 @@ export async function findCluster(ctx: ClusterRequest): Promise<VaultCluster> {
 
 /** The engine of the cluster named in the path; 404 when the cluster or its keyring is missing. */
 export async function clusterEngine(
-  options: VaultRouteOptions,
-  ctx: ClusterRequest,
+  ctx: ClusterRequest & Pick<VaultRouteServices, 'vault'>,
 ): Promise<VaultClusterEngine> {
   const cluster = await findCluster(ctx);
-  const engine = options.engine.forCluster(
+  const engine = ctx.vault.forCluster(
     vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name),
   );
   if (!(await engine.initialized())) {
