@@ -32,11 +32,14 @@ import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
+import { findInOrganization, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  DATABASES,
+  NFS_SHARES,
+  BACKUPS,
+  RESTORES,
   ID_PARAMS,
   invalidField,
   READ,
@@ -172,8 +175,8 @@ async function createBackup({
     );
   const source =
     kind === 'Database'
-      ? await findInOrganization<Database>(store, principal, DATABASE, body.resource_id, 'database')
-      : await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.resource_id, 'share');
+      ? await findInOrganization(store, principal, DATABASES, body.resource_id)
+      : await findInOrganization(store, principal, NFS_SHARES, body.resource_id);
   const namespace = source.metadata.namespace!;
   const created = await createWithinQuota<Backup>(
     { store, database, now, quotas },
@@ -193,12 +196,12 @@ async function createBackup({
 
 async function getBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
   return {
-    data: describeBackup(await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup')),
+    data: describeBackup(await findInOrganization(store, principal, BACKUPS, params.id)),
   };
 }
 
 async function deleteBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
+  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
   await store.delete(BACKUP, backup.metadata.namespace, backup.metadata.name);
   return {};
 }
@@ -215,7 +218,7 @@ async function restoreBackup({
   { params: IdParams; body: { target_resource_id?: string } },
   DataServiceRouteServices
 >) {
-  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
+  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
   if (backup.status?.phase !== 'completed') {
     throw conflict(
       `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
@@ -234,13 +237,7 @@ async function restoreBackup({
       });
     }
     if (sourceKind === 'Database') {
-      const target = await findInOrganization<Database>(
-        store,
-        principal,
-        DATABASE,
-        body.target_resource_id,
-        'database',
-      );
+      const target = await findInOrganization(store, principal, DATABASES, body.target_resource_id);
       if (engine && target.spec!.engine !== engine) {
         throw invalidField({
           field: 'target_resource_id',
@@ -249,9 +246,8 @@ async function restoreBackup({
       }
       targetName = target.metadata.name;
     } else {
-      targetName = (
-        await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.target_resource_id, 'share')
-      ).metadata.name;
+      targetName = (await findInOrganization(store, principal, NFS_SHARES, body.target_resource_id)).metadata
+        .name;
     }
   } else {
     targetName = await createRestoreTarget();
@@ -316,8 +312,8 @@ async function getRestore({
   principal,
   store,
 }: AuthenticatedContext<{ params: IdParams & { restore_id: string } }>) {
-  const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-  const restore = await findInOrganization<Restore>(store, principal, RESTORE, params.restore_id, 'restore');
+  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
+  const restore = await findInOrganization(store, principal, RESTORES, params.restore_id);
   if (restore.spec?.backup !== backup.metadata.name) throw notFound(`restore ${params.restore_id} not found`);
   return { data: describeRestore(restore) };
 }

@@ -31,11 +31,11 @@ import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { ensureTenantNamespace, tenantNamespace, findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  DATABASES,
   ID_PARAMS,
   invalidField,
   NAME,
@@ -259,9 +259,7 @@ async function createDatabase({
 
 async function getDatabase({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
   return {
-    data: describeDatabase(
-      await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database'),
-    ),
+    data: describeDatabase(await findInOrganization(store, principal, DATABASES, params.id)),
   };
 }
 
@@ -278,7 +276,7 @@ async function growDatabase({
   { params: IdParams; body: { storage_gb?: number; memory_mb?: number } },
   DataServiceRouteServices
 >) {
-  const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
   const spec = object.spec!;
   const problem =
     sizeFieldProblem(spec.engine, body) ??
@@ -311,7 +309,7 @@ async function growDatabase({
 }
 
 async function deleteDatabase({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
   await store.delete(DATABASE, object.metadata.namespace, object.metadata.name);
   return {};
 }
@@ -321,7 +319,7 @@ async function rotateDatabaseCredentials({
   principal,
   store,
 }: AuthenticatedContext<{ params: IdParams }>) {
-  const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
   if (object.status?.phase !== 'available' || !object.status.credentials) {
     throw conflict(
       `database ${params.id} is ${restStatus(object)}: only an available database has credentials to rotate`,
@@ -360,7 +358,7 @@ async function getBackupSchedule({
   store,
   now,
 }: AuthenticatedContext<{ params: IdParams }>) {
-  const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
   const schedule = object.spec!.backupSchedule;
   if (!schedule) throw notFoundSchedule(params.id);
   return { data: describeSchedule(schedule.cron, schedule.retentionDays, now()) };
@@ -375,7 +373,7 @@ async function setBackupSchedule({
 }: AuthenticatedContext<{ params: IdParams; body: ScheduleBody }>) {
   const problem = cronProblem(body.cron);
   if (problem) throw invalidField(problem);
-  const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
   const cron = body.cron.trim().split(/\s+/).join(' ');
   await store.update<Database>(DATABASE, {
     ...object,

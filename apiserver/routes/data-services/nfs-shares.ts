@@ -7,11 +7,11 @@ import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { ensureTenantNamespace, tenantNamespace, findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  NFS_SHARES,
   ID_PARAMS,
   invalidField,
   MOUNT,
@@ -132,12 +132,12 @@ async function createNfsShare({
 
 async function getNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
   return {
-    data: describeShare(await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share')),
+    data: describeShare(await findInOrganization(store, principal, NFS_SHARES, params.id)),
   };
 }
 
 async function deleteNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const share = await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share');
+  const share = await findInOrganization(store, principal, NFS_SHARES, params.id);
   await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
   return {};
 }
