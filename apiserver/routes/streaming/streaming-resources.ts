@@ -17,10 +17,10 @@ import {
 } from '../../../crds/streaming.js';
 import type { ResourceType } from '../../../control-plane/types.js';
 import type { StreamingClusterWorkload, StreamingRuntime } from '../../../workloads/runtime.js';
-import { conflict, notFound, unprocessable, type ApiError } from '../../errors.js';
+import { conflict, unprocessable, type ApiError } from '../../errors.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
+import { findInOrganization, type OrganizationLookup } from '../../routing/tenancy.js';
 
 /** What the streaming routes need beyond the core services. */
 export interface StreamingRouteServices {
@@ -52,23 +52,16 @@ export interface ClusterParams {
  * A cluster of the caller's organization; another organization's is a 404 like a missing one,
  * and so is a deleted one whose brokers are still being taken down.
  */
-export async function findCluster(
-  store: ObjectStore,
-  principal: Principal,
-  id: string,
-): Promise<StreamingCluster> {
-  try {
-    const cluster = await store.get<StreamingCluster>(
-      STREAMING_CLUSTER,
-      tenantNamespace(principal),
-      clusterObjectNameOf(id),
-    );
-    if (cluster.spec && !isDeleted(cluster)) return cluster;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`streaming cluster ${id} not found`);
+export async function findCluster(store: ObjectStore, principal: Principal, id: string): Promise<StreamingCluster> {
+  return findInOrganization(store, principal, STREAMING_CLUSTERS, id);
 }
+
+const STREAMING_CLUSTERS: OrganizationLookup<StreamingCluster> = {
+  type: STREAMING_CLUSTER,
+  objectName: clusterObjectNameOf,
+  noun: 'streaming cluster',
+  visible: (cluster) => Boolean(cluster.spec) && !isDeleted(cluster),
+};
 
 /**
  * A topic or user of the cluster by its Kafka name, or undefined (also when it is deleted): under
