@@ -3,15 +3,16 @@
  * one that was given up. The delivery worker does the sending; these routes only read and requeue.
  */
 import { redeliverEvent, findEvent, type EventRow } from '../../../integrations/events/event-records.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
-import { INTEGRATION, type Integration } from '../../../crds/integration.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
+import type { Integration } from '../../../crds/integration.js';
 import type { IntegrationEventStatus } from '../../../data-plane/schema.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
+import { findInOrganization } from '../../routing/tenancy.js';
+import { INTEGRATIONS } from './integration-resources.js';
 
 const REST_STATUSES = ['success', 'failed', 'pending'] as const;
 type RestEventStatus = (typeof REST_STATUSES)[number];
@@ -44,18 +45,7 @@ export async function readTenantIntegration(
   principal: Principal,
   id: string,
 ): Promise<Integration> {
-  try {
-    const integration = await store.get<Integration>(INTEGRATION, tenantNamespace(principal), id);
-    if (!integration.metadata.deletionTimestamp) return integration;
-  } catch (error) {
-    if (
-      !isStoreError(error, 'NotFound') &&
-      !isStoreError(error, 'Invalid') &&
-      !isStoreError(error, 'BadRequest')
-    )
-      throw error;
-  }
-  throw notFound(`integration ${id} not found`);
+  return findInOrganization(store, principal, { ...INTEGRATIONS, malformedIsMissing: true }, id);
 }
 
 const EVENT = {
