@@ -15,10 +15,11 @@ import {
   type Vpc,
   type VpcPart,
 } from '../../../crds/vpc.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
 import type { ValidationProblem } from '../../../controllers/vpc/index.js';
 import { VpcValidationError } from '../../../controllers/vpc/index.js';
-import { badRequest, conflict, notFound } from '../../errors.js';
+import { badRequest, conflict } from '../../errors.js';
+import { findInNamespace } from '../../routing/tenancy.js';
 import { isDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 
@@ -67,12 +68,8 @@ export function checked<T>(check: () => T): T {
 }
 
 export async function readVpc(store: ObjectStore, namespace: string, id: string): Promise<Vpc> {
-  try {
-    return await store.get<Vpc>(VPC, namespace, id);
-  } catch (error) {
-    if (isStoreError(error, 'NotFound')) throw notFound(`VPC ${id} not found`);
-    throw error;
-  }
+  // A VPC whose deletion has begun is still read: its DELETE, PATCH and parts answer 409 for it.
+  return findInNamespace(store, namespace, { type: VPC, noun: 'VPC', visible: () => true }, id);
 }
 
 /** A VPC that can still take new parts. */
@@ -91,13 +88,14 @@ export async function readPart<T extends VpcPart>(
   id: string,
   noun: string,
 ): Promise<T> {
-  try {
-    const part = await store.get<T>(type, namespace, id);
-    if (part.spec?.vpcRef === vpcId && !isDeleted(part)) return part;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`${noun} ${id} not found in VPC ${vpcId}`);
+  const visible = (part: T) => part.spec?.vpcRef === vpcId && !isDeleted(part);
+  return findInNamespace(
+    store,
+    namespace,
+    { type, noun, visible },
+    id,
+    `${noun} ${id} not found in VPC ${vpcId}`,
+  );
 }
 
 /** Every part in the namespace, grouped by kind, read once per request. */
