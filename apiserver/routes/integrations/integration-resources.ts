@@ -139,7 +139,11 @@ export async function activityOf(
 }
 
 /** The caller's integration, or 404 (also for another organization's, and for a deleted one). */
-export async function readIntegration(store: ObjectStore, namespace: string, id: string): Promise<Integration> {
+export async function readIntegration(
+  store: ObjectStore,
+  namespace: string,
+  id: string,
+): Promise<Integration> {
   return findInNamespace(store, namespace, INTEGRATIONS, id, `integration ${id} does not exist`);
 }
 

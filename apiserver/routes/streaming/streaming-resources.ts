@@ -52,7 +52,11 @@ export interface ClusterParams {
  * A cluster of the caller's organization; another organization's is a 404 like a missing one,
  * and so is a deleted one whose brokers are still being taken down.
  */
-export async function findCluster(store: ObjectStore, principal: Principal, id: string): Promise<StreamingCluster> {
+export async function findCluster(
+  store: ObjectStore,
+  principal: Principal,
+  id: string,
+): Promise<StreamingCluster> {
   return findInOrganization(store, principal, STREAMING_CLUSTERS, id);
 }
 
