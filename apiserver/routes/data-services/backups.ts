@@ -29,10 +29,10 @@ import {
 } from '../../../crds/data-services.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
-import { findInOrganization, tenantNamespace } from '../../routing/tenancy.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
@@ -139,22 +139,20 @@ function restoreName(base: string, taken: readonly KubeObject<{ name: string }>[
   return `${base}-restore-${n}`;
 }
 
+const BACKUP_FAMILY = { lookup: BACKUPS, view: describeBackup };
+
 async function listBackups({
   query,
   principal,
   store,
 }: AuthenticatedContext<{ query: PageQuery & { resource_id?: string; status?: BackupPhase } }>) {
-  const { items } = await store.list<Backup>(BACKUP, { namespace: tenantNamespace(principal) });
-  const rows = withoutDeleted(items)
-    .filter((backup) => backup.spec)
-    .sort(byCreation)
-    .map(describeBackup)
-    .filter(
-      (row) =>
-        (query.resource_id === undefined || row.resource_id === query.resource_id) &&
-        (query.status === undefined || row.status === query.status),
-    );
-  return pageOf(rows, query);
+  return listResources(
+    { query, principal, store },
+    BACKUP_FAMILY,
+    (row) =>
+      (query.resource_id === undefined || row.resource_id === query.resource_id) &&
+      (query.status === undefined || row.status === query.status),
+  );
 }
 
 async function createBackup({
@@ -194,16 +192,12 @@ async function createBackup({
   return { status: 201, data: describeBackup(created) };
 }
 
-async function getBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  return {
-    data: describeBackup(await findInOrganization(store, principal, BACKUPS, params.id)),
-  };
+async function getBackup(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, BACKUP_FAMILY);
 }
 
-async function deleteBackup({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
-  await store.delete(BACKUP, backup.metadata.namespace, backup.metadata.name);
-  return {};
+async function deleteBackup(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, BACKUP_FAMILY);
 }
 
 async function restoreBackup({

@@ -29,9 +29,10 @@ import {
 import { ACCEPTED_ENGINE_NAMES, DATABASE_ENGINES, engineNamed } from '../../../crds/database-engines.js';
 import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
+import { PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace, findInOrganization } from '../../routing/tenancy.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { ensureTenantNamespace, findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
@@ -45,7 +46,6 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
-import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly DatabasePhase[] = [
   'provisioning',
@@ -195,23 +195,21 @@ async function listDatabaseVersions({ query }: AuthenticatedContext<{ query: Pag
   return pageOf(rows, query);
 }
 
+const DATABASE_FAMILY = { lookup: DATABASES, view: describeDatabase };
+
 async function listDatabases({
   query,
   principal,
   store,
 }: AuthenticatedContext<{ query: PageQuery & { engine?: string; status?: DatabasePhase } }>) {
-  const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
   const engine = query.engine === undefined ? undefined : engineNamed(query.engine);
-  const rows = withoutDeleted(items)
-    .filter((database) => database.spec)
-    .sort(byCreation)
-    .map(describeDatabase)
-    .filter(
-      (row) =>
-        (engine === undefined || row.engine === engine) &&
-        (query.status === undefined || row.status === query.status),
-    );
-  return pageOf(rows, query);
+  return listResources(
+    { query, principal, store },
+    DATABASE_FAMILY,
+    (row) =>
+      (engine === undefined || row.engine === engine) &&
+      (query.status === undefined || row.status === query.status),
+  );
 }
 
 async function createDatabase({
@@ -257,10 +255,8 @@ async function createDatabase({
   return { status: 201, data: describeDatabase(created) };
 }
 
-async function getDatabase({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  return {
-    data: describeDatabase(await findInOrganization(store, principal, DATABASES, params.id)),
-  };
+async function getDatabase(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, DATABASE_FAMILY);
 }
 
 async function growDatabase({
@@ -308,10 +304,8 @@ async function growDatabase({
   return { data: describeDatabase(updated) };
 }
 
-async function deleteDatabase({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const object = await findInOrganization(store, principal, DATABASES, params.id);
-  await store.delete(DATABASE, object.metadata.namespace, object.metadata.name);
-  return {};
+async function deleteDatabase(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, DATABASE_FAMILY);
 }
 
 async function rotateDatabaseCredentials({

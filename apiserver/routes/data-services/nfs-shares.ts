@@ -5,9 +5,10 @@ import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace, findInOrganization } from '../../routing/tenancy.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { ensureTenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
@@ -21,7 +22,6 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
-import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly NfsSharePhase[] = ['provisioning', 'available', 'deleting', 'error'];
 
@@ -70,15 +70,10 @@ interface CreateBody {
   vpc_id?: string;
 }
 
-async function listNfsShares({ query, principal, store }: AuthenticatedContext<{ query: PageQuery }>) {
-  const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
-  return pageOf(
-    withoutDeleted(items)
-      .filter((share) => share.spec)
-      .sort(byCreation)
-      .map(describeShare),
-    query,
-  );
+const SHARE_FAMILY = { lookup: NFS_SHARES, view: describeShare };
+
+async function listNfsShares(ctx: AuthenticatedContext<{ query: PageQuery }>) {
+  return listResources(ctx, SHARE_FAMILY);
 }
 
 async function createNfsShare({
@@ -130,16 +125,12 @@ async function createNfsShare({
   return { status: 201, data: describeShare(created) };
 }
 
-async function getNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  return {
-    data: describeShare(await findInOrganization(store, principal, NFS_SHARES, params.id)),
-  };
+async function getNfsShare(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, SHARE_FAMILY);
 }
 
-async function deleteNfsShare({ params, principal, store }: AuthenticatedContext<{ params: IdParams }>) {
-  const share = await findInOrganization(store, principal, NFS_SHARES, params.id);
-  await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
-  return {};
+async function deleteNfsShare(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, SHARE_FAMILY);
 }
 
 export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
