@@ -3,7 +3,10 @@
  * source until its retention passes; a restore loads it into the same or a new resource.
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import type { KubeObject } from '../../../control-plane/types.js';
+import type { Principal } from '../../../accounts/principal.js';
+import type { QuotasConfig } from '../../../config/quotas.js';
+import type { KubeObject, ObjectStore } from '../../../control-plane/types.js';
+import type { DataPlane } from '../../../data-plane/data-plane.js';
 import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
@@ -200,6 +203,88 @@ async function deleteBackup(ctx: AuthenticatedContext<{ params: IdParams }>) {
   return deleteResource(ctx, BACKUP_FAMILY);
 }
 
+/**
+ * The existing database or share a restore writes into, by its REST id: of the backup's source
+ * kind and, for a database, of its engine.
+ */
+async function existingRestoreTarget(
+  store: ObjectStore,
+  principal: Principal,
+  backup: Backup,
+  targetId: string,
+): Promise<string> {
+  const sourceKind = backup.spec!.source.kind;
+  const engine = backup.status?.sourceEngine as DatabaseEngineName | undefined;
+  if (sourceKindOf(targetId) !== sourceKind) {
+    throw invalidField({
+      field: 'target_resource_id',
+      message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
+    });
+  }
+  if (sourceKind !== 'Database') {
+    return (await findInOrganization(store, principal, NFS_SHARES, targetId)).metadata.name;
+  }
+  const target = await findInOrganization(store, principal, DATABASES, targetId);
+  if (engine && target.spec!.engine !== engine) {
+    throw invalidField({
+      field: 'target_resource_id',
+      message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
+    });
+  }
+  return target.metadata.name;
+}
+
+/**
+ * A new database or share like the backup's source (its size, engine and version), named after
+ * it and created within the organization's quotas, for a restore given no target.
+ */
+async function newRestoreTarget(
+  services: { store: ObjectStore; database: DataPlane; now: () => Date; quotas: QuotasConfig },
+  backup: Backup,
+): Promise<string> {
+  const { store } = services;
+  const namespace = backup.metadata.namespace!;
+  const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
+  if (backup.spec!.source.kind === 'NfsShare') {
+    const source = await store
+      .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
+      .catch(() => undefined);
+    const sizeGb = source?.spec?.sizeGb ?? 1;
+    const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+    const share = await createWithinQuota<NfsShare>(
+      services,
+      NFS_SHARE,
+      newDataServiceId('nfs'),
+      shareQuotaAmounts(sizeGb),
+      { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
+    );
+    return share.metadata.name;
+  }
+  const databaseEngine = (backup.status?.sourceEngine as DatabaseEngineName | undefined) ?? 'postgresql';
+  const source = await store
+    .get<Database>(DATABASE, namespace, backup.spec!.source.name)
+    .catch(() => undefined);
+  const memory = sizedByMemory(databaseEngine);
+  const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
+  const { items } = await store.list<Database>(DATABASE, { namespace });
+  const target = await createWithinQuota<Database>(
+    services,
+    DATABASE,
+    newDataServiceId('db'),
+    databaseQuotaAmounts(databaseEngine, storageGb),
+    {
+      namespace,
+      spec: {
+        name: restoreName(baseName, items),
+        engine: databaseEngine,
+        ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
+        ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+      },
+    },
+  );
+  return target.metadata.name;
+}
+
 async function restoreBackup({
   params,
   body,
@@ -218,87 +303,21 @@ async function restoreBackup({
       `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
     );
   }
-  const namespace = backup.metadata.namespace!;
-  const sourceKind = backup.spec!.source.kind;
-  const engine = backup.status.sourceEngine as DatabaseEngineName | undefined;
-  let targetName: string;
-  if (body.target_resource_id !== undefined) {
-    const targetKind = sourceKindOf(body.target_resource_id);
-    if (targetKind !== sourceKind) {
-      throw invalidField({
-        field: 'target_resource_id',
-        message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
-      });
-    }
-    if (sourceKind === 'Database') {
-      const target = await findInOrganization(store, principal, DATABASES, body.target_resource_id);
-      if (engine && target.spec!.engine !== engine) {
-        throw invalidField({
-          field: 'target_resource_id',
-          message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
-        });
-      }
-      targetName = target.metadata.name;
-    } else {
-      targetName = (await findInOrganization(store, principal, NFS_SHARES, body.target_resource_id)).metadata
-        .name;
-    }
-  } else {
-    targetName = await createRestoreTarget();
-  }
+  const targetName =
+    body.target_resource_id !== undefined
+      ? await existingRestoreTarget(store, principal, backup, body.target_resource_id)
+      : await newRestoreTarget({ store, database, now, quotas }, backup);
   const restore = await store.create<Restore>(RESTORE, {
     apiVersion: API_VERSION,
     kind: RESTORE.kind,
     metadata: {
       name: objectNameOf(newDataServiceId('rst')),
-      namespace,
+      namespace: backup.metadata.namespace!,
       ownerReferences: [ownerReference(backup)],
     },
     spec: { backup: backup.metadata.name, target: targetName },
   });
   return { status: 202, data: describeRestore(restore) };
-
-  async function createRestoreTarget(): Promise<string> {
-    const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
-    if (sourceKind === 'NfsShare') {
-      const source = await store
-        .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
-        .catch(() => undefined);
-      const sizeGb = source?.spec?.sizeGb ?? 1;
-      const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-      const share = await createWithinQuota<NfsShare>(
-        { store, database, now, quotas },
-        NFS_SHARE,
-        newDataServiceId('nfs'),
-        shareQuotaAmounts(sizeGb),
-        { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
-      );
-      return share.metadata.name;
-    }
-    const databaseEngine = engine ?? 'postgresql';
-    const source = await store
-      .get<Database>(DATABASE, namespace, backup.spec!.source.name)
-      .catch(() => undefined);
-    const memory = sizedByMemory(databaseEngine);
-    const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
-    const { items } = await store.list<Database>(DATABASE, { namespace });
-    const target = await createWithinQuota<Database>(
-      { store, database, now, quotas },
-      DATABASE,
-      newDataServiceId('db'),
-      databaseQuotaAmounts(databaseEngine, storageGb),
-      {
-        namespace,
-        spec: {
-          name: restoreName(baseName, items),
-          engine: databaseEngine,
-          ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
-          ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
-        },
-      },
-    );
-    return target.metadata.name;
-  }
 }
 
 async function getRestore({
