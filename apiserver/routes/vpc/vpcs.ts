@@ -230,6 +230,38 @@ async function overlappingVpcName(store: ObjectStore, namespace: string, id: str
   }
 }
 
+type CidrHolder = Extract<Awaited<ReturnType<typeof claimCidr>>, { outcome: 'overlap' }>['holder'];
+
+/** The 409 of a block that overlaps another VPC of the region, naming that VPC as it is called now. */
+async function overlapConflict(store: ObjectStore, namespace: string, cidr: string, holder: CidrHolder) {
+  const holderName = await overlappingVpcName(store, namespace, holder.resource_id, holder.resource_name);
+  return conflict(
+    vpcOverlapMessage('cidr_block', cidr, {
+      name: holderName,
+      id: holder.resource_id,
+      cidr: holder.cidr_block,
+    }),
+    {
+      details: {
+        conflicting_vpc: { id: holder.resource_id, name: holderName, cidr_block: holder.cidr_block },
+      },
+    },
+  );
+}
+
+/** A new VPC's spec: the flags it was not given take their defaults. */
+function vpcSpec(name: string, body: CreateVpcBody): NonNullable<Vpc['spec']> {
+  return {
+    name,
+    cidrBlock: body.cidr_block,
+    region: body.region,
+    enableDnsHostnames: body.enable_dns_hostnames ?? false,
+    enableDnsSupport: body.enable_dns_support ?? true,
+    enableFlowLogs: body.enable_flow_logs ?? false,
+    isDefault: false,
+  };
+}
+
 /** What the VPC routes need beyond the core services. */
 export interface VpcRouteServices {
   vpcConfig: VpcConfig;
@@ -294,26 +326,8 @@ async function createVpc({
     now(),
   );
   if (claim.outcome === 'limit') throw limitReached(claim.limit);
-  if (claim.outcome === 'overlap') {
-    const { holder } = claim;
-    const holderName = await overlappingVpcName(store, namespace, holder.resource_id, holder.resource_name);
-    throw conflict(
-      vpcOverlapMessage('cidr_block', body.cidr_block, {
-        name: holderName,
-        id: holder.resource_id,
-        cidr: holder.cidr_block,
-      }),
-      {
-        details: {
-          conflicting_vpc: {
-            id: holder.resource_id,
-            name: holderName,
-            cidr_block: holder.cidr_block,
-          },
-        },
-      },
-    );
-  }
+  if (claim.outcome === 'overlap')
+    throw await overlapConflict(store, namespace, body.cidr_block, claim.holder);
   let created: Vpc;
   try {
     created = await store.create<Vpc>(VPC, {
@@ -326,15 +340,7 @@ async function createVpc({
         // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
         finalizers: [VPC_FINALIZER],
       },
-      spec: {
-        name,
-        cidrBlock: body.cidr_block,
-        region: body.region,
-        enableDnsHostnames: body.enable_dns_hostnames ?? false,
-        enableDnsSupport: body.enable_dns_support ?? true,
-        enableFlowLogs: body.enable_flow_logs ?? false,
-        isDefault: false,
-      },
+      spec: vpcSpec(name, body),
     });
   } catch (error) {
     await releaseCidrClaim(database, namespace, id);
