@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../apiserver/errors.js';
+import { deleteResource, listResources, readResource } from '../../apiserver/routing/resource-handlers.js';
 import { NAMESPACE_KIND, SERVICE_ACCOUNT_KIND } from '../../control-plane/built-in-kinds.js';
 import type { Principal } from '../../accounts/principal.js';
 import {
@@ -16,6 +17,22 @@ import { openEmbeddedStore, type EmbeddedStore } from '../../control-plane/embed
 
 function principal(organizationId?: string): Principal {
   return { kind: 'user', id: 'usr_test', organizationId, scopes: ['*'], rateLimitKey: 'user:usr_test' };
+}
+
+type Thing = KubeObject<{ colour: string }>;
+
+const THINGS = {
+  lookup: { type: SERVICE_ACCOUNT_KIND, objectName: (id: string) => `thing-${id}`, noun: 'thing' },
+  view: (thing: Thing) => ({ id: thing.metadata.name.slice('thing-'.length), colour: thing.spec!.colour }),
+};
+
+async function statusOf(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    return (error as ApiError).status;
+  }
 }
 
 describe('tenancy', () => {
@@ -88,15 +105,6 @@ describe('tenancy', () => {
       return namespace;
     }
 
-    async function statusOf(promise: Promise<unknown>): Promise<number | undefined> {
-      try {
-        await promise;
-        return undefined;
-      } catch (error) {
-        return (error as ApiError).status;
-      }
-    }
-
     it("finds an object of the caller's organization under the name its id maps to", async () => {
       await put(ours, 'sa-one');
       const found = await findInOrganization(store, ours, ACCOUNTS, 'one');
@@ -120,6 +128,60 @@ describe('tenancy', () => {
 
     it('answers 403 when the caller has no current organization', async () => {
       expect(await statusOf(findInOrganization(store, principal(), ACCOUNTS, 'one'))).toBe(403);
+    });
+  });
+
+  describe('the shared list, read and delete of a resource family', () => {
+    const ours = principal('org_ourourourourourourourour');
+    const theirs = principal('org_theirtheirtheirtheirthe');
+    const page = { page: 1, per_page: 20 };
+
+    async function putThing(owner: Principal, id: string, colour?: string) {
+      const namespace = await ensureTenantNamespace(store, owner);
+      await store.create(SERVICE_ACCOUNT_KIND, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: `thing-${id}`, namespace },
+        ...(colour === undefined ? {} : { spec: { colour } }),
+      } as KubeObject);
+    }
+
+    it("lists the organization's objects with a spec, oldest first, as REST views that pass the filter", async () => {
+      await putThing(ours, 'a', 'red');
+      await putThing(ours, 'b', 'blue');
+      await putThing(ours, 'no-spec');
+      await putThing(theirs, 'c', 'red');
+      const all = await listResources({ store, principal: ours, query: page }, THINGS);
+      expect(all.data.map((row) => row.id).sort()).toEqual(['a', 'b']);
+      expect(all.page).toEqual({ total: 2, page: 1, perPage: 20 });
+      const red = await listResources(
+        { store, principal: ours, query: page },
+        THINGS,
+        (row) => row.colour === 'red',
+      );
+      expect(red.data).toEqual([{ id: 'a', colour: 'red' }]);
+    });
+
+    it("reads one object's view, and answers 404 for another organization's", async () => {
+      await putThing(ours, 'a', 'red');
+      await putThing(theirs, 'c', 'red');
+      expect(await readResource({ store, principal: ours, params: { id: 'a' } }, THINGS)).toEqual({
+        data: { id: 'a', colour: 'red' },
+      });
+      expect(await statusOf(readResource({ store, principal: ours, params: { id: 'c' } }, THINGS))).toBe(404);
+    });
+
+    it("deletes the caller's object with no body, and never another organization's", async () => {
+      await putThing(ours, 'a', 'red');
+      await putThing(theirs, 'c', 'red');
+      expect(await deleteResource({ store, principal: ours, params: { id: 'a' } }, THINGS)).toEqual({});
+      expect(await statusOf(readResource({ store, principal: ours, params: { id: 'a' } }, THINGS))).toBe(404);
+      expect(await statusOf(deleteResource({ store, principal: ours, params: { id: 'c' } }, THINGS))).toBe(
+        404,
+      );
+      expect(await readResource({ store, principal: theirs, params: { id: 'c' } }, THINGS)).toEqual({
+        data: { id: 'c', colour: 'red' },
+      });
     });
   });
 });
