@@ -23,12 +23,14 @@ import {
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
+import { deleteResource } from '../../routing/resource-handlers.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   CLUSTER_PARAMS,
   findCluster,
+  STREAMING_CLUSTERS,
   invalidField,
   notReadyMessage,
   READ,
@@ -191,14 +193,8 @@ async function getStreamingCluster({
   return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
 }
 
-async function deleteStreamingCluster({
-  params,
-  principal,
-  store,
-}: AuthenticatedContext<{ params: ClusterParams }>) {
-  const cluster = await findCluster(store, principal, params.id);
-  await store.delete(STREAMING_CLUSTER, cluster.metadata.namespace, cluster.metadata.name);
-  return {};
+async function deleteStreamingCluster(ctx: AuthenticatedContext<{ params: ClusterParams }>) {
+  return deleteResource(ctx, { lookup: STREAMING_CLUSTERS });
 }
 
 async function getClusterBootstrap({

@@ -60,7 +60,8 @@ export async function findCluster(
   return findInOrganization(store, principal, STREAMING_CLUSTERS, id);
 }
 
-const STREAMING_CLUSTERS: OrganizationLookup<StreamingCluster> = {
+/** How a streaming cluster is found in an organization; one being taken down is not there. */
+export const STREAMING_CLUSTERS: OrganizationLookup<StreamingCluster> = {
   type: STREAMING_CLUSTER,
   objectName: clusterObjectNameOf,
   noun: 'streaming cluster',
