@@ -22,7 +22,6 @@ import { mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   checked,
@@ -33,6 +32,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  listPartRows,
 } from './vpc-resources.js';
 
 const TARGETS = ['internet_gateway', 'nat_gateway', 'vpn_gateway', 'instance', 'network_interface'] as const;
@@ -64,9 +64,6 @@ const NAT_VIEW = {
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const satisfies JsonSchema;
-
-const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
-  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
 function igwView(gateway: InternetGateway, now: Date) {
   return {
@@ -302,20 +299,8 @@ async function attachInternetGateway({
   return { status: 201, data: igwView(created, now()) };
 }
 
-async function listInternetGateways({
-  params,
-  principal,
-  now,
-  store,
-}: AuthenticatedContext<{ params: VpcParams }>) {
-  const namespace = tenantNamespace(principal);
-  await readVpc(store, namespace, params.id);
-  const gateways = await listParts<InternetGateway>(store, INTERNET_GATEWAY, namespace, params.id);
-  return {
-    data: withoutDeleted(gateways)
-      .map((gateway) => igwView(gateway, now()))
-      .sort(byCreation),
-  };
+async function listInternetGateways(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, INTERNET_GATEWAY, igwView);
 }
 
 async function deleteInternetGateway({
@@ -330,20 +315,8 @@ async function deleteInternetGateway({
   return { status: 204 };
 }
 
-async function listNatGateways({
-  params,
-  principal,
-  now,
-  store,
-}: AuthenticatedContext<{ params: VpcParams }>) {
-  const namespace = tenantNamespace(principal);
-  await readVpc(store, namespace, params.id);
-  const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
-  return {
-    data: withoutDeleted(gateways)
-      .map((gateway) => natView(gateway, now()))
-      .sort(byCreation),
-  };
+async function listNatGateways(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, NAT_GATEWAY, natView);
 }
 
 async function createNatGateway({

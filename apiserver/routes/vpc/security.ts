@@ -15,7 +15,6 @@ import { securityGroupRuleProblems } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   createdAt,
@@ -25,6 +24,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  listPartRows,
 } from './vpc-resources.js';
 
 const RULE = {
@@ -110,26 +110,11 @@ function aclView(acl: NetworkAcl) {
   };
 }
 
-const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
-  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
-
 const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
 const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
 
-async function listSecurityGroups({
-  params,
-  principal,
-  now,
-  store,
-}: AuthenticatedContext<{ params: VpcParams }>) {
-  const namespace = tenantNamespace(principal);
-  await readVpc(store, namespace, params.id);
-  const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-  return {
-    data: withoutDeleted(groups)
-      .map((group) => groupView(group, now()))
-      .sort(byCreation),
-  };
+async function listSecurityGroups(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, SECURITY_GROUP, groupView);
 }
 
 async function createSecurityGroup({

@@ -20,6 +20,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  byCreatedAt,
 } from './vpc-resources.js';
 
 const SUBNET_SUMMARY = {
@@ -87,7 +88,7 @@ async function listSubnets({ params, principal, now, store }: AuthenticatedConte
   return {
     data: withoutDeleted(await listParts<Subnet>(store, SUBNET, namespace, params.id))
       .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
+      .sort(byCreatedAt),
   };
 }
 

@@ -15,12 +15,13 @@ import {
   type Vpc,
   type VpcPart,
 } from '../../../crds/vpc.js';
+import type { Principal } from '../../../accounts/principal.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import type { ValidationProblem } from '../../../controllers/vpc/index.js';
-import { VpcValidationError } from '../../../controllers/vpc/index.js';
+import { listParts, VpcValidationError } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict } from '../../errors.js';
-import { findInNamespace } from '../../routing/tenancy.js';
-import { isDeleted } from '../../routing/deleted.js';
+import { findInNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { isDeleted, withoutDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 
 /** Written on every REST write; an object applied with kubectl falls back to its creation time. */
@@ -96,6 +97,29 @@ export async function readPart<T extends VpcPart>(
     id,
     `${noun} ${id} not found in VPC ${vpcId}`,
   );
+}
+
+/** REST rows oldest first, ties broken by id, as every VPC list answers them. */
+export const byCreatedAt = <T extends { created_at: string; id: string }>(a: T, b: T) =>
+  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+
+/**
+ * The live parts of one kind of the VPC in the path, as REST rows oldest first; 404 when the
+ * caller's organization has no such VPC.
+ */
+export async function listPartRows<T extends VpcPart, R extends { created_at: string; id: string }>(
+  ctx: { store: ObjectStore; principal: Principal; now: () => Date; params: VpcParams },
+  type: typeof VPC,
+  row: (part: T, now: Date) => R,
+): Promise<{ data: R[] }> {
+  const namespace = tenantNamespace(ctx.principal);
+  await readVpc(ctx.store, namespace, ctx.params.id);
+  const parts = await listParts<T>(ctx.store, type, namespace, ctx.params.id);
+  return {
+    data: withoutDeleted(parts)
+      .map((part) => row(part, ctx.now()))
+      .sort(byCreatedAt),
+  };
 }
 
 /** Every part in the namespace, grouped by kind, read once per request. */

@@ -40,6 +40,7 @@ import {
   VPC_PARAMS,
   type PartsOfNamespace,
   type VpcParams,
+  byCreatedAt,
 } from './vpc-resources.js';
 import { SECURITY_ROUTES } from './security.js';
 import { SUBNET_ROUTES } from './subnets.js';
@@ -291,7 +292,7 @@ async function listVpcs({
   }
   const selected = rows
     .filter((row) => query.region === undefined || row.region === query.region)
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    .sort(byCreatedAt);
   return { data: selected.slice(query.offset, query.offset + query.limit) };
 }
 
