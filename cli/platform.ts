@@ -16,38 +16,15 @@ import type { ScryptCost } from '../accounts/passwords.js';
 import type { Authenticator } from '../accounts/principal.js';
 import { createApp } from '../apiserver/app.js';
 import { defaultConsoleDirectory } from '../apiserver/console-assets.js';
-import { accountsRoutes } from '../apiserver/routes/accounts/accounts.js';
-import { apiKeysRoutes } from '../apiserver/routes/accounts/api-keys.js';
-import { oauthRoutes } from '../apiserver/routes/accounts/oauth.js';
-import { organizationsRoutes } from '../apiserver/routes/accounts/organizations.js';
 import {
   CODEHOST_WEBHOOK_PATH,
   codehostWebhookRouter,
   type CodehostDelivery,
 } from '../apiserver/routes/integrations/codehost-webhooks.js';
-import { integrationEventRoutes } from '../apiserver/routes/integrations/events.js';
-import { integrationRoutes } from '../apiserver/routes/integrations/integrations.js';
-import { integrationWebhookRoutes } from '../apiserver/routes/integrations/webhooks.js';
-import { vaultRoutes } from '../apiserver/routes/vault/clusters.js';
 import { attachEventStream, type EventStream } from '../apiserver/event-stream/index.js';
-import { backupRoutes } from '../apiserver/routes/data-services/backups.js';
-import { databaseRoutes } from '../apiserver/routes/data-services/databases.js';
-import { nfsShareRoutes } from '../apiserver/routes/data-services/nfs-shares.js';
-import { stackArtifactRoutes } from '../apiserver/routes/stacks/artifacts.js';
-import { stackExecutionRoutes } from '../apiserver/routes/stacks/executions.js';
-import { stackRoutes } from '../apiserver/routes/stacks/stacks.js';
-import { streamingClusterRoutes } from '../apiserver/routes/streaming/clusters.js';
-import { consumerGroupRoutes } from '../apiserver/routes/streaming/consumer-groups.js';
 import { registerConsumerGroupLagGauge } from '../apiserver/routes/streaming/lag-gauge.js';
-import { streamingMessageRoutes } from '../apiserver/routes/streaming/messages.js';
-import { streamingTopicRoutes } from '../apiserver/routes/streaming/topics.js';
-import { streamingUserRoutes } from '../apiserver/routes/streaming/users.js';
-import { quotaRoutes } from '../apiserver/routes/data-services/quotas.js';
-import { eventTicketRoutes } from '../apiserver/routes/events/tickets.js';
-import { gcReportRoutes } from '../apiserver/routes/gc/reports.js';
-import { usageRoutes } from '../apiserver/routes/usage/usage.js';
-import { vpcRoutes } from '../apiserver/routes/vpc/vpcs.js';
-import type { AreaServices, RouteModule } from '../apiserver/routing/route.js';
+import { ROUTE_AREAS, type RouteAreaServices } from '../apiserver/routes/index.js';
+import type { RouteModule } from '../apiserver/routing/route.js';
 import { SCHEMA_REGISTRY_PATH, schemaRegistryApi } from '../apiserver/schema-registry/index.js';
 import { CONNECT_PATH, connectApi } from '../apiserver/connect/index.js';
 import { ConnectService } from '../connect/index.js';
@@ -238,7 +215,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
     usageConfig: config.jobs.usage,
     platformAdmins: config.accounts.platformAdmins,
     streamingRuntime: workloads.streaming,
-  } satisfies AreaServices;
+  } satisfies RouteAreaServices;
   registerConsumerGroupLagGauge(metrics.registry, { store, runtime: workloads.streaming, logger });
 
   const restApi = ({ store: apiStore = store }: { store?: ObjectStore } = {}) =>
@@ -252,33 +229,7 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       startedAt: deps.startedAt,
       consoleDirectory: defaultConsoleDirectory(),
       services,
-      routes: [
-        accountsRoutes(accounts.deps, accounts.mailer),
-        apiKeysRoutes(accounts.deps),
-        organizationsRoutes(accounts.deps, accounts.mailer),
-        oauthRoutes(accounts.deps, config.oauth),
-        vpcRoutes,
-        vaultRoutes({ engine: vault, apiAddress }),
-        integrationRoutes,
-        integrationEventRoutes,
-        integrationWebhookRoutes,
-        databaseRoutes,
-        nfsShareRoutes,
-        backupRoutes,
-        quotaRoutes,
-        stackRoutes,
-        stackExecutionRoutes,
-        stackArtifactRoutes,
-        streamingClusterRoutes,
-        streamingTopicRoutes,
-        streamingMessageRoutes,
-        streamingUserRoutes,
-        consumerGroupRoutes,
-        usageRoutes,
-        eventTicketRoutes,
-        gcReportRoutes,
-        ...(deps.extraRoutes ?? []),
-      ],
+      routes: [...ROUTE_AREAS, ...(deps.extraRoutes ?? [])],
       mounts: [
         {
           path: '/vault/:clusterId',

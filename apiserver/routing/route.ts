@@ -50,6 +50,18 @@ export type RouteContext<
   A extends AreaServices = AreaServices,
 > = CoreServices & A & RequestContext<S, P>;
 
+/** What the handler of an authenticated route receives: the caller is always known. */
+export type AuthenticatedContext<
+  S extends RequestShape = Empty,
+  A extends AreaServices = AreaServices,
+> = RouteContext<S, Principal, A>;
+
+/** What the handler of a public route receives: the caller is known when credentials came along. */
+export type PublicContext<
+  S extends RequestShape = Empty,
+  A extends AreaServices = AreaServices,
+> = RouteContext<S, Principal | undefined, A>;
+
 /** The request itself, validated, as a handler sees it. */
 export interface RequestContext<S extends RequestShape, P extends Principal | undefined> {
   params: Part<S, 'params', Empty>;

@@ -1,7 +1,6 @@
 import { requireUserSession } from '../../../accounts/authenticator.js';
-import { withLogger, type AccountsDeps } from '../../../accounts/deps.js';
+import type { AccountsDeps } from '../../../accounts/deps.js';
 import { completeTwoFactorLogin, login, type ClientInfo } from '../../../accounts/login.js';
-import type { Mailer } from '../../../accounts/mailer.js';
 import {
   changePassword,
   requestPasswordReset,
@@ -21,7 +20,15 @@ import { beginTwoFactorSetup, confirmTwoFactor, disableTwoFactor } from '../../.
 import { findUserRow } from '../../../accounts/users.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { unauthorized } from '../../errors.js';
-import { defineRoute, type RouteContext, type RouteModule } from '../../routing/route.js';
+import {
+  defineRoute,
+  type RouteContext,
+  type RouteModule,
+  type PublicContext,
+  type Empty,
+  type AuthenticatedContext,
+} from '../../routing/route.js';
+import { depsOf, type AccountsRouteServices } from './accounts-services.js';
 import type { Principal } from '../../../accounts/principal.js';
 
 const EMAIL = { type: 'string', format: 'email', maxLength: 254 } as const satisfies JsonSchema;
@@ -138,469 +145,516 @@ async function signedInUser(deps: AccountsDeps, principal: Principal) {
 
 const LOCKED = { description: 'Too many failed logins: `retry_after` seconds to wait' } as const;
 
-/** `/v1/auth`: registration, sign-in, tokens, two-factor, sessions and the caller's profile. */
-export function accountsRoutes(accounts: AccountsDeps, mailer: Mailer): RouteModule {
-  const depsOf = (ctx: Pick<RouteContext, 'logger'>) => withLogger(accounts, () => ctx.logger);
+async function registerAccount(
+  ctx: PublicContext<{ body: { email: string; password: string; name: string } }, AccountsRouteServices>,
+) {
+  const user = await register(depsOf(ctx), ctx.mailer, ctx.body);
   return {
-    area: 'accounts',
-    routes: [
-      defineRoute<{ body: { email: string; password: string; name: string } }>({
-        method: 'post',
-        path: '/v1/auth/register',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Create an account and its organization; a verification e-mail is sent',
-        request: {
-          body: body({ email: EMAIL, password: NEW_PASSWORD, name: NAME }, ['email', 'password', 'name']),
-        },
-        responses: {
-          201: {
-            description: 'The account, not yet verified',
-            schema: {
-              type: 'object',
-              required: ['user', 'message'],
-              properties: {
-                user: {
-                  type: 'object',
-                  required: ['id', 'email', 'name', 'email_verified'],
-                  properties: {
-                    id: { type: 'string' },
-                    email: { type: 'string' },
-                    name: { type: 'string' },
-                    email_verified: { type: 'boolean' },
-                  },
-                },
-                message: { type: 'string' },
-              },
-            },
-          },
-          400: { description: 'A field is missing or invalid (the password policy included)' },
-          409: { description: '`email_taken`: the address already has an account' },
-        },
-        async handler(ctx) {
-          const user = await register(depsOf(ctx), mailer, ctx.body);
-          return {
-            status: 201,
-            data: {
-              user: { id: user.id, email: user.email, name: user.name, email_verified: user.email_verified },
-              message: 'Account created. Check your e-mail for a link to verify your address.',
-            },
-          };
-        },
-      }),
-      defineRoute<{ body: { email: string; password: string } }>({
-        method: 'post',
-        path: '/v1/auth/login',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Sign in with e-mail and password',
-        request: { body: body({ email: EMAIL, password: PASSWORD }, ['email', 'password']) },
-        responses: {
-          200: {
-            description: 'Signed in',
-            schema: {
-              type: 'object',
-              required: ['token', 'expires_at', 'refresh_token', 'user'],
-              properties: {
-                ...TOKEN_RESULT_PROPERTIES,
-                user: {
-                  type: 'object',
-                  required: ['id', 'email', 'name'],
-                  properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
-                },
-              },
-            },
-          },
-          401: { description: '`invalid_credentials`: wrong e-mail or password' },
-          403: { description: '`2fa_required`, with the `session_token` that 2fa/verify takes' },
-          429: LOCKED,
-        },
-        async handler(ctx) {
-          const { session_id: _session, ...result } = await login(depsOf(ctx), ctx.body, clientOf(ctx));
-          return { data: result };
-        },
-      }),
-      defineRoute<{ body: { token: string } }>({
-        method: 'post',
-        path: '/v1/auth/verify-email',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Verify the e-mail address with the token from the verification link, and sign in',
-        request: { body: body({ token: OPAQUE_TOKEN }, ['token']) },
-        responses: {
-          200: {
-            description: 'Verified and signed in',
-            schema: {
-              type: 'object',
-              required: ['message', 'token', 'expires_at', 'refresh_token'],
-              properties: { message: { type: 'string' }, ...TOKEN_RESULT_PROPERTIES },
-            },
-          },
-          400: { description: '`invalid_token`: unknown, used or expired' },
-          403: { description: '`2fa_required`: verified, but signing in needs the second factor' },
-        },
-        async handler(ctx) {
-          const { session_id: _session, ...tokens } = await verifyEmail(
-            depsOf(ctx),
-            ctx.body.token,
-            clientOf(ctx),
-          );
-          return { data: { message: 'E-mail address verified.', ...tokens } };
-        },
-      }),
-      defineRoute<{ body: { email: string } }>({
-        method: 'post',
-        path: '/v1/auth/forgot-password',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'E-mail a password reset link; answers the same whether the account exists or not',
-        request: { body: body({ email: EMAIL }, ['email']) },
-        responses: { 200: { description: 'Accepted', schema: MESSAGE } },
-        async handler(ctx) {
-          await requestPasswordReset(depsOf(ctx), mailer, ctx.body.email);
-          return { data: { message: RESET_REQUESTED_MESSAGE } };
-        },
-      }),
-      defineRoute<{ body: { email: string } }>({
-        method: 'post',
-        path: '/v1/auth/resend-verification',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'E-mail a new verification link; answers the same whether the account exists or not',
-        description: `At most ${VERIFICATION_MAILS_PER_HOUR} verification mails per address and hour.`,
-        request: { body: body({ email: EMAIL }, ['email']) },
-        responses: { 202: { description: 'Accepted', schema: MESSAGE } },
-        async handler(ctx) {
-          await resendVerification(depsOf(ctx), mailer, ctx.body.email);
-          return {
-            status: 202,
-            data: {
-              message: 'If the address has an account waiting for verification, a new link is on its way.',
-            },
-          };
-        },
-      }),
-      defineRoute<{ body: { token: string; password: string } }>({
-        method: 'post',
-        path: '/v1/auth/reset-password',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Set a new password with the token from the reset link; every session ends',
-        request: { body: body({ token: OPAQUE_TOKEN, password: NEW_PASSWORD }, ['token', 'password']) },
-        responses: {
-          200: { description: 'Password changed', schema: MESSAGE },
-          400: {
-            description: '`invalid_token` (unknown, used or expired), or a password outside the policy',
-          },
-        },
-        async handler(ctx) {
-          await resetPassword(depsOf(ctx), ctx.body);
-          return { data: { message: 'Password changed. Sign in with the new password.' } };
-        },
-      }),
-      defineRoute<{ body: { refresh_token: string } }>({
-        method: 'post',
-        path: '/v1/auth/refresh',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Exchange a refresh token for a new access token and the next refresh token',
-        description:
-          'Each refresh token works once. Presenting a spent one again ends its session and every ' +
-          'token of the session, the newest included.',
-        request: { body: body({ refresh_token: OPAQUE_TOKEN }, ['refresh_token']) },
-        responses: {
-          200: { description: 'New tokens', schema: TOKEN_RESULT },
-          401: { description: '`invalid_token`: unknown, spent, expired, or its session ended' },
-        },
-        async handler(ctx) {
-          const { session_id: _session, ...tokens } = await refreshSession(
-            depsOf(ctx),
-            ctx.body.refresh_token,
-          );
-          return { data: tokens };
-        },
-      }),
-      defineRoute({
-        method: 'post',
-        path: '/v1/auth/logout',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'End the current session; its access and refresh tokens stop working at once',
-        responses: { 204: { description: 'Signed out' } },
-        async handler(ctx) {
-          const session = requireUserSession(ctx.principal);
-          await revokeSession(depsOf(ctx), session.userId, session.sessionId);
-          return {};
-        },
-      }),
-      defineRoute({
-        method: 'get',
-        path: '/v1/auth/me',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'The signed-in user, or the creator of the API key the call came with',
-        description:
-          'With an API key the answer also names the key and its scopes. Operations on the session ' +
-          'itself (password, two-factor, sessions, profile changes) need a bearer token and answer ' +
-          '403 to an API key.',
-        responses: {
-          200: {
-            description: 'The user',
-            schema: {
-              ...USER,
-              properties: {
-                ...USER.properties,
-                api_key: {
-                  type: 'object',
-                  description: 'Present when the call came with an API key',
-                  required: ['id', 'organization_id', 'scopes'],
-                  properties: {
-                    id: { type: 'string' },
-                    organization_id: { type: 'string' },
-                    scopes: { type: 'array', items: { type: 'string' } },
-                  },
-                },
-              },
-            },
-          },
-        },
-        async handler(ctx) {
-          return { data: await callerOf(depsOf(ctx), ctx.principal) };
-        },
-      }),
-      defineRoute<{ body: ProfileChange }>({
-        method: 'patch',
-        path: '/v1/auth/me',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Change name or avatar, or switch the current organization',
-        request: {
-          body: {
-            type: 'object',
-            minProperties: 1,
-            additionalProperties: false,
-            properties: {
-              name: NAME,
-              avatar_url: {
-                type: ['string', 'null'],
-                format: 'uri',
-                pattern: '^https://',
-                maxLength: 2048,
-                description: 'An https URL, or null to remove the avatar',
-              },
-              current_organization_id: { type: 'string', minLength: 1, maxLength: 64 },
-            },
-          },
-        },
-        responses: {
-          200: {
-            description: 'The changed profile',
-            schema: {
-              type: 'object',
-              required: ['id', 'name', 'avatar_url', 'current_organization_id'],
-              properties: {
-                id: { type: 'string' },
-                name: { type: 'string' },
-                avatar_url: { type: ['string', 'null'] },
-                current_organization_id: { type: ['string', 'null'] },
-              },
-            },
-          },
-          404: { description: 'The organization does not exist or the user is not a member' },
-        },
-        async handler(ctx) {
-          return {
-            data: await updateProfile(depsOf(ctx), requireUserSession(ctx.principal).userId, ctx.body),
-          };
-        },
-      }),
-      defineRoute({
-        method: 'post',
-        path: '/v1/auth/2fa/enable',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Start two-factor setup: a TOTP secret, its QR code and ten backup codes',
-        description: 'Two-factor stays off until 2fa/confirm receives a code from the new secret.',
-        responses: {
-          200: {
-            description: 'Setup data, shown this once',
-            schema: {
-              type: 'object',
-              required: ['secret', 'qr_code_url', 'backup_codes'],
-              properties: {
-                secret: { type: 'string', description: 'Base32' },
-                qr_code_url: { type: 'string', description: 'A data:image/png;base64 URL' },
-                backup_codes: { type: 'array', items: { type: 'string' } },
-              },
-            },
-          },
-          409: { description: '`two_factor_already_enabled`' },
-        },
-        async handler(ctx) {
-          const deps = depsOf(ctx);
-          const user = await signedInUser(deps, ctx.principal);
-          return { data: await beginTwoFactorSetup(deps, user) };
-        },
-      }),
-      defineRoute<{ body: { code: string } }>({
-        method: 'post',
-        path: '/v1/auth/2fa/confirm',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Turn two-factor on with a code from the authenticator app',
-        request: { body: body({ code: CODE }, ['code']) },
-        responses: {
-          200: {
-            description: 'Two-factor is on',
-            schema: {
-              type: 'object',
-              required: ['two_factor_enabled'],
-              properties: { two_factor_enabled: { type: 'boolean' } },
-            },
-          },
-          400: { description: '`invalid_code`' },
-          409: { description: '`two_factor_already_enabled` or `two_factor_not_pending`' },
-          429: LOCKED,
-        },
-        async handler(ctx) {
-          const deps = depsOf(ctx);
-          const user = await signedInUser(deps, ctx.principal);
-          await confirmTwoFactor(deps, user, ctx.body.code, clientOf(ctx).ipAddress);
-          return { data: { two_factor_enabled: true } };
-        },
-      }),
-      defineRoute<{ body: { code: string } }>({
-        method: 'delete',
-        path: '/v1/auth/2fa',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Turn two-factor off with a code from the app or a backup code',
-        request: { body: body({ code: CODE }, ['code']) },
-        responses: {
-          204: { description: 'Two-factor is off' },
-          400: { description: '`invalid_code`' },
-          409: { description: '`two_factor_not_enabled`' },
-          429: LOCKED,
-        },
-        async handler(ctx) {
-          const deps = depsOf(ctx);
-          const user = await signedInUser(deps, ctx.principal);
-          await disableTwoFactor(deps, user, ctx.body.code, clientOf(ctx).ipAddress);
-          return {};
-        },
-      }),
-      defineRoute<{ body: { code: string; session_token: string } }>({
-        method: 'post',
-        path: '/v1/auth/2fa/verify',
-        area: 'accounts',
-        auth: 'public',
-        tags: ['accounts'],
-        summary: 'Finish a login that answered 2fa_required',
-        request: { body: body({ code: CODE, session_token: OPAQUE_TOKEN }, ['code', 'session_token']) },
-        responses: {
-          200: { description: 'Signed in', schema: TOKEN_RESULT },
-          401: { description: '`invalid_code`, or `invalid_session_token` (unknown, used or expired)' },
-          429: LOCKED,
-        },
-        async handler(ctx) {
-          const { session_id: _session, ...tokens } = await completeTwoFactorLogin(
-            depsOf(ctx),
-            ctx.body,
-            clientOf(ctx),
-          );
-          return { data: tokens };
-        },
-      }),
-      defineRoute<{ body: { current_password: string; new_password: string } }>({
-        method: 'post',
-        path: '/v1/auth/change-password',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Change the password; every other session ends',
-        request: {
-          body: body({ current_password: PASSWORD, new_password: NEW_PASSWORD }, [
-            'current_password',
-            'new_password',
-          ]),
-        },
-        responses: {
-          200: { description: 'Password changed', schema: MESSAGE },
-          400: { description: '`invalid_current_password`, or a new password outside the policy' },
-          429: LOCKED,
-        },
-        async handler(ctx) {
-          await changePassword(depsOf(ctx), requireUserSession(ctx.principal), ctx.body, clientOf(ctx));
-          return { data: { message: 'Password changed. Other sessions have been signed out.' } };
-        },
-      }),
-      defineRoute({
-        method: 'get',
-        path: '/v1/auth/sessions',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: "The user's active sessions",
-        responses: {
-          200: {
-            description: 'Sessions, most recently active first',
-            schema: { type: 'array', items: SESSION },
-          },
-        },
-        async handler(ctx) {
-          const session = requireUserSession(ctx.principal);
-          return { data: await listSessions(depsOf(ctx), session.userId, session.sessionId) };
-        },
-      }),
-      defineRoute<{ params: { id: string } }>({
-        method: 'delete',
-        path: '/v1/auth/sessions/:id',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Revoke one session',
-        request: {
-          params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
-        },
-        responses: {
-          204: { description: 'Revoked' },
-          404: { description: 'No such active session of the user' },
-        },
-        async handler(ctx) {
-          await revokeSession(depsOf(ctx), requireUserSession(ctx.principal).userId, ctx.params.id);
-          return {};
-        },
-      }),
-      defineRoute({
-        method: 'delete',
-        path: '/v1/auth/sessions',
-        area: 'accounts',
-        auth: 'authenticated',
-        tags: ['accounts'],
-        summary: 'Revoke every session but the current one',
-        responses: { 204: { description: 'Revoked' } },
-        async handler(ctx) {
-          const session = requireUserSession(ctx.principal);
-          await revokeSessions(depsOf(ctx), session.userId, {
-            exceptSessionId: session.sessionId,
-            reason: 'signed out elsewhere',
-          });
-          return {};
-        },
-      }),
-    ],
+    status: 201,
+    data: {
+      user: { id: user.id, email: user.email, name: user.name, email_verified: user.email_verified },
+      message: 'Account created. Check your e-mail for a link to verify your address.',
+    },
   };
 }
+
+async function signIn(
+  ctx: PublicContext<{ body: { email: string; password: string } }, AccountsRouteServices>,
+) {
+  const { session_id: _session, ...result } = await login(depsOf(ctx), ctx.body, clientOf(ctx));
+  return { data: result };
+}
+
+async function verifyEmailAddress(ctx: PublicContext<{ body: { token: string } }, AccountsRouteServices>) {
+  const { session_id: _session, ...tokens } = await verifyEmail(depsOf(ctx), ctx.body.token, clientOf(ctx));
+  return { data: { message: 'E-mail address verified.', ...tokens } };
+}
+
+async function forgotPassword(ctx: PublicContext<{ body: { email: string } }, AccountsRouteServices>) {
+  await requestPasswordReset(depsOf(ctx), ctx.mailer, ctx.body.email);
+  return { data: { message: RESET_REQUESTED_MESSAGE } };
+}
+
+async function resendVerificationEmail(
+  ctx: PublicContext<{ body: { email: string } }, AccountsRouteServices>,
+) {
+  await resendVerification(depsOf(ctx), ctx.mailer, ctx.body.email);
+  return {
+    status: 202,
+    data: {
+      message: 'If the address has an account waiting for verification, a new link is on its way.',
+    },
+  };
+}
+
+async function resetPasswordWithToken(
+  ctx: PublicContext<{ body: { token: string; password: string } }, AccountsRouteServices>,
+) {
+  await resetPassword(depsOf(ctx), ctx.body);
+  return { data: { message: 'Password changed. Sign in with the new password.' } };
+}
+
+async function refreshTokens(ctx: PublicContext<{ body: { refresh_token: string } }, AccountsRouteServices>) {
+  const { session_id: _session, ...tokens } = await refreshSession(depsOf(ctx), ctx.body.refresh_token);
+  return { data: tokens };
+}
+
+async function signOut(ctx: AuthenticatedContext<Empty, AccountsRouteServices>) {
+  const session = requireUserSession(ctx.principal);
+  await revokeSession(depsOf(ctx), session.userId, session.sessionId);
+  return {};
+}
+
+async function getMe(ctx: AuthenticatedContext<Empty, AccountsRouteServices>) {
+  return { data: await callerOf(depsOf(ctx), ctx.principal) };
+}
+
+async function updateMe(ctx: AuthenticatedContext<{ body: ProfileChange }, AccountsRouteServices>) {
+  return {
+    data: await updateProfile(depsOf(ctx), requireUserSession(ctx.principal).userId, ctx.body),
+  };
+}
+
+async function enableTwoFactor(ctx: AuthenticatedContext<Empty, AccountsRouteServices>) {
+  const deps = depsOf(ctx);
+  const user = await signedInUser(deps, ctx.principal);
+  return { data: await beginTwoFactorSetup(deps, user) };
+}
+
+async function confirmTwoFactorSetup(
+  ctx: AuthenticatedContext<{ body: { code: string } }, AccountsRouteServices>,
+) {
+  const deps = depsOf(ctx);
+  const user = await signedInUser(deps, ctx.principal);
+  await confirmTwoFactor(deps, user, ctx.body.code, clientOf(ctx).ipAddress);
+  return { data: { two_factor_enabled: true } };
+}
+
+async function turnOffTwoFactor(
+  ctx: AuthenticatedContext<{ body: { code: string } }, AccountsRouteServices>,
+) {
+  const deps = depsOf(ctx);
+  const user = await signedInUser(deps, ctx.principal);
+  await disableTwoFactor(deps, user, ctx.body.code, clientOf(ctx).ipAddress);
+  return {};
+}
+
+async function verifyTwoFactorLogin(
+  ctx: PublicContext<{ body: { code: string; session_token: string } }, AccountsRouteServices>,
+) {
+  const { session_id: _session, ...tokens } = await completeTwoFactorLogin(
+    depsOf(ctx),
+    ctx.body,
+    clientOf(ctx),
+  );
+  return { data: tokens };
+}
+
+async function changeOwnPassword(
+  ctx: AuthenticatedContext<
+    { body: { current_password: string; new_password: string } },
+    AccountsRouteServices
+  >,
+) {
+  await changePassword(depsOf(ctx), requireUserSession(ctx.principal), ctx.body, clientOf(ctx));
+  return { data: { message: 'Password changed. Other sessions have been signed out.' } };
+}
+
+async function listOwnSessions(ctx: AuthenticatedContext<Empty, AccountsRouteServices>) {
+  const session = requireUserSession(ctx.principal);
+  return { data: await listSessions(depsOf(ctx), session.userId, session.sessionId) };
+}
+
+async function revokeOneSession(
+  ctx: AuthenticatedContext<{ params: { id: string } }, AccountsRouteServices>,
+) {
+  await revokeSession(depsOf(ctx), requireUserSession(ctx.principal).userId, ctx.params.id);
+  return {};
+}
+
+async function revokeOtherSessions(ctx: AuthenticatedContext<Empty, AccountsRouteServices>) {
+  const session = requireUserSession(ctx.principal);
+  await revokeSessions(depsOf(ctx), session.userId, {
+    exceptSessionId: session.sessionId,
+    reason: 'signed out elsewhere',
+  });
+  return {};
+}
+
+/** `/v1/auth`: registration, sign-in, tokens, two-factor, sessions and the caller's profile. */
+export const accountsRoutes: RouteModule<AccountsRouteServices> = {
+  area: 'accounts',
+  routes: [
+    defineRoute<{ body: { email: string; password: string; name: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/register',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Create an account and its organization; a verification e-mail is sent',
+      request: {
+        body: body({ email: EMAIL, password: NEW_PASSWORD, name: NAME }, ['email', 'password', 'name']),
+      },
+      responses: {
+        201: {
+          description: 'The account, not yet verified',
+          schema: {
+            type: 'object',
+            required: ['user', 'message'],
+            properties: {
+              user: {
+                type: 'object',
+                required: ['id', 'email', 'name', 'email_verified'],
+                properties: {
+                  id: { type: 'string' },
+                  email: { type: 'string' },
+                  name: { type: 'string' },
+                  email_verified: { type: 'boolean' },
+                },
+              },
+              message: { type: 'string' },
+            },
+          },
+        },
+        400: { description: 'A field is missing or invalid (the password policy included)' },
+        409: { description: '`email_taken`: the address already has an account' },
+      },
+      handler: registerAccount,
+    }),
+    defineRoute<{ body: { email: string; password: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/login',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Sign in with e-mail and password',
+      request: { body: body({ email: EMAIL, password: PASSWORD }, ['email', 'password']) },
+      responses: {
+        200: {
+          description: 'Signed in',
+          schema: {
+            type: 'object',
+            required: ['token', 'expires_at', 'refresh_token', 'user'],
+            properties: {
+              ...TOKEN_RESULT_PROPERTIES,
+              user: {
+                type: 'object',
+                required: ['id', 'email', 'name'],
+                properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
+              },
+            },
+          },
+        },
+        401: { description: '`invalid_credentials`: wrong e-mail or password' },
+        403: { description: '`2fa_required`, with the `session_token` that 2fa/verify takes' },
+        429: LOCKED,
+      },
+      handler: signIn,
+    }),
+    defineRoute<{ body: { token: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/verify-email',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Verify the e-mail address with the token from the verification link, and sign in',
+      request: { body: body({ token: OPAQUE_TOKEN }, ['token']) },
+      responses: {
+        200: {
+          description: 'Verified and signed in',
+          schema: {
+            type: 'object',
+            required: ['message', 'token', 'expires_at', 'refresh_token'],
+            properties: { message: { type: 'string' }, ...TOKEN_RESULT_PROPERTIES },
+          },
+        },
+        400: { description: '`invalid_token`: unknown, used or expired' },
+        403: { description: '`2fa_required`: verified, but signing in needs the second factor' },
+      },
+      handler: verifyEmailAddress,
+    }),
+    defineRoute<{ body: { email: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/forgot-password',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'E-mail a password reset link; answers the same whether the account exists or not',
+      request: { body: body({ email: EMAIL }, ['email']) },
+      responses: { 200: { description: 'Accepted', schema: MESSAGE } },
+      handler: forgotPassword,
+    }),
+    defineRoute<{ body: { email: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/resend-verification',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'E-mail a new verification link; answers the same whether the account exists or not',
+      description: `At most ${VERIFICATION_MAILS_PER_HOUR} verification mails per address and hour.`,
+      request: { body: body({ email: EMAIL }, ['email']) },
+      responses: { 202: { description: 'Accepted', schema: MESSAGE } },
+      handler: resendVerificationEmail,
+    }),
+    defineRoute<{ body: { token: string; password: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/reset-password',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Set a new password with the token from the reset link; every session ends',
+      request: { body: body({ token: OPAQUE_TOKEN, password: NEW_PASSWORD }, ['token', 'password']) },
+      responses: {
+        200: { description: 'Password changed', schema: MESSAGE },
+        400: {
+          description: '`invalid_token` (unknown, used or expired), or a password outside the policy',
+        },
+      },
+      handler: resetPasswordWithToken,
+    }),
+    defineRoute<{ body: { refresh_token: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/refresh',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Exchange a refresh token for a new access token and the next refresh token',
+      description:
+        'Each refresh token works once. Presenting a spent one again ends its session and every ' +
+        'token of the session, the newest included.',
+      request: { body: body({ refresh_token: OPAQUE_TOKEN }, ['refresh_token']) },
+      responses: {
+        200: { description: 'New tokens', schema: TOKEN_RESULT },
+        401: { description: '`invalid_token`: unknown, spent, expired, or its session ended' },
+      },
+      handler: refreshTokens,
+    }),
+    defineRoute<Empty, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/logout',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'End the current session; its access and refresh tokens stop working at once',
+      responses: { 204: { description: 'Signed out' } },
+      handler: signOut,
+    }),
+    defineRoute<Empty, AccountsRouteServices>({
+      method: 'get',
+      path: '/v1/auth/me',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'The signed-in user, or the creator of the API key the call came with',
+      description:
+        'With an API key the answer also names the key and its scopes. Operations on the session ' +
+        'itself (password, two-factor, sessions, profile changes) need a bearer token and answer ' +
+        '403 to an API key.',
+      responses: {
+        200: {
+          description: 'The user',
+          schema: {
+            ...USER,
+            properties: {
+              ...USER.properties,
+              api_key: {
+                type: 'object',
+                description: 'Present when the call came with an API key',
+                required: ['id', 'organization_id', 'scopes'],
+                properties: {
+                  id: { type: 'string' },
+                  organization_id: { type: 'string' },
+                  scopes: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+      },
+      handler: getMe,
+    }),
+    defineRoute<{ body: ProfileChange }, AccountsRouteServices>({
+      method: 'patch',
+      path: '/v1/auth/me',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Change name or avatar, or switch the current organization',
+      request: {
+        body: {
+          type: 'object',
+          minProperties: 1,
+          additionalProperties: false,
+          properties: {
+            name: NAME,
+            avatar_url: {
+              type: ['string', 'null'],
+              format: 'uri',
+              pattern: '^https://',
+              maxLength: 2048,
+              description: 'An https URL, or null to remove the avatar',
+            },
+            current_organization_id: { type: 'string', minLength: 1, maxLength: 64 },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The changed profile',
+          schema: {
+            type: 'object',
+            required: ['id', 'name', 'avatar_url', 'current_organization_id'],
+            properties: {
+              id: { type: 'string' },
+              name: { type: 'string' },
+              avatar_url: { type: ['string', 'null'] },
+              current_organization_id: { type: ['string', 'null'] },
+            },
+          },
+        },
+        404: { description: 'The organization does not exist or the user is not a member' },
+      },
+      handler: updateMe,
+    }),
+    defineRoute<Empty, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/2fa/enable',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Start two-factor setup: a TOTP secret, its QR code and ten backup codes',
+      description: 'Two-factor stays off until 2fa/confirm receives a code from the new secret.',
+      responses: {
+        200: {
+          description: 'Setup data, shown this once',
+          schema: {
+            type: 'object',
+            required: ['secret', 'qr_code_url', 'backup_codes'],
+            properties: {
+              secret: { type: 'string', description: 'Base32' },
+              qr_code_url: { type: 'string', description: 'A data:image/png;base64 URL' },
+              backup_codes: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+        409: { description: '`two_factor_already_enabled`' },
+      },
+      handler: enableTwoFactor,
+    }),
+    defineRoute<{ body: { code: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/2fa/confirm',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Turn two-factor on with a code from the authenticator app',
+      request: { body: body({ code: CODE }, ['code']) },
+      responses: {
+        200: {
+          description: 'Two-factor is on',
+          schema: {
+            type: 'object',
+            required: ['two_factor_enabled'],
+            properties: { two_factor_enabled: { type: 'boolean' } },
+          },
+        },
+        400: { description: '`invalid_code`' },
+        409: { description: '`two_factor_already_enabled` or `two_factor_not_pending`' },
+        429: LOCKED,
+      },
+      handler: confirmTwoFactorSetup,
+    }),
+    defineRoute<{ body: { code: string } }, AccountsRouteServices>({
+      method: 'delete',
+      path: '/v1/auth/2fa',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Turn two-factor off with a code from the app or a backup code',
+      request: { body: body({ code: CODE }, ['code']) },
+      responses: {
+        204: { description: 'Two-factor is off' },
+        400: { description: '`invalid_code`' },
+        409: { description: '`two_factor_not_enabled`' },
+        429: LOCKED,
+      },
+      handler: turnOffTwoFactor,
+    }),
+    defineRoute<{ body: { code: string; session_token: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/2fa/verify',
+      area: 'accounts',
+      auth: 'public',
+      tags: ['accounts'],
+      summary: 'Finish a login that answered 2fa_required',
+      request: { body: body({ code: CODE, session_token: OPAQUE_TOKEN }, ['code', 'session_token']) },
+      responses: {
+        200: { description: 'Signed in', schema: TOKEN_RESULT },
+        401: { description: '`invalid_code`, or `invalid_session_token` (unknown, used or expired)' },
+        429: LOCKED,
+      },
+      handler: verifyTwoFactorLogin,
+    }),
+    defineRoute<{ body: { current_password: string; new_password: string } }, AccountsRouteServices>({
+      method: 'post',
+      path: '/v1/auth/change-password',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Change the password; every other session ends',
+      request: {
+        body: body({ current_password: PASSWORD, new_password: NEW_PASSWORD }, [
+          'current_password',
+          'new_password',
+        ]),
+      },
+      responses: {
+        200: { description: 'Password changed', schema: MESSAGE },
+        400: { description: '`invalid_current_password`, or a new password outside the policy' },
+        429: LOCKED,
+      },
+      handler: changeOwnPassword,
+    }),
+    defineRoute<Empty, AccountsRouteServices>({
+      method: 'get',
+      path: '/v1/auth/sessions',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: "The user's active sessions",
+      responses: {
+        200: {
+          description: 'Sessions, most recently active first',
+          schema: { type: 'array', items: SESSION },
+        },
+      },
+      handler: listOwnSessions,
+    }),
+    defineRoute<{ params: { id: string } }, AccountsRouteServices>({
+      method: 'delete',
+      path: '/v1/auth/sessions/:id',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Revoke one session',
+      request: {
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } },
+      },
+      responses: {
+        204: { description: 'Revoked' },
+        404: { description: 'No such active session of the user' },
+      },
+      handler: revokeOneSession,
+    }),
+    defineRoute<Empty, AccountsRouteServices>({
+      method: 'delete',
+      path: '/v1/auth/sessions',
+      area: 'accounts',
+      auth: 'authenticated',
+      tags: ['accounts'],
+      summary: 'Revoke every session but the current one',
+      responses: { 204: { description: 'Revoked' } },
+      handler: revokeOtherSessions,
+    }),
+  ],
+};

@@ -3,8 +3,11 @@
  * source until its retention passes; a restore loads it into the same or a new resource.
  */
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import type { KubeObject } from '../../../control-plane/types.js';
+import type { Principal } from '../../../accounts/principal.js';
+import type { QuotasConfig } from '../../../config/quotas.js';
+import type { KubeObject, ObjectStore } from '../../../control-plane/types.js';
 import { ownerReference } from '../../../control-plane/owner-references.js';
+import type { DataPlane } from '../../../data-plane/data-plane.js';
 import {
   databaseQuotaAmounts,
   DEFAULT_MEMORY_MB,
@@ -27,14 +30,17 @@ import {
 } from '../../../crds/data-services.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  DATABASES,
+  NFS_SHARES,
+  BACKUPS,
+  RESTORES,
   ID_PARAMS,
   invalidField,
   READ,
@@ -125,6 +131,195 @@ function restoreName(base: string, taken: readonly KubeObject<{ name: string }>[
   return `${base}-restore-${n}`;
 }
 
+const BACKUP_FAMILY = { lookup: BACKUPS, view: describeBackup };
+
+async function listBackups({
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ query: PageQuery & { resource_id?: string; status?: BackupPhase } }>) {
+  return listResources(
+    { query, principal, store },
+    BACKUP_FAMILY,
+    (row) =>
+      (query.resource_id === undefined || row.resource_id === query.resource_id) &&
+      (query.status === undefined || row.status === query.status),
+  );
+}
+
+async function createBackup({
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+}: AuthenticatedContext<
+  { body: { resource_id: string; retention_days?: number } },
+  DataServiceRouteServices
+>) {
+  const kind = sourceKindOf(body.resource_id);
+  if (!kind)
+    throw notFound(
+      `resource ${body.resource_id} not found: a backup is of a database (db_…) or a share (nfs_…)`,
+    );
+  const source =
+    kind === 'Database'
+      ? await findInOrganization(store, principal, DATABASES, body.resource_id)
+      : await findInOrganization(store, principal, NFS_SHARES, body.resource_id);
+  const namespace = source.metadata.namespace!;
+  const created = await createWithinQuota<Backup>(
+    { store, database, now, quotas },
+    BACKUP,
+    newRestId('bkp'),
+    { backups: 1 },
+    {
+      namespace,
+      spec: {
+        source: { kind, name: source.metadata.name },
+        retentionDays: body.retention_days ?? DEFAULT_RETENTION_DAYS,
+      },
+    },
+  );
+  return { status: 201, data: describeBackup(created) };
+}
+
+async function getBackup(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, BACKUP_FAMILY);
+}
+
+async function deleteBackup(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, BACKUP_FAMILY);
+}
+
+/**
+ * The existing database or share a restore writes into, by its REST id: of the backup's source
+ * kind and, for a database, of its engine.
+ */
+async function existingRestoreTarget(
+  store: ObjectStore,
+  principal: Principal,
+  backup: Backup,
+  targetId: string,
+): Promise<string> {
+  const sourceKind = backup.spec!.source.kind;
+  const engine = backup.status?.sourceEngine as DatabaseEngineName | undefined;
+  if (sourceKindOf(targetId) !== sourceKind) {
+    throw invalidField({
+      field: 'target_resource_id',
+      message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
+    });
+  }
+  if (sourceKind !== 'Database') {
+    return (await findInOrganization(store, principal, NFS_SHARES, targetId)).metadata.name;
+  }
+  const target = await findInOrganization(store, principal, DATABASES, targetId);
+  if (engine && target.spec!.engine !== engine) {
+    throw invalidField({
+      field: 'target_resource_id',
+      message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
+    });
+  }
+  return target.metadata.name;
+}
+
+/**
+ * A new database or share like the backup's source (its size, engine and version), named after
+ * it and created within the organization's quotas, for a restore given no target.
+ */
+async function newRestoreTarget(
+  services: { store: ObjectStore; database: DataPlane; now: () => Date; quotas: QuotasConfig },
+  backup: Backup,
+): Promise<string> {
+  const { store } = services;
+  const namespace = backup.metadata.namespace!;
+  const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
+  if (backup.spec!.source.kind === 'NfsShare') {
+    const source = await store
+      .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
+      .catch(() => undefined);
+    const sizeGb = source?.spec?.sizeGb ?? 1;
+    const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+    const share = await createWithinQuota<NfsShare>(
+      services,
+      NFS_SHARE,
+      newRestId('nfs'),
+      shareQuotaAmounts(sizeGb),
+      { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
+    );
+    return share.metadata.name;
+  }
+  const databaseEngine = (backup.status?.sourceEngine as DatabaseEngineName | undefined) ?? 'postgresql';
+  const source = await store
+    .get<Database>(DATABASE, namespace, backup.spec!.source.name)
+    .catch(() => undefined);
+  const memory = sizedByMemory(databaseEngine);
+  const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
+  const { items } = await store.list<Database>(DATABASE, { namespace });
+  const target = await createWithinQuota<Database>(
+    services,
+    DATABASE,
+    newRestId('db'),
+    databaseQuotaAmounts(databaseEngine, storageGb),
+    {
+      namespace,
+      spec: {
+        name: restoreName(baseName, items),
+        engine: databaseEngine,
+        ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
+        ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+      },
+    },
+  );
+  return target.metadata.name;
+}
+
+async function restoreBackup({
+  params,
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+}: AuthenticatedContext<
+  { params: IdParams; body: { target_resource_id?: string } },
+  DataServiceRouteServices
+>) {
+  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
+  if (backup.status?.phase !== 'completed') {
+    throw conflict(
+      `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
+    );
+  }
+  const targetName =
+    body.target_resource_id !== undefined
+      ? await existingRestoreTarget(store, principal, backup, body.target_resource_id)
+      : await newRestoreTarget({ store, database, now, quotas }, backup);
+  const restore = await store.create<Restore>(RESTORE, {
+    apiVersion: API_VERSION,
+    kind: RESTORE.kind,
+    metadata: {
+      name: objectNameOf(newRestId('rst')),
+      namespace: backup.metadata.namespace!,
+      ownerReferences: [ownerReference(backup, { controller: true, blockOwnerDeletion: true })],
+    },
+    spec: { backup: backup.metadata.name, target: targetName },
+  });
+  return { status: 202, data: describeRestore(restore) };
+}
+
+async function getRestore({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: IdParams & { restore_id: string } }>) {
+  const backup = await findInOrganization(store, principal, BACKUPS, params.id);
+  const restore = await findInOrganization(store, principal, RESTORES, params.restore_id);
+  if (restore.spec?.backup !== backup.metadata.name) throw notFound(`restore ${params.restore_id} not found`);
+  return { data: describeRestore(restore) };
+}
+
 export const backupRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
@@ -151,19 +346,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: BACKUP_BODY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<Backup>(BACKUP, { namespace: tenantNamespace(principal) });
-        const rows = withoutDeleted(items)
-          .filter((backup) => backup.spec)
-          .sort(byCreation)
-          .map(describeBackup)
-          .filter(
-            (row) =>
-              (query.resource_id === undefined || row.resource_id === query.resource_id) &&
-              (query.status === undefined || row.status === query.status),
-          );
-        return pageOf(rows, query);
-      },
+      handler: listBackups,
     }),
     defineRoute<{ body: { resource_id: string; retention_days?: number } }, DataServiceRouteServices>({
       ...base,
@@ -195,32 +378,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         404: { description: 'No such database or share in the organization' },
         429: { description: 'The backup quota is reached' },
       },
-      async handler({ body, principal, store, database, now, quotas }) {
-        const kind = sourceKindOf(body.resource_id);
-        if (!kind)
-          throw notFound(
-            `resource ${body.resource_id} not found: a backup is of a database (db_…) or a share (nfs_…)`,
-          );
-        const source =
-          kind === 'Database'
-            ? await findInOrganization<Database>(store, principal, DATABASE, body.resource_id, 'database')
-            : await findInOrganization<NfsShare>(store, principal, NFS_SHARE, body.resource_id, 'share');
-        const namespace = source.metadata.namespace!;
-        const created = await createWithinQuota<Backup>(
-          { store, database, now, quotas },
-          BACKUP,
-          newRestId('bkp'),
-          { backups: 1 },
-          {
-            namespace,
-            spec: {
-              source: { kind, name: source.metadata.name },
-              retentionDays: body.retention_days ?? DEFAULT_RETENTION_DAYS,
-            },
-          },
-        );
-        return { status: 201, data: describeBackup(created) };
-      },
+      handler: createBackup,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -233,13 +391,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The backup', schema: BACKUP_BODY },
         404: { description: 'No such backup' },
       },
-      async handler({ params, principal, store }) {
-        return {
-          data: describeBackup(
-            await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup'),
-          ),
-        };
-      },
+      handler: getBackup,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -249,11 +401,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
       summary: 'Delete a backup and its dump',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such backup' } },
-      async handler({ params, principal, store }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        await store.delete(BACKUP, backup.metadata.namespace, backup.metadata.name);
-        return {};
-      },
+      handler: deleteBackup,
     }),
     defineRoute<{ params: IdParams; body: { target_resource_id?: string } }, DataServiceRouteServices>({
       ...base,
@@ -279,108 +427,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'The target is of another kind or engine' },
         429: { description: 'A quota is reached (a new target counts)' },
       },
-      async handler({ params, body, principal, store, database, now, quotas }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        if (backup.status?.phase !== 'completed') {
-          throw conflict(
-            `backup ${params.id} is ${backup.status?.phase ?? 'pending'}: only a completed backup can be restored`,
-          );
-        }
-        const namespace = backup.metadata.namespace!;
-        const sourceKind = backup.spec!.source.kind;
-        const engine = backup.status.sourceEngine as DatabaseEngineName | undefined;
-        let targetName: string;
-        if (body.target_resource_id !== undefined) {
-          const targetKind = sourceKindOf(body.target_resource_id);
-          if (targetKind !== sourceKind) {
-            throw invalidField({
-              field: 'target_resource_id',
-              message: `a backup of a ${sourceKind === 'Database' ? 'database' : 'share'} restores into one of the same kind`,
-            });
-          }
-          if (sourceKind === 'Database') {
-            const target = await findInOrganization<Database>(
-              store,
-              principal,
-              DATABASE,
-              body.target_resource_id,
-              'database',
-            );
-            if (engine && target.spec!.engine !== engine) {
-              throw invalidField({
-                field: 'target_resource_id',
-                message: `a ${engine} backup cannot be restored into a ${target.spec!.engine} database`,
-              });
-            }
-            targetName = target.metadata.name;
-          } else {
-            targetName = (
-              await findInOrganization<NfsShare>(
-                store,
-                principal,
-                NFS_SHARE,
-                body.target_resource_id,
-                'share',
-              )
-            ).metadata.name;
-          }
-        } else {
-          targetName = await createRestoreTarget();
-        }
-        const restore = await store.create<Restore>(RESTORE, {
-          apiVersion: API_VERSION,
-          kind: RESTORE.kind,
-          metadata: {
-            name: objectNameOf(newRestId('rst')),
-            namespace,
-            ownerReferences: [ownerReference(backup, { controller: true, blockOwnerDeletion: true })],
-          },
-          spec: { backup: backup.metadata.name, target: targetName },
-        });
-        return { status: 202, data: describeRestore(restore) };
-
-        async function createRestoreTarget(): Promise<string> {
-          const baseName = backup.status?.sourceDisplayName ?? restIdOf(backup.spec!.source.name);
-          if (sourceKind === 'NfsShare') {
-            const source = await store
-              .get<NfsShare>(NFS_SHARE, namespace, backup.spec!.source.name)
-              .catch(() => undefined);
-            const sizeGb = source?.spec?.sizeGb ?? 1;
-            const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-            const share = await createWithinQuota<NfsShare>(
-              { store, database, now, quotas },
-              NFS_SHARE,
-              newRestId('nfs'),
-              shareQuotaAmounts(sizeGb),
-              { namespace, spec: { name: restoreName(baseName, items), sizeGb } },
-            );
-            return share.metadata.name;
-          }
-          const databaseEngine = engine ?? 'postgresql';
-          const source = await store
-            .get<Database>(DATABASE, namespace, backup.spec!.source.name)
-            .catch(() => undefined);
-          const memory = sizedByMemory(databaseEngine);
-          const storageGb = source?.spec?.storageGb ?? DEFAULT_STORAGE_GB;
-          const { items } = await store.list<Database>(DATABASE, { namespace });
-          const target = await createWithinQuota<Database>(
-            { store, database, now, quotas },
-            DATABASE,
-            newRestId('db'),
-            databaseQuotaAmounts(databaseEngine, storageGb),
-            {
-              namespace,
-              spec: {
-                name: restoreName(baseName, items),
-                engine: databaseEngine,
-                ...(source?.spec?.version === undefined ? {} : { version: source.spec.version }),
-                ...(memory ? { memoryMb: source?.spec?.memoryMb ?? DEFAULT_MEMORY_MB } : { storageGb }),
-              },
-            },
-          );
-          return target.metadata.name;
-        }
-      },
+      handler: restoreBackup,
     }),
     defineRoute<{ params: IdParams & { restore_id: string } }>({
       ...base,
@@ -393,19 +440,7 @@ export const backupRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The restore', schema: RESTORE_BODY },
         404: { description: 'No such backup or restore' },
       },
-      async handler({ params, principal, store }) {
-        const backup = await findInOrganization<Backup>(store, principal, BACKUP, params.id, 'backup');
-        const restore = await findInOrganization<Restore>(
-          store,
-          principal,
-          RESTORE,
-          params.restore_id,
-          'restore',
-        );
-        if (restore.spec?.backup !== backup.metadata.name)
-          throw notFound(`restore ${params.restore_id} not found`);
-        return { data: describeRestore(restore) };
-      },
+      handler: getRestore,
     }),
   ],
 };

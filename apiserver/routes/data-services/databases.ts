@@ -29,15 +29,17 @@ import {
   databaseEngines,
   engineNamed,
 } from '../../../crds/database-engines/index.js';
+import { newRestId, restIdOf, workloadIdOf } from '../../../crds/ids.js';
 import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { ensureTenantNamespace, findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  DATABASES,
   ID_PARAMS,
   invalidField,
   NAME,
@@ -47,8 +49,6 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
-import { withoutDeleted } from '../../routing/deleted.js';
-import { newRestId, restIdOf, workloadIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly DatabasePhase[] = [
   'provisioning',
@@ -183,6 +183,213 @@ function sizeLimits(
   }
 }
 
+async function listDatabaseVersions({ query }: AuthenticatedContext<{ query: PageQuery }>) {
+  const rows = databaseEngines().map((offer) => {
+    return {
+      engine: offer.name,
+      product: offer.product,
+      aliases: [...offer.aliases],
+      versions: [...offer.versions],
+      default_version: offer.defaultVersion,
+      sized_by: offer.sizedBy === 'memory' ? 'memory_mb' : 'storage_gb',
+    };
+  });
+  return pageOf(rows, query);
+}
+
+const DATABASE_FAMILY = { lookup: DATABASES, view: describeDatabase };
+
+async function listDatabases({
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ query: PageQuery & { engine?: string; status?: DatabasePhase } }>) {
+  const engine = query.engine === undefined ? undefined : engineNamed(query.engine);
+  return listResources(
+    { query, principal, store },
+    DATABASE_FAMILY,
+    (row) =>
+      (engine === undefined || row.engine === engine) &&
+      (query.status === undefined || row.status === query.status),
+  );
+}
+
+async function createDatabase({
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+  workloadsConfig,
+  logger,
+}: AuthenticatedContext<{ body: CreateBody }, DataServiceRouteServices>) {
+  const engine = engineNamed(body.engine);
+  if (!engine) throw invalidField(engineProblem(body.engine)!);
+  const problem = versionProblem(engine, body.version) ?? sizeFieldProblem(engine, body);
+  if (problem) throw invalidField(problem);
+  sizeLimits(body, workloadsConfig);
+  const namespace = await ensureTenantNamespace(store, principal);
+  const name = body.name.trim();
+  const { items } = await store.list<Database>(DATABASE, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
+  }
+  const id = newRestId('db');
+  const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
+  const created = await createWithinQuota<Database>(
+    { store, database, now, quotas },
+    DATABASE,
+    id,
+    databaseQuotaAmounts(engine, storageGb),
+    {
+      namespace,
+      spec: {
+        name,
+        engine,
+        ...(body.version === undefined ? {} : { version: body.version as DatabaseVersion }),
+        ...(body.plan === undefined ? {} : { plan: body.plan }),
+        ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+      },
+    },
+  );
+  logger.info({ databaseId: id, engine }, 'database created');
+  return { status: 201, data: describeDatabase(created) };
+}
+
+async function getDatabase(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, DATABASE_FAMILY);
+}
+
+async function growDatabase({
+  params,
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+  workloadsConfig,
+}: AuthenticatedContext<
+  { params: IdParams; body: { storage_gb?: number; memory_mb?: number } },
+  DataServiceRouteServices
+>) {
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
+  const spec = object.spec!;
+  const problem =
+    sizeFieldProblem(spec.engine, body) ??
+    shrinkProblem(spec, { storageGb: body.storage_gb, memoryMb: body.memory_mb });
+  if (problem) throw invalidField(problem);
+  sizeLimits(body, workloadsConfig);
+  const namespace = object.metadata.namespace!;
+  if (body.storage_gb !== undefined) {
+    const claim = await claimQuota(
+      database,
+      quotas,
+      {
+        namespace,
+        resourceId: workloadIdOf('db', namespace, object.metadata.name),
+        amounts: databaseQuotaAmounts(spec.engine, body.storage_gb),
+      },
+      now(),
+    );
+    if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
+  }
+  const updated = await store.update<Database>(DATABASE, {
+    ...object,
+    spec: {
+      ...spec,
+      ...(body.storage_gb === undefined ? {} : { storageGb: body.storage_gb }),
+      ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
+    },
+  });
+  return { data: describeDatabase(updated) };
+}
+
+async function deleteDatabase(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, DATABASE_FAMILY);
+}
+
+async function rotateDatabaseCredentials({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: IdParams }>) {
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
+  if (object.status?.phase !== 'available' || !object.status.credentials) {
+    throw conflict(
+      `database ${params.id} is ${restStatus(object)}: only an available database has credentials to rotate`,
+    );
+  }
+  const wanted = (object.spec!.credentialsRotation ?? 0) + 1;
+  await store.update<Database>(DATABASE, {
+    ...object,
+    spec: { ...object.spec!, credentialsRotation: wanted },
+  });
+  const deadline = Date.now() + ROTATION_WAIT_MS;
+  while (Date.now() < deadline) {
+    const current = await store.get<Database>(DATABASE, object.metadata.namespace, object.metadata.name);
+    const credentials = current.status?.credentials;
+    if ((credentials?.rotation ?? 0) >= wanted) {
+      return {
+        data: {
+          credentials: {
+            vault_cluster_id: credentials!.vaultClusterId,
+            vault_path: credentials!.vaultPath,
+            version: credentials!.version,
+          },
+        },
+      };
+    }
+    if (current.status?.phase === 'error')
+      throw conflict(`the rotation failed: ${current.status.message ?? 'the server refused'}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw serviceUnavailable('the rotation is under way and has not finished; read the secret again shortly');
+}
+
+async function getBackupSchedule({
+  params,
+  principal,
+  store,
+  now,
+}: AuthenticatedContext<{ params: IdParams }>) {
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
+  const schedule = object.spec!.backupSchedule;
+  if (!schedule) throw notFoundSchedule(params.id);
+  return { data: describeSchedule(schedule.cron, schedule.retentionDays, now()) };
+}
+
+async function setBackupSchedule({
+  params,
+  body,
+  principal,
+  store,
+  now,
+}: AuthenticatedContext<{ params: IdParams; body: ScheduleBody }>) {
+  const problem = cronProblem(body.cron);
+  if (problem) throw invalidField(problem);
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
+  const cron = body.cron.trim().split(/\s+/).join(' ');
+  await store.update<Database>(DATABASE, {
+    ...object,
+    spec: { ...object.spec!, backupSchedule: { cron, retentionDays: body.retention_days } },
+  });
+  return { data: describeSchedule(cron, body.retention_days, now()) };
+}
+
+async function removeBackupSchedule({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: IdParams }>) {
+  const object = await findInOrganization(store, principal, DATABASES, params.id);
+  if (!object.spec!.backupSchedule) throw notFoundSchedule(params.id);
+  const { backupSchedule: _removed, ...spec } = object.spec!;
+  await store.update<Database>(DATABASE, { ...object, spec });
+  return {};
+}
+
 export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
@@ -203,19 +410,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: ENGINE_OFFER_BODY },
         },
       },
-      async handler({ query }) {
-        const rows = databaseEngines().map((offer) => {
-          return {
-            engine: offer.name,
-            product: offer.product,
-            aliases: [...offer.aliases],
-            versions: [...offer.versions],
-            default_version: offer.defaultVersion,
-            sized_by: offer.sizedBy === 'memory' ? 'memory_mb' : 'storage_gb',
-          };
-        });
-        return pageOf(rows, query);
-      },
+      handler: listDatabaseVersions,
     }),
     defineRoute<{ query: PageQuery & { engine?: string; status?: DatabasePhase } }>({
       ...base,
@@ -240,20 +435,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: DATABASE_BODY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<Database>(DATABASE, { namespace: tenantNamespace(principal) });
-        const engine = query.engine === undefined ? undefined : engineNamed(query.engine);
-        const rows = withoutDeleted(items)
-          .filter((database) => database.spec)
-          .sort(byCreation)
-          .map(describeDatabase)
-          .filter(
-            (row) =>
-              (engine === undefined || row.engine === engine) &&
-              (query.status === undefined || row.status === query.status),
-          );
-        return pageOf(rows, query);
-      },
+      handler: listDatabases,
     }),
     defineRoute<{ body: CreateBody }, DataServiceRouteServices>({
       ...base,
@@ -306,39 +488,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'Unknown engine or version, or a size the engine does not take' },
         429: { description: 'A quota is reached' },
       },
-      async handler({ body, principal, store, database, now, quotas, workloadsConfig, logger }) {
-        const engine = engineNamed(body.engine);
-        if (!engine) throw invalidField(engineProblem(body.engine)!);
-        const problem = versionProblem(engine, body.version) ?? sizeFieldProblem(engine, body);
-        if (problem) throw invalidField(problem);
-        sizeLimits(body, workloadsConfig);
-        const namespace = await ensureTenantNamespace(store, principal);
-        const name = body.name.trim();
-        const { items } = await store.list<Database>(DATABASE, { namespace });
-        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
-        }
-        const id = newRestId('db');
-        const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
-        const created = await createWithinQuota<Database>(
-          { store, database, now, quotas },
-          DATABASE,
-          id,
-          databaseQuotaAmounts(engine, storageGb),
-          {
-            namespace,
-            spec: {
-              name,
-              engine,
-              ...(body.version === undefined ? {} : { version: body.version as DatabaseVersion }),
-              ...(body.plan === undefined ? {} : { plan: body.plan }),
-              ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
-            },
-          },
-        );
-        logger.info({ databaseId: id, engine }, 'database created');
-        return { status: 201, data: describeDatabase(created) };
-      },
+      handler: createDatabase,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -351,13 +501,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The database', schema: DATABASE_BODY },
         404: { description: 'No such database' },
       },
-      async handler({ params, principal, store }) {
-        return {
-          data: describeDatabase(
-            await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database'),
-          ),
-        };
-      },
+      handler: getDatabase,
     }),
     defineRoute<
       { params: IdParams; body: { storage_gb?: number; memory_mb?: number } },
@@ -387,38 +531,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'A shrink, or a size the engine does not take' },
         429: { description: 'The storage quota is reached' },
       },
-      async handler({ params, body, principal, store, database, now, quotas, workloadsConfig }) {
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        const spec = object.spec!;
-        const problem =
-          sizeFieldProblem(spec.engine, body) ??
-          shrinkProblem(spec, { storageGb: body.storage_gb, memoryMb: body.memory_mb });
-        if (problem) throw invalidField(problem);
-        sizeLimits(body, workloadsConfig);
-        const namespace = object.metadata.namespace!;
-        if (body.storage_gb !== undefined) {
-          const claim = await claimQuota(
-            database,
-            quotas,
-            {
-              namespace,
-              resourceId: workloadIdOf('db', namespace, object.metadata.name),
-              amounts: databaseQuotaAmounts(spec.engine, body.storage_gb),
-            },
-            now(),
-          );
-          if (claim.outcome === 'exceeded') throw quotaExceeded(claim);
-        }
-        const updated = await store.update<Database>(DATABASE, {
-          ...object,
-          spec: {
-            ...spec,
-            ...(body.storage_gb === undefined ? {} : { storageGb: body.storage_gb }),
-            ...(body.memory_mb === undefined ? {} : { memoryMb: body.memory_mb }),
-          },
-        });
-        return { data: describeDatabase(updated) };
-      },
+      handler: growDatabase,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -430,11 +543,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         'Drops the database and its role (or stops its process and removes its files) and removes its secret.',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such database' } },
-      async handler({ params, principal, store }) {
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        await store.delete(DATABASE, object.metadata.namespace, object.metadata.name);
-        return {};
-      },
+      handler: deleteDatabase,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -466,45 +575,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         404: { description: 'No such database' },
         409: { description: 'The database has no credentials to rotate (recorded, or not yet available)' },
       },
-      async handler({ params, principal, store }) {
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        if (object.status?.phase !== 'available' || !object.status.credentials) {
-          throw conflict(
-            `database ${params.id} is ${restStatus(object)}: only an available database has credentials to rotate`,
-          );
-        }
-        const wanted = (object.spec!.credentialsRotation ?? 0) + 1;
-        await store.update<Database>(DATABASE, {
-          ...object,
-          spec: { ...object.spec!, credentialsRotation: wanted },
-        });
-        const deadline = Date.now() + ROTATION_WAIT_MS;
-        while (Date.now() < deadline) {
-          const current = await store.get<Database>(
-            DATABASE,
-            object.metadata.namespace,
-            object.metadata.name,
-          );
-          const credentials = current.status?.credentials;
-          if ((credentials?.rotation ?? 0) >= wanted) {
-            return {
-              data: {
-                credentials: {
-                  vault_cluster_id: credentials!.vaultClusterId,
-                  vault_path: credentials!.vaultPath,
-                  version: credentials!.version,
-                },
-              },
-            };
-          }
-          if (current.status?.phase === 'error')
-            throw conflict(`the rotation failed: ${current.status.message ?? 'the server refused'}`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        throw serviceUnavailable(
-          'the rotation is under way and has not finished; read the secret again shortly',
-        );
-      },
+      handler: rotateDatabaseCredentials,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -517,12 +588,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The schedule', schema: SCHEDULE_BODY },
         404: { description: 'No such database or no schedule' },
       },
-      async handler({ params, principal, store, now }) {
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        const schedule = object.spec!.backupSchedule;
-        if (!schedule) throw notFoundSchedule(params.id);
-        return { data: describeSchedule(schedule.cron, schedule.retentionDays, now()) };
-      },
+      handler: getBackupSchedule,
     }),
     defineRoute<{ params: IdParams; body: ScheduleBody }>({
       ...base,
@@ -548,17 +614,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         404: { description: 'No such database' },
         422: { description: 'An invalid cron expression' },
       },
-      async handler({ params, body, principal, store, now }) {
-        const problem = cronProblem(body.cron);
-        if (problem) throw invalidField(problem);
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        const cron = body.cron.trim().split(/\s+/).join(' ');
-        await store.update<Database>(DATABASE, {
-          ...object,
-          spec: { ...object.spec!, backupSchedule: { cron, retentionDays: body.retention_days } },
-        });
-        return { data: describeSchedule(cron, body.retention_days, now()) };
-      },
+      handler: setBackupSchedule,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -572,13 +628,7 @@ export const databaseRoutes: RouteModule<DataServiceRouteServices> = {
         204: { description: 'Removed' },
         404: { description: 'No such database or no schedule' },
       },
-      async handler({ params, principal, store }) {
-        const object = await findInOrganization<Database>(store, principal, DATABASE, params.id, 'database');
-        if (!object.spec!.backupSchedule) throw notFoundSchedule(params.id);
-        const { backupSchedule: _removed, ...spec } = object.spec!;
-        await store.update<Database>(DATABASE, { ...object, spec });
-        return {};
-      },
+      handler: removeBackupSchedule,
     }),
   ],
 };

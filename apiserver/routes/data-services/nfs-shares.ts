@@ -1,17 +1,19 @@
 /** `/v1/nfs-shares`: shared file systems. The controller makes and measures them. */
 import { shareQuotaAmounts } from '../../../controllers/data-services/index.js';
+import { newRestId, restIdOf } from '../../../crds/ids.js';
 import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
 import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
+import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
+import { ensureTenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
-  findInOrganization,
+  NFS_SHARES,
   ID_PARAMS,
   invalidField,
   MOUNT,
@@ -21,8 +23,6 @@ import {
   type DataServiceRouteServices,
   type IdParams,
 } from './resources.js';
-import { withoutDeleted } from '../../routing/deleted.js';
-import { newRestId, restIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly NfsSharePhase[] = ['provisioning', 'available', 'deleting', 'error'];
 
@@ -71,6 +71,69 @@ interface CreateBody {
   vpc_id?: string;
 }
 
+const SHARE_FAMILY = { lookup: NFS_SHARES, view: describeShare };
+
+async function listNfsShares(ctx: AuthenticatedContext<{ query: PageQuery }>) {
+  return listResources(ctx, SHARE_FAMILY);
+}
+
+async function createNfsShare({
+  body,
+  principal,
+  store,
+  database,
+  now,
+  quotas,
+  workloadsConfig,
+}: AuthenticatedContext<{ body: CreateBody }, DataServiceRouteServices>) {
+  if (body.size_gb > workloadsConfig.maxStorageGb) {
+    throw invalidField({
+      field: 'size_gb',
+      message: `must be at most ${workloadsConfig.maxStorageGb}`,
+    });
+  }
+  const namespace = await ensureTenantNamespace(store, principal);
+  if (body.vpc_id !== undefined) {
+    try {
+      await store.get(VPC, namespace, body.vpc_id);
+    } catch (error) {
+      if (!isStoreError(error, 'NotFound')) throw error;
+      throw invalidField({
+        field: 'vpc_id',
+        message: `${body.vpc_id} is not a VPC of the organization`,
+      });
+    }
+  }
+  const name = body.name.trim();
+  const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
+  }
+  const created = await createWithinQuota<NfsShare>(
+    { store, database, now, quotas },
+    NFS_SHARE,
+    newRestId('nfs'),
+    shareQuotaAmounts(body.size_gb),
+    {
+      namespace,
+      spec: {
+        name,
+        sizeGb: body.size_gb,
+        ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
+      },
+    },
+  );
+  return { status: 201, data: describeShare(created) };
+}
+
+async function getNfsShare(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return readResource(ctx, SHARE_FAMILY);
+}
+
+async function deleteNfsShare(ctx: AuthenticatedContext<{ params: IdParams }>) {
+  return deleteResource(ctx, SHARE_FAMILY);
+}
+
 export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
   area: 'resources',
   routes: [
@@ -88,16 +151,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
           schema: { type: 'array', items: SHARE_BODY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace: tenantNamespace(principal) });
-        return pageOf(
-          withoutDeleted(items)
-            .filter((share) => share.spec)
-            .sort(byCreation)
-            .map(describeShare),
-          query,
-        );
-      },
+      handler: listNfsShares,
     }),
     defineRoute<{ body: CreateBody }, DataServiceRouteServices>({
       ...base,
@@ -126,46 +180,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         422: { description: 'size_gb past the limit, or vpc_id names no VPC of the organization' },
         429: { description: 'A quota is reached' },
       },
-      async handler({ body, principal, store, database, now, quotas, workloadsConfig }) {
-        if (body.size_gb > workloadsConfig.maxStorageGb) {
-          throw invalidField({
-            field: 'size_gb',
-            message: `must be at most ${workloadsConfig.maxStorageGb}`,
-          });
-        }
-        const namespace = await ensureTenantNamespace(store, principal);
-        if (body.vpc_id !== undefined) {
-          try {
-            await store.get(VPC, namespace, body.vpc_id);
-          } catch (error) {
-            if (!isStoreError(error, 'NotFound')) throw error;
-            throw invalidField({
-              field: 'vpc_id',
-              message: `${body.vpc_id} is not a VPC of the organization`,
-            });
-          }
-        }
-        const name = body.name.trim();
-        const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
-        }
-        const created = await createWithinQuota<NfsShare>(
-          { store, database, now, quotas },
-          NFS_SHARE,
-          newRestId('nfs'),
-          shareQuotaAmounts(body.size_gb),
-          {
-            namespace,
-            spec: {
-              name,
-              sizeGb: body.size_gb,
-              ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
-            },
-          },
-        );
-        return { status: 201, data: describeShare(created) };
-      },
+      handler: createNfsShare,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -178,13 +193,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
         200: { description: 'The share', schema: SHARE_BODY },
         404: { description: 'No such share' },
       },
-      async handler({ params, principal, store }) {
-        return {
-          data: describeShare(
-            await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share'),
-          ),
-        };
-      },
+      handler: getNfsShare,
     }),
     defineRoute<{ params: IdParams }>({
       ...base,
@@ -194,11 +203,7 @@ export const nfsShareRoutes: RouteModule<DataServiceRouteServices> = {
       summary: 'Delete an NFS share and its files',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such share' } },
-      async handler({ params, principal, store }) {
-        const share = await findInOrganization<NfsShare>(store, principal, NFS_SHARE, params.id, 'share');
-        await store.delete(NFS_SHARE, share.metadata.namespace, share.metadata.name);
-        return {};
-      },
+      handler: deleteNfsShare,
     }),
   ],
 };

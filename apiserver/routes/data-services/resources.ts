@@ -1,13 +1,7 @@
 /** What the data-services routes share: lookups within the caller's organization, ids, errors. */
-import type { Principal } from '../../../accounts/principal.js';
 import type { QuotasConfig } from '../../../config/quotas.js';
 import type { WorkloadsConfig } from '../../../config/workloads.js';
-import {
-  isStoreError,
-  type KubeObject,
-  type ObjectStore,
-  type ResourceType,
-} from '../../../control-plane/types.js';
+import type { KubeObject, ObjectStore, ResourceType } from '../../../control-plane/types.js';
 import {
   claimQuota,
   quotaExceededMessage,
@@ -17,12 +11,21 @@ import {
   WORKLOAD_FINALIZER,
 } from '../../../controllers/data-services/index.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
-import type { DataPlane } from '../../../data-plane/data-plane.js';
-import { ApiError, notFound, unprocessable } from '../../errors.js';
-import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { isDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
 import { objectNameOf } from '../../../crds/ids.js';
+import type { DataPlane } from '../../../data-plane/data-plane.js';
+import { ApiError, unprocessable } from '../../errors.js';
+import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
+import type { OrganizationLookup } from '../../routing/tenancy.js';
+import {
+  BACKUP,
+  DATABASE,
+  NFS_SHARE,
+  RESTORE,
+  type Backup,
+  type Database,
+  type NfsShare,
+  type Restore,
+} from '../../../crds/data-services.js';
 
 /** What the data-services routes need beyond the core services. */
 export interface DataServiceRouteServices {
@@ -56,25 +59,23 @@ export const MOUNT = {
   properties: { server: { type: 'string' }, path: { type: 'string' } },
 } as const satisfies JsonSchema;
 
-/**
- * The object of `id` in the caller's organization; another organization's is a 404 like a
- * missing one, and so is a deleted one whose cleanup goes on.
- */
-export async function findInOrganization<T extends KubeObject>(
-  store: ObjectStore,
-  principal: Principal,
-  type: ResourceType,
-  id: string,
-  noun: string,
-): Promise<T> {
-  try {
-    const object = await store.get<T>(type, tenantNamespace(principal), objectNameOf(id));
-    if (!isDeleted(object)) return object;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`${noun} ${id} not found`);
-}
+/** How the data-services kinds are found in the caller's organization by their REST ids. */
+export const DATABASES: OrganizationLookup<Database> = {
+  type: DATABASE,
+  objectName: objectNameOf,
+  noun: 'database',
+};
+export const NFS_SHARES: OrganizationLookup<NfsShare> = {
+  type: NFS_SHARE,
+  objectName: objectNameOf,
+  noun: 'share',
+};
+export const BACKUPS: OrganizationLookup<Backup> = { type: BACKUP, objectName: objectNameOf, noun: 'backup' };
+export const RESTORES: OrganizationLookup<Restore> = {
+  type: RESTORE,
+  objectName: objectNameOf,
+  noun: 'restore',
+};
 
 /** A 422 naming the field, as the spec asks for a broken domain rule. */
 export function invalidField(problem: Problem): ApiError {

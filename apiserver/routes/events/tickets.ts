@@ -5,7 +5,7 @@
 import { issueTicket, TICKET_LIFETIME_MS } from '../../event-stream/tickets.js';
 import { forbidden } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext, type Empty } from '../../routing/route.js';
 
 const TICKET_BODY = {
   type: 'object',
@@ -16,10 +16,22 @@ const TICKET_BODY = {
   },
 } as const satisfies JsonSchema;
 
+async function createEventTicket({ principal, database, now }: AuthenticatedContext) {
+  const { organizationId } = principal;
+  if (!organizationId) {
+    throw forbidden('this operation needs a current organization; choose one with PATCH /v1/auth/me');
+  }
+  const issued = await issueTicket(database, { ...principal, organizationId }, now());
+  return {
+    status: 201,
+    data: { ticket: issued.ticket, expires_at: issued.expiresAt.toISOString() },
+  };
+}
+
 export const eventTicketRoutes: RouteModule = {
   area: 'resources',
   routes: [
-    defineRoute({
+    defineRoute<Empty>({
       method: 'post',
       path: '/v1/events/tickets',
       area: 'resources',
@@ -28,17 +40,7 @@ export const eventTicketRoutes: RouteModule = {
       summary: 'A one-use ticket for the event stream',
       description: `The ticket opens one stream of the caller's organization within ${TICKET_LIFETIME_MS / 1000} s.`,
       responses: { 201: { description: 'The ticket', schema: TICKET_BODY } },
-      async handler({ principal, database, now }) {
-        const { organizationId } = principal;
-        if (!organizationId) {
-          throw forbidden('this operation needs a current organization; choose one with PATCH /v1/auth/me');
-        }
-        const issued = await issueTicket(database, { ...principal, organizationId }, now());
-        return {
-          status: 201,
-          data: { ticket: issued.ticket, expires_at: issued.expiresAt.toISOString() },
-        };
-      },
+      handler: createEventTicket,
     }),
   ],
 };

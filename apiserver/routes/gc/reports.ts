@@ -10,7 +10,7 @@ import { findGcReport, listGcReports, type GcReport } from '../../../jobs/garbag
 import { forbidden, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { PAGE_QUERY_PROPERTIES, pageWindow, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 
 /** What the report routes need beyond the core services. */
 export interface GcReportRouteServices {
@@ -87,6 +87,32 @@ async function requirePlatformAdmin(
     throw forbidden('garbage collection reports are for platform administrators only');
 }
 
+async function listCollectionReports({
+  query,
+  principal,
+  database,
+  platformAdmins,
+}: AuthenticatedContext<{ query: PageQuery }, GcReportRouteServices>) {
+  await requirePlatformAdmin(database, principal, platformAdmins);
+  const { reports, total } = await listGcReports(database, pageWindow(query));
+  return {
+    data: reports.map((report) => ({ ...describe(report), items: report.items.length })),
+    page: { total, page: query.page, perPage: query.per_page },
+  };
+}
+
+async function getGcReport({
+  params,
+  principal,
+  database,
+  platformAdmins,
+}: AuthenticatedContext<{ params: { id: string } }, GcReportRouteServices>) {
+  await requirePlatformAdmin(database, principal, platformAdmins);
+  const report = await findGcReport(database, params.id);
+  if (report === undefined) throw notFound(`garbage collection report ${params.id} not found`);
+  return { data: { ...describe(report), items: report.items } };
+}
+
 export const gcReportRoutes: RouteModule<GcReportRouteServices> = {
   area: 'resources',
   routes: [
@@ -104,14 +130,7 @@ export const gcReportRoutes: RouteModule<GcReportRouteServices> = {
         },
         403: { description: 'The caller is not a platform administrator' },
       },
-      async handler({ query, principal, database, platformAdmins }) {
-        await requirePlatformAdmin(database, principal, platformAdmins);
-        const { reports, total } = await listGcReports(database, pageWindow(query));
-        return {
-          data: reports.map((report) => ({ ...describe(report), items: report.items.length })),
-          page: { total, page: query.page, perPage: query.per_page },
-        };
-      },
+      handler: listCollectionReports,
     }),
     defineRoute<{ params: { id: string } }, GcReportRouteServices>({
       ...BASE,
@@ -126,12 +145,7 @@ export const gcReportRoutes: RouteModule<GcReportRouteServices> = {
         403: { description: 'The caller is not a platform administrator' },
         404: { description: 'No such report' },
       },
-      async handler({ params, principal, database, platformAdmins }) {
-        await requirePlatformAdmin(database, principal, platformAdmins);
-        const report = await findGcReport(database, params.id);
-        if (report === undefined) throw notFound(`garbage collection report ${params.id} not found`);
-        return { data: { ...describe(report), items: report.items } };
-      },
+      handler: getGcReport,
     }),
   ],
 };

@@ -15,7 +15,12 @@ import { MONITOR_SITES } from '../../../integrations/providers/monitor.js';
 import { configurationProblems } from '../../../controllers/integration/index.js';
 import type { IntegrationCredentials } from '../../../integrations/credentials.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteContext, type RouteDefinition } from '../../routing/route.js';
+import {
+  defineRoute,
+  type RouteContext,
+  type RouteDefinition,
+  type AuthenticatedContext,
+} from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
 import { ensureTenantNamespace } from '../../routing/tenancy.js';
 import {
@@ -124,6 +129,124 @@ function body(required: string[], properties: Record<string, JsonSchema>): JsonS
 
 const SECRET = { type: 'string', minLength: 1, maxLength: 4096 } as const satisfies JsonSchema;
 
+async function connectCodehost(
+  ctx: AuthenticatedContext<
+    {
+      body: { name: string; installation_id: string; repositories: string[]; events: string[] };
+    },
+    IntegrationRouteServices
+  >,
+) {
+  const { installation_id, repositories, events } = ctx.body;
+  const events_ = [...new Set(events)];
+  checkConfiguration('codehost', { installation_id, repositories, events: events_ });
+  const secret = randomBytes(32).toString('hex');
+  let webhookUrl = '';
+  const { integration } = await createVerified(
+    ctx,
+    {
+      type: 'codehost',
+      name: ctx.body.name.trim(),
+      configuration: { installation_id, repositories },
+      credentials: {},
+      credentialField: 'installation_id',
+    },
+    async (id) => {
+      const context = providerContext(servicesOf(ctx));
+      webhookUrl = codehostWebhookUrl(ctx.publicUrl.href, id);
+      try {
+        const token = await accessToken({}, { installation_id }, context);
+        const hooks = await installRepositoryHooks(
+          token,
+          repositories,
+          { url: webhookUrl, secret, events: events_ },
+          context,
+        );
+        return {
+          configuration: { webhook_id: codehostWebhookId(id), webhook_events: events_, hooks },
+          credentials: { webhook_secret: secret },
+        };
+      } catch (error) {
+        if (error instanceof ProviderError) throw providerRefusal(error, 'repositories');
+        throw error;
+      }
+    },
+  );
+  return created(ctx, integration, { webhook_url: webhookUrl, webhook_secret: secret });
+}
+
+async function connectEdgenet(
+  ctx: AuthenticatedContext<
+    { body: { name: string; api_token: string; zones: string[] } },
+    IntegrationRouteServices
+  >,
+) {
+  const zones = [...new Set(ctx.body.zones)];
+  checkConfiguration('edgenet', { zones });
+  const { integration, configuration } = await createVerified(ctx, {
+    type: 'edgenet',
+    name: ctx.body.name.trim(),
+    configuration: { zones },
+    credentials: { api_token: ctx.body.api_token },
+    credentialField: 'api_token',
+  });
+  return created(ctx, integration, { zones: configuration.zones });
+}
+
+async function connectMonitor(
+  ctx: AuthenticatedContext<
+    { body: { name: string; api_key: string; app_key?: string; site: string; tags?: string[] } },
+    IntegrationRouteServices
+  >,
+) {
+  const tags = [...new Set(ctx.body.tags ?? [])];
+  checkConfiguration('monitor', { site: ctx.body.site, tags });
+  const { integration } = await createVerified(ctx, {
+    type: 'monitor',
+    name: ctx.body.name.trim(),
+    configuration: { site: ctx.body.site, tags },
+    credentials: {
+      api_key: ctx.body.api_key,
+      ...(ctx.body.app_key === undefined ? {} : { app_key: ctx.body.app_key }),
+    },
+    credentialField: 'api_key',
+  });
+  return created(ctx, integration, { tags });
+}
+
+async function connectChat(
+  ctx: AuthenticatedContext<
+    { body: { name: string; webhook_url: string; channels: Record<string, string> } },
+    IntegrationRouteServices
+  >,
+) {
+  checkConfiguration('chat', { channels: ctx.body.channels });
+  const { integration } = await createVerified(ctx, {
+    type: 'chat',
+    name: ctx.body.name.trim(),
+    configuration: { channels: ctx.body.channels },
+    credentials: { webhook_url: ctx.body.webhook_url },
+    credentialField: 'webhook_url',
+  });
+  return created(ctx, integration, { channels: ctx.body.channels });
+}
+
+async function connectPager(
+  ctx: AuthenticatedContext<
+    { body: { name: string; integration_key: string; service_id: string } },
+    IntegrationRouteServices
+  >,
+) {
+  const { integration } = await createVerified(ctx, {
+    type: 'pager',
+    name: ctx.body.name.trim(),
+    configuration: { service_id: ctx.body.service_id },
+    credentials: { integration_key: ctx.body.integration_key },
+    credentialField: 'integration_key',
+  });
+  return created(ctx, integration, { service_id: ctx.body.service_id });
+}
+
 /** The five type-specific create routes. */
 export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = [
   defineRoute<
@@ -165,44 +288,7 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
         },
       },
     },
-    async handler(ctx) {
-      const { installation_id, repositories, events } = ctx.body;
-      const events_ = [...new Set(events)];
-      checkConfiguration('codehost', { installation_id, repositories, events: events_ });
-      const secret = randomBytes(32).toString('hex');
-      let webhookUrl = '';
-      const { integration } = await createVerified(
-        ctx,
-        {
-          type: 'codehost',
-          name: ctx.body.name.trim(),
-          configuration: { installation_id, repositories },
-          credentials: {},
-          credentialField: 'installation_id',
-        },
-        async (id) => {
-          const context = providerContext(servicesOf(ctx));
-          webhookUrl = codehostWebhookUrl(ctx.publicUrl.href, id);
-          try {
-            const token = await accessToken({}, { installation_id }, context);
-            const hooks = await installRepositoryHooks(
-              token,
-              repositories,
-              { url: webhookUrl, secret, events: events_ },
-              context,
-            );
-            return {
-              configuration: { webhook_id: codehostWebhookId(id), webhook_events: events_, hooks },
-              credentials: { webhook_secret: secret },
-            };
-          } catch (error) {
-            if (error instanceof ProviderError) throw providerRefusal(error, 'repositories');
-            throw error;
-          }
-        },
-      );
-      return created(ctx, integration, { webhook_url: webhookUrl, webhook_secret: secret });
-    },
+    handler: connectCodehost,
   }),
   defineRoute<{ body: { name: string; api_token: string; zones: string[] } }, IntegrationRouteServices>({
     ...base,
@@ -222,18 +308,7 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
         schema: { type: 'object', properties: { ...CREATED_FIELDS, zones: { type: 'array' } } },
       },
     },
-    async handler(ctx) {
-      const zones = [...new Set(ctx.body.zones)];
-      checkConfiguration('edgenet', { zones });
-      const { integration, configuration } = await createVerified(ctx, {
-        type: 'edgenet',
-        name: ctx.body.name.trim(),
-        configuration: { zones },
-        credentials: { api_token: ctx.body.api_token },
-        credentialField: 'api_token',
-      });
-      return created(ctx, integration, { zones: configuration.zones });
-    },
+    handler: connectEdgenet,
   }),
   defineRoute<
     { body: { name: string; api_key: string; app_key?: string; site: string; tags?: string[] } },
@@ -261,21 +336,7 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
         },
       },
     },
-    async handler(ctx) {
-      const tags = [...new Set(ctx.body.tags ?? [])];
-      checkConfiguration('monitor', { site: ctx.body.site, tags });
-      const { integration } = await createVerified(ctx, {
-        type: 'monitor',
-        name: ctx.body.name.trim(),
-        configuration: { site: ctx.body.site, tags },
-        credentials: {
-          api_key: ctx.body.api_key,
-          ...(ctx.body.app_key === undefined ? {} : { app_key: ctx.body.app_key }),
-        },
-        credentialField: 'api_key',
-      });
-      return created(ctx, integration, { tags });
-    },
+    handler: connectMonitor,
   }),
   defineRoute<
     { body: { name: string; webhook_url: string; channels: Record<string, string> } },
@@ -303,17 +364,7 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
         schema: { type: 'object', properties: { ...CREATED_FIELDS, channels: { type: 'object' } } },
       },
     },
-    async handler(ctx) {
-      checkConfiguration('chat', { channels: ctx.body.channels });
-      const { integration } = await createVerified(ctx, {
-        type: 'chat',
-        name: ctx.body.name.trim(),
-        configuration: { channels: ctx.body.channels },
-        credentials: { webhook_url: ctx.body.webhook_url },
-        credentialField: 'webhook_url',
-      });
-      return created(ctx, integration, { channels: ctx.body.channels });
-    },
+    handler: connectChat,
   }),
   defineRoute<
     { body: { name: string; integration_key: string; service_id: string } },
@@ -339,15 +390,6 @@ export const TYPED_CREATE_ROUTES: RouteDefinition<IntegrationRouteServices>[] = 
         schema: { type: 'object', properties: { ...CREATED_FIELDS, service_id: { type: 'string' } } },
       },
     },
-    async handler(ctx) {
-      const { integration } = await createVerified(ctx, {
-        type: 'pager',
-        name: ctx.body.name.trim(),
-        configuration: { service_id: ctx.body.service_id },
-        credentials: { integration_key: ctx.body.integration_key },
-        credentialField: 'integration_key',
-      });
-      return created(ctx, integration, { service_id: ctx.body.service_id });
-    },
+    handler: connectPager,
   }),
 ];

@@ -3,15 +3,16 @@
  * one that was given up. The delivery worker does the sending; these routes only read and requeue.
  */
 import { redeliverEvent, findEvent, type EventRow } from '../../../integrations/events/event-records.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
-import { INTEGRATION, type Integration } from '../../../crds/integration.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
+import type { Integration } from '../../../crds/integration.js';
 import type { IntegrationEventStatus } from '../../../data-plane/schema.js';
 import { conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
+import { findInOrganization } from '../../routing/tenancy.js';
+import { INTEGRATIONS } from './integration-resources.js';
 
 const REST_STATUSES = ['success', 'failed', 'pending'] as const;
 type RestEventStatus = (typeof REST_STATUSES)[number];
@@ -44,18 +45,7 @@ export async function readTenantIntegration(
   principal: Principal,
   id: string,
 ): Promise<Integration> {
-  try {
-    const integration = await store.get<Integration>(INTEGRATION, tenantNamespace(principal), id);
-    if (!integration.metadata.deletionTimestamp) return integration;
-  } catch (error) {
-    if (
-      !isStoreError(error, 'NotFound') &&
-      !isStoreError(error, 'Invalid') &&
-      !isStoreError(error, 'BadRequest')
-    )
-      throw error;
-  }
-  throw notFound(`integration ${id} not found`);
+  return findInOrganization(store, principal, { ...INTEGRATIONS, malformedIsMissing: true }, id);
 }
 
 const EVENT = {
@@ -88,6 +78,48 @@ interface ListQuery {
   offset: number;
 }
 
+async function listIntegrationEvents({
+  params,
+  query,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: { id: string }; query: ListQuery }>) {
+  await readTenantIntegration(store, principal, params.id);
+  let select = database.kysely
+    .selectFrom('integration_events')
+    .selectAll()
+    .where('integration_id', '=', params.id);
+  if (query.event_type !== undefined) select = select.where('event_type', '=', query.event_type);
+  if (query.status !== undefined) select = select.where('status', 'in', STORED_STATUSES[query.status]);
+  const rows = await select
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  return { data: rows.map(toRest) };
+}
+
+async function redeliverIntegrationEvent({
+  params,
+  principal,
+  store,
+  database,
+  now,
+}: AuthenticatedContext<{ params: { id: string; event_id: string } }>) {
+  await readTenantIntegration(store, principal, params.id);
+  const requeued = await redeliverEvent(database, params.id, params.event_id, now());
+  const row = await findEvent(database, params.id, params.event_id);
+  if (!row) throw notFound(`event ${params.event_id} not found`);
+  if (!requeued) {
+    throw conflict(
+      `event ${params.event_id} is ${restStatus(row.status)}; only a failed event can be redelivered`,
+    );
+  }
+  return { status: 202, data: toRest(row) };
+}
+
 export const integrationEventRoutes: RouteModule = {
   area: 'integrations',
   routes: [
@@ -114,22 +146,7 @@ export const integrationEventRoutes: RouteModule = {
         },
       },
       responses: { 200: { description: 'The events', schema: { type: 'array', items: EVENT } } },
-      async handler({ params, query, principal, store, database }) {
-        await readTenantIntegration(store, principal, params.id);
-        let select = database.kysely
-          .selectFrom('integration_events')
-          .selectAll()
-          .where('integration_id', '=', params.id);
-        if (query.event_type !== undefined) select = select.where('event_type', '=', query.event_type);
-        if (query.status !== undefined) select = select.where('status', 'in', STORED_STATUSES[query.status]);
-        const rows = await select
-          .orderBy('created_at', 'desc')
-          .orderBy('id')
-          .limit(query.limit)
-          .offset(query.offset)
-          .execute();
-        return { data: rows.map(toRest) };
-      },
+      handler: listIntegrationEvents,
     }),
     defineRoute<{ params: { id: string; event_id: string } }>({
       method: 'post',
@@ -151,18 +168,7 @@ export const integrationEventRoutes: RouteModule = {
         404: { description: 'No such integration or event' },
         409: { description: 'The event is not failed' },
       },
-      async handler({ params, principal, store, database, now }) {
-        await readTenantIntegration(store, principal, params.id);
-        const requeued = await redeliverEvent(database, params.id, params.event_id, now());
-        const row = await findEvent(database, params.id, params.event_id);
-        if (!row) throw notFound(`event ${params.event_id} not found`);
-        if (!requeued) {
-          throw conflict(
-            `event ${params.event_id} is ${restStatus(row.status)}; only a failed event can be redelivered`,
-          );
-        }
-        return { status: 202, data: toRest(row) };
-      },
+      handler: redeliverIntegrationEvent,
     }),
   ],
 };

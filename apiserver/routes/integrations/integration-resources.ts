@@ -25,9 +25,9 @@ import {
 } from '../../../integrations/credentials.js';
 import type { IntegrationProblem } from '../../../controllers/integration/index.js';
 import type { ProviderError } from '../../../integrations/providers/provider.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
-import { ApiError, badRequest, conflict, notFound, unprocessable } from '../../errors.js';
-import { isDeleted } from '../../routing/deleted.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
+import { ApiError, badRequest, conflict, unprocessable } from '../../errors.js';
+import { findInNamespace, type OrganizationLookup } from '../../routing/tenancy.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import type { RequestShape, RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
@@ -144,14 +144,11 @@ export async function readIntegration(
   namespace: string,
   id: string,
 ): Promise<Integration> {
-  try {
-    const integration = await store.get<Integration>(INTEGRATION, namespace, id);
-    if (!isDeleted(integration)) return integration;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`integration ${id} does not exist`);
+  return findInNamespace(store, namespace, INTEGRATIONS, id, `integration ${id} does not exist`);
 }
+
+/** How an integration is found in an organization: by its id, which is its object's name. */
+export const INTEGRATIONS: OrganizationLookup<Integration> = { type: INTEGRATION, noun: 'integration' };
 
 function fieldErrors(problems: readonly IntegrationProblem[], rule: string) {
   return problems.map((problem) => ({ in: 'body', field: problem.field, rule, message: problem.message }));

@@ -15,7 +15,7 @@ import { configurationProblems, credentialProblems } from '../../../controllers/
 import { checkOutboundUrl, EgressError } from '../../../security/egress.js';
 import { unprocessable } from '../../errors.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import { TYPED_CREATE_ROUTES } from './creates.js';
@@ -72,6 +72,124 @@ function knownType(type: string): IntegrationType {
 const base = { area: 'integrations', auth: 'authenticated', tags: ['integrations'] } as const;
 const read = ['integrations:read'];
 const write = ['integrations:write'];
+async function listIntegrations({
+  query,
+  principal,
+  now,
+  database,
+  store,
+}: AuthenticatedContext<
+  { query: LimitOffsetQuery & { type?: IntegrationType; status?: string } },
+  IntegrationRouteServices
+>) {
+  const { items } = await store.list<Integration>(INTEGRATION, {
+    namespace: tenantNamespace(principal),
+  });
+  const activity = await readActivity(
+    database,
+    items.map((item) => item.metadata.name),
+  );
+  const rows = withoutDeleted(items)
+    .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
+    .filter((row) => query.type === undefined || row.type === query.type)
+    .filter((row) => query.status === undefined || row.status === query.status)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  return { data: rows.slice(query.offset, query.offset + query.limit) };
+}
+
+async function createAnyIntegration(
+  ctx: AuthenticatedContext<{ body: GenericCreateBody }, IntegrationRouteServices>,
+) {
+  const { body, principal } = ctx;
+  const type = knownType(body.type);
+  const configuration = body.configuration ?? {};
+  const configProblems = configurationProblems(type, configuration);
+  if (configProblems.length > 0) throw invalidConfiguration(configProblems);
+  const credentialIssues = credentialProblems(type, body.credentials);
+  if (credentialIssues.length > 0) throw invalidCredentials(credentialIssues);
+  const services = servicesOf(ctx);
+  if (type === 'chat') {
+    try {
+      await checkOutboundUrl(String(body.credentials.webhook_url), {
+        allowPrivate: services.config.allowPrivateEgress,
+      });
+    } catch (error) {
+      if (!(error instanceof EgressError)) throw error;
+      throw invalidCredentials([{ field: 'credentials.webhook_url', message: error.message }]);
+    }
+  }
+  const namespace = await ensureTenantNamespace(ctx.store, principal);
+  const name = body.name.trim();
+  await checkNameFree(ctx.store, namespace, name);
+  const created = await createIntegration(services, {
+    id: newIntegrationId(),
+    namespace,
+    type,
+    name,
+    configuration,
+    credentials: body.credentials as Record<string, string>,
+    accountKey: null,
+    verified: false,
+  });
+  const { id, status, created_at } = restSummary(created, {}, ctx.now());
+  return { status: 201, data: { id, name, type, status, configuration, created_at } };
+}
+
+async function getIntegration({
+  params,
+  principal,
+  now,
+  database,
+  store,
+}: AuthenticatedContext<{ params: { id: string } }, IntegrationRouteServices>) {
+  const integration = await readIntegration(store, tenantNamespace(principal), params.id);
+  return { data: restDetail(integration, await activityOf(database, integration), now()) };
+}
+
+async function updateIntegration({
+  params,
+  body,
+  principal,
+  now,
+  store,
+}: AuthenticatedContext<{ params: { id: string }; body: PatchBody }, IntegrationRouteServices>) {
+  const namespace = tenantNamespace(principal);
+  const integration = await readIntegration(store, namespace, params.id);
+  const spec = integration.spec!;
+  if (body.configuration !== undefined) {
+    const problems = configurationProblems(spec.type, body.configuration);
+    if (problems.length > 0) throw invalidConfiguration(problems);
+  }
+  const name = body.name?.trim() ?? spec.name;
+  if (name !== spec.name) await checkNameFree(store, namespace, name, params.id);
+  const updatedAt = now().toISOString();
+  const updated = await store.update<Integration>(INTEGRATION, {
+    ...integration,
+    metadata: {
+      ...integration.metadata,
+      annotations: { ...integration.metadata.annotations, [UPDATED_AT_ANNOTATION]: updatedAt },
+    },
+    spec: {
+      ...spec,
+      name,
+      configuration: { ...spec.configuration, ...body.configuration },
+      enabled: body.enabled ?? spec.enabled ?? true,
+    },
+  });
+  return { data: { id: updated.metadata.name, name, updated_at: updatedAt } };
+}
+
+async function deleteIntegration({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: { id: string } }, IntegrationRouteServices>) {
+  const namespace = tenantNamespace(principal);
+  await readIntegration(store, namespace, params.id);
+  await store.delete(INTEGRATION, namespace, params.id);
+  return { status: 204 };
+}
+
 export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
   area: 'integrations',
   routes: [
@@ -100,21 +218,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
           schema: { type: 'array', items: INTEGRATION_SUMMARY },
         },
       },
-      async handler({ query, principal, now, database, store }) {
-        const { items } = await store.list<Integration>(INTEGRATION, {
-          namespace: tenantNamespace(principal),
-        });
-        const activity = await readActivity(
-          database,
-          items.map((item) => item.metadata.name),
-        );
-        const rows = withoutDeleted(items)
-          .map((item) => restSummary(item, activity.get(item.metadata.name) ?? {}, now()))
-          .filter((row) => query.type === undefined || row.type === query.type)
-          .filter((row) => query.status === undefined || row.status === query.status)
-          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-        return { data: rows.slice(query.offset, query.offset + query.limit) };
-      },
+      handler: listIntegrations,
     }),
     defineRoute<{ body: GenericCreateBody }, IntegrationRouteServices>({
       ...base,
@@ -154,41 +258,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
           },
         },
       },
-      async handler(ctx) {
-        const { body, principal } = ctx;
-        const type = knownType(body.type);
-        const configuration = body.configuration ?? {};
-        const configProblems = configurationProblems(type, configuration);
-        if (configProblems.length > 0) throw invalidConfiguration(configProblems);
-        const credentialIssues = credentialProblems(type, body.credentials);
-        if (credentialIssues.length > 0) throw invalidCredentials(credentialIssues);
-        const services = servicesOf(ctx);
-        if (type === 'chat') {
-          try {
-            await checkOutboundUrl(String(body.credentials.webhook_url), {
-              allowPrivate: services.config.allowPrivateEgress,
-            });
-          } catch (error) {
-            if (!(error instanceof EgressError)) throw error;
-            throw invalidCredentials([{ field: 'credentials.webhook_url', message: error.message }]);
-          }
-        }
-        const namespace = await ensureTenantNamespace(ctx.store, principal);
-        const name = body.name.trim();
-        await checkNameFree(ctx.store, namespace, name);
-        const created = await createIntegration(services, {
-          id: newIntegrationId(),
-          namespace,
-          type,
-          name,
-          configuration,
-          credentials: body.credentials as Record<string, string>,
-          accountKey: null,
-          verified: false,
-        });
-        const { id, status, created_at } = restSummary(created, {}, ctx.now());
-        return { status: 201, data: { id, name, type, status, configuration, created_at } };
-      },
+      handler: createAnyIntegration,
     }),
     ...TYPED_CREATE_ROUTES,
     defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
@@ -199,10 +269,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
       summary: 'Read an integration',
       request: { params: ID_PARAMS },
       responses: { 200: { description: 'The integration', schema: INTEGRATION_DETAIL } },
-      async handler({ params, principal, now, database, store }) {
-        const integration = await readIntegration(store, tenantNamespace(principal), params.id);
-        return { data: restDetail(integration, await activityOf(database, integration), now()) };
-      },
+      handler: getIntegration,
     }),
     defineRoute<{ params: { id: string }; body: PatchBody }, IntegrationRouteServices>({
       ...base,
@@ -235,32 +302,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
           },
         },
       },
-      async handler({ params, body, principal, now, store }) {
-        const namespace = tenantNamespace(principal);
-        const integration = await readIntegration(store, namespace, params.id);
-        const spec = integration.spec!;
-        if (body.configuration !== undefined) {
-          const problems = configurationProblems(spec.type, body.configuration);
-          if (problems.length > 0) throw invalidConfiguration(problems);
-        }
-        const name = body.name?.trim() ?? spec.name;
-        if (name !== spec.name) await checkNameFree(store, namespace, name, params.id);
-        const updatedAt = now().toISOString();
-        const updated = await store.update<Integration>(INTEGRATION, {
-          ...integration,
-          metadata: {
-            ...integration.metadata,
-            annotations: { ...integration.metadata.annotations, [UPDATED_AT_ANNOTATION]: updatedAt },
-          },
-          spec: {
-            ...spec,
-            name,
-            configuration: { ...spec.configuration, ...body.configuration },
-            enabled: body.enabled ?? spec.enabled ?? true,
-          },
-        });
-        return { data: { id: updated.metadata.name, name, updated_at: updatedAt } };
-      },
+      handler: updateIntegration,
     }),
     defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
       ...base,
@@ -271,12 +313,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
       description: 'Its credentials are destroyed and its codehost webhooks removed (best effort).',
       request: { params: ID_PARAMS },
       responses: { 204: { description: 'Deleted' } },
-      async handler({ params, principal, store }) {
-        const namespace = tenantNamespace(principal);
-        await readIntegration(store, namespace, params.id);
-        await store.delete(INTEGRATION, namespace, params.id);
-        return { status: 204 };
-      },
+      handler: deleteIntegration,
     }),
     ...INTEGRATION_RUN_ROUTES,
   ],

@@ -6,7 +6,7 @@ import { readHealth } from '../../../integrations/health.js';
 import { readSync, readTest, startSync, startTest } from '../../../integrations/runs.js';
 import { notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteDefinition } from '../../routing/route.js';
+import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   ID_PARAMS,
@@ -71,6 +71,67 @@ const base = { area: 'integrations', auth: 'authenticated', tags: ['integrations
 const read = ['integrations:read'];
 const write = ['integrations:write'];
 
+async function testIntegration(
+  ctx: AuthenticatedContext<{ params: { id: string } }, IntegrationRouteServices>,
+) {
+  const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
+  const test = await startTest(servicesOf(ctx), integration);
+  const { test_id, integration_id, status, started_at } = test;
+  return { status: 202, data: { test_id, integration_id, status, started_at } };
+}
+
+async function getIntegrationTest({
+  params,
+  principal,
+  database,
+  store,
+}: AuthenticatedContext<{ params: { id: string; test_id: string } }, IntegrationRouteServices>) {
+  await readIntegration(store, tenantNamespace(principal), params.id);
+  const test = await readTest({ database }, params.id, params.test_id);
+  if (test === undefined) throw notFound(`test ${params.test_id} of integration ${params.id} does not exist`);
+  return { data: test };
+}
+
+async function syncCodehost(
+  ctx: AuthenticatedContext<
+    { params: { id: string }; body: { repositories?: string[]; full_sync?: boolean } },
+    IntegrationRouteServices
+  >,
+) {
+  const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
+  if (integration.spec?.type !== 'codehost') {
+    throw unprocessable(`integration ${ctx.params.id} is of type ${integration.spec?.type}, not codehost`);
+  }
+  const configured = (integration.spec.configuration?.repositories as string[] | undefined) ?? [];
+  const sync = await startSync(servicesOf(ctx), integration, {
+    repositories: ctx.body.repositories ?? configured,
+    fullSync: ctx.body.full_sync ?? false,
+  });
+  return { status: 202, data: { sync_id: sync.sync_id, status: sync.status } };
+}
+
+async function getCodehostSync({
+  params,
+  principal,
+  database,
+  store,
+}: AuthenticatedContext<{ params: { id: string; sync_id: string } }, IntegrationRouteServices>) {
+  await readIntegration(store, tenantNamespace(principal), params.id);
+  const sync = await readSync({ database }, params.id, params.sync_id);
+  if (sync === undefined) throw notFound(`sync ${params.sync_id} of integration ${params.id} does not exist`);
+  return { data: sync };
+}
+
+async function getIntegrationHealth({
+  params,
+  principal,
+  database,
+  store,
+}: AuthenticatedContext<{ params: { id: string } }, IntegrationRouteServices>) {
+  const integration = await readIntegration(store, tenantNamespace(principal), params.id);
+  return { data: await readHealth(database, integration) };
+}
+
 /** Tests, codehost syncs and health. */
 export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[] = [
   defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
@@ -95,12 +156,7 @@ export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[]
         },
       },
     },
-    async handler(ctx) {
-      const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
-      const test = await startTest(servicesOf(ctx), integration);
-      const { test_id, integration_id, status, started_at } = test;
-      return { status: 202, data: { test_id, integration_id, status, started_at } };
-    },
+    handler: testIntegration,
   }),
   defineRoute<{ params: { id: string; test_id: string } }, IntegrationRouteServices>({
     ...base,
@@ -115,13 +171,7 @@ export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[]
       },
     },
     responses: { 200: { description: 'The test', schema: TEST_RESULT } },
-    async handler({ params, principal, database, store }) {
-      await readIntegration(store, tenantNamespace(principal), params.id);
-      const test = await readTest({ database }, params.id, params.test_id);
-      if (test === undefined)
-        throw notFound(`test ${params.test_id} of integration ${params.id} does not exist`);
-      return { data: test };
-    },
+    handler: getIntegrationTest,
   }),
   defineRoute<
     { params: { id: string }; body: { repositories?: string[]; full_sync?: boolean } },
@@ -159,20 +209,7 @@ export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[]
         },
       },
     },
-    async handler(ctx) {
-      const integration = await readIntegration(ctx.store, tenantNamespace(ctx.principal), ctx.params.id);
-      if (integration.spec?.type !== 'codehost') {
-        throw unprocessable(
-          `integration ${ctx.params.id} is of type ${integration.spec?.type}, not codehost`,
-        );
-      }
-      const configured = (integration.spec.configuration?.repositories as string[] | undefined) ?? [];
-      const sync = await startSync(servicesOf(ctx), integration, {
-        repositories: ctx.body.repositories ?? configured,
-        fullSync: ctx.body.full_sync ?? false,
-      });
-      return { status: 202, data: { sync_id: sync.sync_id, status: sync.status } };
-    },
+    handler: syncCodehost,
   }),
   defineRoute<{ params: { id: string; sync_id: string } }, IntegrationRouteServices>({
     ...base,
@@ -187,13 +224,7 @@ export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[]
       },
     },
     responses: { 200: { description: 'The sync', schema: SYNC_RESULT } },
-    async handler({ params, principal, database, store }) {
-      await readIntegration(store, tenantNamespace(principal), params.id);
-      const sync = await readSync({ database }, params.id, params.sync_id);
-      if (sync === undefined)
-        throw notFound(`sync ${params.sync_id} of integration ${params.id} does not exist`);
-      return { data: sync };
-    },
+    handler: getCodehostSync,
   }),
   defineRoute<{ params: { id: string } }, IntegrationRouteServices>({
     ...base,
@@ -204,9 +235,6 @@ export const INTEGRATION_RUN_ROUTES: RouteDefinition<IntegrationRouteServices>[]
     description: 'Computed from its phase, its last 20 tests, syncs and forwarded events.',
     request: { params: ID_PARAMS },
     responses: { 200: { description: 'Health', schema: HEALTH } },
-    async handler({ params, principal, database, store }) {
-      const integration = await readIntegration(store, tenantNamespace(principal), params.id);
-      return { data: await readHealth(database, integration) };
-    },
+    handler: getIntegrationHealth,
   }),
 ];

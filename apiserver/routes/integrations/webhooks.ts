@@ -8,7 +8,7 @@ import { signingSecretOf } from '../../../integrations/events/signing-secrets.js
 import { integrationWebhooks } from '../../../integrations/events/webhooks.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { INTEGRATION_PARAMS, readTenantIntegration } from './events.js';
 
 const WEBHOOK = {
@@ -57,6 +57,57 @@ const SIGNING_SECRET = {
   },
 } as const satisfies JsonSchema;
 
+async function listIntegrationWebhooks({
+  params,
+  principal,
+  store,
+  publicUrl,
+}: AuthenticatedContext<{ params: { id: string } }, IntegrationWebhookRouteServices>) {
+  const integration = await readTenantIntegration(store, principal, params.id);
+  return { data: integrationWebhooks(integration, publicUrl.href) };
+}
+
+async function listWebhookDeliveryAttempts({
+  params,
+  query,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: { id: string }; query: AttemptQuery }, IntegrationWebhookRouteServices>) {
+  await readTenantIntegration(store, principal, params.id);
+  let select = database.kysely
+    .selectFrom('webhook_delivery_attempts')
+    .select(['id', 'webhook_id', 'event', 'status', 'status_code', 'duration_ms', 'timestamp'])
+    .where('integration_id', '=', params.id);
+  if (query.status !== undefined) select = select.where('status', '=', query.status);
+  const rows = await select
+    .orderBy('timestamp', 'desc')
+    .orderBy('id')
+    .limit(query.limit)
+    .offset(query.offset)
+    .execute();
+  return { status: 200, data: rows };
+}
+
+async function revealWebhookSigningSecret({
+  params,
+  principal,
+  store,
+  database,
+  now,
+  platformKey,
+}: AuthenticatedContext<{ params: { id: string } }, IntegrationWebhookRouteServices>) {
+  const integration = await readTenantIntegration(store, principal, params.id);
+  const id = integration.metadata.name;
+  return {
+    status: 200,
+    data: {
+      webhook_id: outboundWebhookId(id),
+      signing_secret: await signingSecretOf(database, platformKey, id, now()),
+    },
+  };
+}
+
 export const integrationWebhookRoutes: RouteModule<IntegrationWebhookRouteServices> = {
   area: 'integrations',
   routes: [
@@ -69,10 +120,7 @@ export const integrationWebhookRoutes: RouteModule<IntegrationWebhookRouteServic
       summary: "List an integration's webhooks",
       request: { params: INTEGRATION_PARAMS },
       responses: { 200: { description: 'The webhooks', schema: { type: 'array', items: WEBHOOK } } },
-      async handler({ params, principal, store, publicUrl }) {
-        const integration = await readTenantIntegration(store, principal, params.id);
-        return { data: integrationWebhooks(integration, publicUrl.href) };
-      },
+      handler: listIntegrationWebhooks,
     }),
     defineRoute<{ params: { id: string }; query: AttemptQuery }, IntegrationWebhookRouteServices>({
       method: 'post',
@@ -95,21 +143,7 @@ export const integrationWebhookRoutes: RouteModule<IntegrationWebhookRouteServic
       responses: {
         200: { description: 'The delivery attempts', schema: { type: 'array', items: DELIVERY_ATTEMPT } },
       },
-      async handler({ params, query, principal, store, database }) {
-        await readTenantIntegration(store, principal, params.id);
-        let select = database.kysely
-          .selectFrom('webhook_delivery_attempts')
-          .select(['id', 'webhook_id', 'event', 'status', 'status_code', 'duration_ms', 'timestamp'])
-          .where('integration_id', '=', params.id);
-        if (query.status !== undefined) select = select.where('status', '=', query.status);
-        const rows = await select
-          .orderBy('timestamp', 'desc')
-          .orderBy('id')
-          .limit(query.limit)
-          .offset(query.offset)
-          .execute();
-        return { status: 200, data: rows };
-      },
+      handler: listWebhookDeliveryAttempts,
     }),
     defineRoute<{ params: { id: string } }, IntegrationWebhookRouteServices>({
       method: 'post',
@@ -123,17 +157,7 @@ export const integrationWebhookRoutes: RouteModule<IntegrationWebhookRouteServic
         'a POST because it reveals a secret, so it needs the write scope.',
       request: { params: INTEGRATION_PARAMS },
       responses: { 200: { description: 'The signing secret', schema: SIGNING_SECRET } },
-      async handler({ params, principal, store, database, now, platformKey }) {
-        const integration = await readTenantIntegration(store, principal, params.id);
-        const id = integration.metadata.name;
-        return {
-          status: 200,
-          data: {
-            webhook_id: outboundWebhookId(id),
-            signing_secret: await signingSecretOf(database, platformKey, id, now()),
-          },
-        };
-      },
+      handler: revealWebhookSigningSecret,
     }),
   ],
 };

@@ -4,7 +4,7 @@
  */
 import { listEntries, listJobRuns } from '../../../controllers/stacks/index.js';
 import { notFound } from '../../errors.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { BASE, findStack, MASKED, READ, STACK_PARAMS, type StackParams } from './stack-views.js';
 
 const JOB = {
@@ -24,6 +24,86 @@ const keyOf = (stack: { metadata: { namespace?: string; name: string } }) => ({
   namespace: stack.metadata.namespace!,
   stack: stack.metadata.name,
 });
+
+async function listStackOutputs({
+  params,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: StackParams }>) {
+  const stack = await findStack(store, principal, params.id);
+  const entries = await listEntries(database, keyOf(stack));
+  const outputs = Object.fromEntries(
+    entries
+      .filter((entry) => entry.section === 'outputs')
+      .map((entry) => [
+        entry.name,
+        entry.vaultPath
+          ? { value: MASKED, sensitive: true, vault_path: entry.vaultPath }
+          : { value: entry.attributes.value ?? '', sensitive: false },
+      ]),
+  );
+  return { data: { outputs } };
+}
+
+async function listStackSecrets({
+  params,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: StackParams }>) {
+  const stack = await findStack(store, principal, params.id);
+  const entries = await listEntries(database, keyOf(stack));
+  const secrets = entries
+    .filter((entry) => entry.section === 'secrets')
+    .map((entry) => {
+      const config = entry.config as { type?: string; generator_type?: string };
+      return {
+        name: entry.name,
+        type: config.type ?? 'generated',
+        generator_type: config.generator_type ?? 'password',
+        vault_cluster_id: 'managed',
+        vault_path: entry.vaultPath ?? '',
+        created_at: entry.createdAt,
+      };
+    });
+  return { data: { secrets } };
+}
+
+async function listStackJobs({
+  params,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: StackParams }>) {
+  const stack = await findStack(store, principal, params.id);
+  const runs = await listJobRuns(database, keyOf(stack));
+  return {
+    data: {
+      jobs: runs.map((run) => ({
+        name: run.name,
+        status: run.status,
+        exit_code: run.exitCode,
+        message: run.message ?? null,
+        execution_id: run.execution.replace('-', '_'),
+        started_at: run.startedAt ?? null,
+        completed_at: run.completedAt ?? null,
+      })),
+    },
+  };
+}
+
+async function getStackJobLogs({
+  params,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: StackParams & { name: string } }>) {
+  const stack = await findStack(store, principal, params.id);
+  const run = (await listJobRuns(database, keyOf(stack))).find((candidate) => candidate.name === params.name);
+  if (!run) throw notFound(`job ${params.name} of stack ${params.id} has not run`);
+  return { data: { logs: run.logs } };
+}
 
 export const stackArtifactRoutes: RouteModule = {
   area: 'stacks',
@@ -59,21 +139,7 @@ export const stackArtifactRoutes: RouteModule = {
         },
         404: { description: 'No such stack' },
       },
-      async handler({ params, principal, store, database }) {
-        const stack = await findStack(store, principal, params.id);
-        const entries = await listEntries(database, keyOf(stack));
-        const outputs = Object.fromEntries(
-          entries
-            .filter((entry) => entry.section === 'outputs')
-            .map((entry) => [
-              entry.name,
-              entry.vaultPath
-                ? { value: MASKED, sensitive: true, vault_path: entry.vaultPath }
-                : { value: entry.attributes.value ?? '', sensitive: false },
-            ]),
-        );
-        return { data: { outputs } };
-      },
+      handler: listStackOutputs,
     }),
     defineRoute<{ params: StackParams }>({
       ...BASE,
@@ -107,24 +173,7 @@ export const stackArtifactRoutes: RouteModule = {
         },
         404: { description: 'No such stack' },
       },
-      async handler({ params, principal, store, database }) {
-        const stack = await findStack(store, principal, params.id);
-        const entries = await listEntries(database, keyOf(stack));
-        const secrets = entries
-          .filter((entry) => entry.section === 'secrets')
-          .map((entry) => {
-            const config = entry.config as { type?: string; generator_type?: string };
-            return {
-              name: entry.name,
-              type: config.type ?? 'generated',
-              generator_type: config.generator_type ?? 'password',
-              vault_cluster_id: 'managed',
-              vault_path: entry.vaultPath ?? '',
-              created_at: entry.createdAt,
-            };
-          });
-        return { data: { secrets } };
-      },
+      handler: listStackSecrets,
     }),
     defineRoute<{ params: StackParams }>({
       ...BASE,
@@ -140,23 +189,7 @@ export const stackArtifactRoutes: RouteModule = {
         },
         404: { description: 'No such stack' },
       },
-      async handler({ params, principal, store, database }) {
-        const stack = await findStack(store, principal, params.id);
-        const runs = await listJobRuns(database, keyOf(stack));
-        return {
-          data: {
-            jobs: runs.map((run) => ({
-              name: run.name,
-              status: run.status,
-              exit_code: run.exitCode,
-              message: run.message ?? null,
-              execution_id: run.execution.replace('-', '_'),
-              started_at: run.startedAt ?? null,
-              completed_at: run.completedAt ?? null,
-            })),
-          },
-        };
-      },
+      handler: listStackJobs,
     }),
     defineRoute<{ params: StackParams & { name: string } }>({
       ...BASE,
@@ -181,14 +214,7 @@ export const stackArtifactRoutes: RouteModule = {
         },
         404: { description: 'No such stack, or the job has not run' },
       },
-      async handler({ params, principal, store, database }) {
-        const stack = await findStack(store, principal, params.id);
-        const run = (await listJobRuns(database, keyOf(stack))).find(
-          (candidate) => candidate.name === params.name,
-        );
-        if (!run) throw notFound(`job ${params.name} of stack ${params.id} has not run`);
-        return { data: { logs: run.logs } };
-      },
+      handler: getStackJobLogs,
     }),
   ],
 };

@@ -2,6 +2,8 @@
  * `/v1/stacks/:id/apply`, `/destroy` and `/executions/:execution_id`. An apply or destroy is a
  * StackExecution the controller runs phase by phase; the answer comes at once.
  */
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { EXECUTION_REQUEST_ANNOTATION, REQUESTED_AT_ANNOTATION } from '../../../crds/annotations.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { isStoreError } from '../../../control-plane/types.js';
 import {
@@ -22,7 +24,13 @@ import {
 import { conflict, notFound } from '../../errors.js';
 import type { DataPlane } from '../../../data-plane/data-plane.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
-import { defineRoute, type RouteDefinition, type RouteModule } from '../../routing/route.js';
+import {
+  defineRoute,
+  type RouteDefinition,
+  type RouteModule,
+  type AuthenticatedContext,
+  type RouteResult,
+} from '../../routing/route.js';
 import {
   BASE,
   describeExecution,
@@ -37,8 +45,6 @@ import {
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
-import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
-import { EXECUTION_REQUEST_ANNOTATION, REQUESTED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 interface ExecutionRequest {
   dry_run?: boolean;
@@ -155,7 +161,38 @@ const STARTED = {
   },
 } as const;
 
-function executionRoute(operation: StackOperation): RouteDefinition<StackRouteServices> {
+type ExecutionContext = AuthenticatedContext<
+  { params: StackParams; body: ExecutionRequest | null | undefined },
+  StackRouteServices
+>;
+
+async function runExecution(
+  operation: StackOperation,
+  { params, body, principal, store, database, now, workloadsConfig }: ExecutionContext,
+) {
+  const stack = await findStack(store, principal, params.id);
+  return {
+    data: await startExecution(
+      { store, database, now: now(), limits: workloadsConfig },
+      stack,
+      operation,
+      body ?? {},
+    ),
+  };
+}
+
+async function applyStack(ctx: ExecutionContext) {
+  return runExecution('apply', ctx);
+}
+
+async function destroyStack(ctx: ExecutionContext) {
+  return runExecution('destroy', ctx);
+}
+
+function executionRoute(
+  operation: StackOperation,
+  handler: (ctx: ExecutionContext) => Promise<RouteResult>,
+): RouteDefinition<StackRouteServices> {
   return defineRoute<{ params: StackParams; body: ExecutionRequest | null | undefined }, StackRouteServices>({
     ...BASE,
     method: 'post',
@@ -174,25 +211,36 @@ function executionRoute(operation: StackOperation): RouteDefinition<StackRouteSe
       409: { description: 'An execution runs already, or the plan is stale (force overrides both)' },
       422: { description: 'The template is invalid' },
     },
-    async handler({ params, body, principal, store, database, now, workloadsConfig }) {
-      const stack = await findStack(store, principal, params.id);
-      return {
-        data: await startExecution(
-          { store, database, now: now(), limits: workloadsConfig },
-          stack,
-          operation,
-          body ?? {},
-        ),
-      };
-    },
+    handler,
   });
+}
+
+async function getStackExecution({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: StackParams & { execution_id: string } }>) {
+  const stack = await findStack(store, principal, params.id);
+  try {
+    const execution = await store.get<StackExecution>(
+      STACK_EXECUTION,
+      stack.metadata.namespace,
+      objectNameOf(params.execution_id),
+    );
+    if (execution.spec?.stack === stack.metadata.name) {
+      return { data: describeExecution(execution, phaseOrder(execution.spec.operation)[0]!) };
+    }
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+  }
+  throw notFound(`execution ${params.execution_id} of stack ${params.id} not found`);
 }
 
 export const stackExecutionRoutes: RouteModule<StackRouteServices> = {
   area: 'stacks',
   routes: [
-    executionRoute('apply'),
-    executionRoute('destroy'),
+    executionRoute('apply', applyStack),
+    executionRoute('destroy', destroyStack),
     defineRoute<{ params: StackParams & { execution_id: string } }>({
       ...BASE,
       method: 'get',
@@ -210,22 +258,7 @@ export const stackExecutionRoutes: RouteModule<StackRouteServices> = {
         200: { description: 'The execution', schema: EXECUTION_BODY },
         404: { description: 'No such stack or execution' },
       },
-      async handler({ params, principal, store }) {
-        const stack = await findStack(store, principal, params.id);
-        try {
-          const execution = await store.get<StackExecution>(
-            STACK_EXECUTION,
-            stack.metadata.namespace,
-            objectNameOf(params.execution_id),
-          );
-          if (execution.spec?.stack === stack.metadata.name) {
-            return { data: describeExecution(execution, phaseOrder(execution.spec.operation)[0]!) };
-          }
-        } catch (error) {
-          if (!isStoreError(error, 'NotFound')) throw error;
-        }
-        throw notFound(`execution ${params.execution_id} of stack ${params.id} not found`);
-      },
+      handler: getStackExecution,
     }),
   ],
 };

@@ -1,6 +1,8 @@
 /** What the stack routes share: lookups in the caller's organization, the REST shapes, errors. */
+import { objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 import type { Principal } from '../../../accounts/principal.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
 import {
   isFinished,
   templateProblems,
@@ -8,12 +10,10 @@ import {
   type StackEntry,
 } from '../../../controllers/stacks/index.js';
 import { STACK, STACK_EXECUTION, type Stack, type StackExecution } from '../../../crds/stacks.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
-import { objectNameOf, restIdOf } from '../../../crds/ids.js';
-import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
+import { findInOrganization, type OrganizationLookup } from '../../routing/tenancy.js';
 
 /** What the stack routes need beyond the core services: the sizes a database may have. */
 export interface StackRouteServices {
@@ -40,14 +40,15 @@ export const STATUSES = ['pending', 'deploying', 'active', 'failed'] as const;
 
 /** A stack of the caller's organization: another organization's, or a deleted one, is a 404. */
 export async function findStack(store: ObjectStore, principal: Principal, id: string): Promise<Stack> {
-  try {
-    const stack = await store.get<Stack>(STACK, tenantNamespace(principal), objectNameOf(id));
-    if (stack.spec && !isDeleted(stack)) return stack;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`stack ${id} not found`);
+  return findInOrganization(store, principal, STACKS, id);
 }
+
+const STACKS: OrganizationLookup<Stack> = {
+  type: STACK,
+  objectName: objectNameOf,
+  noun: 'stack',
+  visible: (stack) => Boolean(stack.spec) && !isDeleted(stack),
+};
 
 export async function executionsOf(store: ObjectStore, stack: Stack): Promise<StackExecution[]> {
   const { items } = await store.list<StackExecution>(STACK_EXECUTION, {

@@ -2,13 +2,15 @@
  * `/v1/stacks`: declarative templates and their plan. Applying and destroying are executions
  * (executions.ts); what a stack applied is read from the data plane (artifacts.ts).
  */
+import { newRestId, objectNameOf } from '../../../crds/ids.js';
+import { DESTROY_RESOURCES_ANNOTATION, UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { listEntries, planStack, type StackTemplate } from '../../../controllers/stacks/index.js';
 import { STACK, type Stack } from '../../../crds/stacks.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, pageOf, PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
@@ -26,8 +28,6 @@ import {
   type StackParams,
   type StackRouteServices,
 } from './stack-views.js';
-import { newRestId, objectNameOf } from '../../../crds/ids.js';
-import { DESTROY_RESOURCES_ANNOTATION, UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
 const TEMPLATE = {
   type: 'object',
@@ -90,6 +90,140 @@ interface CreateBody {
   template: Record<string, unknown>;
 }
 
+async function listStacks({ query, principal, store }: AuthenticatedContext<{ query: ListQuery }>) {
+  const { items } = await store.list<Stack>(STACK, { namespace: tenantNamespace(principal) });
+  const rows = withoutDeleted(items)
+    .filter((stack) => stack.spec)
+    .sort(byCreation)
+    .map(describeStackSummary)
+    .filter((stack) => query.status === undefined || stack.status === query.status)
+    .filter((stack) => query.tenant === undefined || stack.tenant === query.tenant);
+  return pageOf(rows, query);
+}
+
+async function createStack({
+  body,
+  principal,
+  store,
+  now,
+  workloadsConfig,
+}: AuthenticatedContext<{ body: CreateBody }, StackRouteServices>) {
+  const problem = templateError(body.template, workloadsConfig);
+  if (problem) throw problem;
+  const namespace = await ensureTenantNamespace(store, principal);
+  const { items } = await store.list<Stack>(STACK, { namespace });
+  if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
+  }
+  const id = newRestId('stk');
+  const created = await store.create<Stack>(STACK, {
+    apiVersion: API_VERSION,
+    kind: STACK.kind,
+    metadata: {
+      name: objectNameOf(id),
+      namespace,
+      annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+    },
+    spec: { name: body.name, tenant: body.tenant, template: body.template, version: 1 },
+  });
+  return {
+    status: 201,
+    data: { id, name: created.spec!.name, status: 'pending', version: created.spec!.version },
+  };
+}
+
+async function getStack({
+  params,
+  principal,
+  store,
+  database,
+}: AuthenticatedContext<{ params: StackParams }>) {
+  const stack = await findStack(store, principal, params.id);
+  const entries = await listEntries(database, {
+    namespace: stack.metadata.namespace!,
+    stack: stack.metadata.name,
+  });
+  return { data: describeStack(stack, entries) };
+}
+
+async function replaceStack({
+  params,
+  body,
+  principal,
+  store,
+  now,
+  workloadsConfig,
+}: AuthenticatedContext<
+  { params: StackParams; body: { template: Record<string, unknown> } },
+  StackRouteServices
+>) {
+  const problem = templateError(body.template, workloadsConfig);
+  if (problem) throw problem;
+  const stack = await findStack(store, principal, params.id);
+  const updated = await store.update<Stack>(STACK, {
+    ...stack,
+    metadata: {
+      ...stack.metadata,
+      annotations: { ...stack.metadata.annotations, [UPDATED_AT_ANNOTATION]: now().toISOString() },
+    },
+    spec: { ...stack.spec!, template: body.template, version: stack.spec!.version + 1 },
+  });
+  const running = updated.status?.status === 'deploying';
+  return {
+    data: {
+      id: params.id,
+      status: running ? 'deploying' : 'pending',
+      version: updated.spec!.version,
+      pending_changes: true,
+    },
+  };
+}
+
+async function deleteStack({
+  params,
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: StackParams; query: { destroy_resources: boolean } }>) {
+  const stack = await findStack(store, principal, params.id);
+  const wanted = String(query.destroy_resources);
+  if (stack.metadata.annotations?.[DESTROY_RESOURCES_ANNOTATION] !== wanted) {
+    await store.update<Stack>(STACK, {
+      ...stack,
+      metadata: {
+        ...stack.metadata,
+        annotations: { ...stack.metadata.annotations, [DESTROY_RESOURCES_ANNOTATION]: wanted },
+      },
+    });
+  }
+  await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
+  return {};
+}
+
+async function previewStackPlan({
+  params,
+  principal,
+  store,
+  database,
+  workloadsConfig,
+}: AuthenticatedContext<{ params: StackParams }, StackRouteServices>) {
+  const stack = await findStack(store, principal, params.id);
+  const problem = templateError(stack.spec!.template, workloadsConfig);
+  if (problem) throw problem;
+  const entries = await listEntries(database, {
+    namespace: stack.metadata.namespace!,
+    stack: stack.metadata.name,
+  });
+  const plan = planStack(stack.spec!.template as StackTemplate, entries);
+  return {
+    data: {
+      ...plan,
+      version: stack.spec!.version,
+      applied_version: stack.status?.appliedVersion ?? null,
+    },
+  };
+}
+
 export const stackRoutes: RouteModule<StackRouteServices> = {
   area: 'stacks',
   routes: [
@@ -116,16 +250,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
           schema: { type: 'array', items: STACK_SUMMARY },
         },
       },
-      async handler({ query, principal, store }) {
-        const { items } = await store.list<Stack>(STACK, { namespace: tenantNamespace(principal) });
-        const rows = withoutDeleted(items)
-          .filter((stack) => stack.spec)
-          .sort(byCreation)
-          .map(describeStackSummary)
-          .filter((stack) => query.status === undefined || stack.status === query.status)
-          .filter((stack) => query.tenant === undefined || stack.tenant === query.tenant);
-        return pageOf(rows, query);
-      },
+      handler: listStacks,
     }),
     defineRoute<{ body: CreateBody }, StackRouteServices>({
       ...BASE,
@@ -165,30 +290,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
             'The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle',
         },
       },
-      async handler({ body, principal, store, now, workloadsConfig }) {
-        const problem = templateError(body.template, workloadsConfig);
-        if (problem) throw problem;
-        const namespace = await ensureTenantNamespace(store, principal);
-        const { items } = await store.list<Stack>(STACK, { namespace });
-        if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
-        }
-        const id = newRestId('stk');
-        const created = await store.create<Stack>(STACK, {
-          apiVersion: API_VERSION,
-          kind: STACK.kind,
-          metadata: {
-            name: objectNameOf(id),
-            namespace,
-            annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
-          },
-          spec: { name: body.name, tenant: body.tenant, template: body.template, version: 1 },
-        });
-        return {
-          status: 201,
-          data: { id, name: created.spec!.name, status: 'pending', version: created.spec!.version },
-        };
-      },
+      handler: createStack,
     }),
     defineRoute<{ params: StackParams }>({
       ...BASE,
@@ -201,14 +303,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
         200: { description: 'The stack; sensitive outputs are masked', schema: STACK_DETAIL },
         404: { description: 'No such stack' },
       },
-      async handler({ params, principal, store, database }) {
-        const stack = await findStack(store, principal, params.id);
-        const entries = await listEntries(database, {
-          namespace: stack.metadata.namespace!,
-          stack: stack.metadata.name,
-        });
-        return { data: describeStack(stack, entries) };
-      },
+      handler: getStack,
     }),
     defineRoute<{ params: StackParams; body: { template: Record<string, unknown> } }, StackRouteServices>({
       ...BASE,
@@ -248,28 +343,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
             'The template asks for an engine, version or size the platform does not offer, refers to something that does not exist, or has a dependency cycle',
         },
       },
-      async handler({ params, body, principal, store, now, workloadsConfig }) {
-        const problem = templateError(body.template, workloadsConfig);
-        if (problem) throw problem;
-        const stack = await findStack(store, principal, params.id);
-        const updated = await store.update<Stack>(STACK, {
-          ...stack,
-          metadata: {
-            ...stack.metadata,
-            annotations: { ...stack.metadata.annotations, [UPDATED_AT_ANNOTATION]: now().toISOString() },
-          },
-          spec: { ...stack.spec!, template: body.template, version: stack.spec!.version + 1 },
-        });
-        const running = updated.status?.status === 'deploying';
-        return {
-          data: {
-            id: params.id,
-            status: running ? 'deploying' : 'pending',
-            version: updated.spec!.version,
-            pending_changes: true,
-          },
-        };
-      },
+      handler: replaceStack,
     }),
     defineRoute<{ params: StackParams; query: { destroy_resources: boolean } }>({
       ...BASE,
@@ -289,21 +363,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
         },
       },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such stack' } },
-      async handler({ params, query, principal, store }) {
-        const stack = await findStack(store, principal, params.id);
-        const wanted = String(query.destroy_resources);
-        if (stack.metadata.annotations?.[DESTROY_RESOURCES_ANNOTATION] !== wanted) {
-          await store.update<Stack>(STACK, {
-            ...stack,
-            metadata: {
-              ...stack.metadata,
-              annotations: { ...stack.metadata.annotations, [DESTROY_RESOURCES_ANNOTATION]: wanted },
-            },
-          });
-        }
-        await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
-        return {};
-      },
+      handler: deleteStack,
     }),
     defineRoute<{ params: StackParams }, StackRouteServices>({
       ...BASE,
@@ -324,23 +384,7 @@ export const stackRoutes: RouteModule<StackRouteServices> = {
             'The template stored with kubectl is invalid, or asks for an engine, version or size the platform does not offer',
         },
       },
-      async handler({ params, principal, store, database, workloadsConfig }) {
-        const stack = await findStack(store, principal, params.id);
-        const problem = templateError(stack.spec!.template, workloadsConfig);
-        if (problem) throw problem;
-        const entries = await listEntries(database, {
-          namespace: stack.metadata.namespace!,
-          stack: stack.metadata.name,
-        });
-        const plan = planStack(stack.spec!.template as StackTemplate, entries);
-        return {
-          data: {
-            ...plan,
-            version: stack.spec!.version,
-            applied_version: stack.status?.appliedVersion ?? null,
-          },
-        };
-      },
+      handler: previewStackPlan,
     }),
   ],
 };

@@ -2,6 +2,7 @@
  * `/v1/streaming/clusters`: event-streaming clusters. The routes validate and write the
  * StreamingCluster object; its controller starts the brokers and reports where they are.
  */
+import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
   DEFAULT_TIER,
@@ -20,12 +21,14 @@ import {
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { deleteResource } from '../../routing/resource-handlers.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   CLUSTER_PARAMS,
   findCluster,
+  STREAMING_CLUSTERS,
   invalidField,
   notReadyMessage,
   READ,
@@ -34,7 +37,6 @@ import {
   type StreamingRouteServices,
 } from './streaming-resources.js';
 import { withoutDeleted } from '../../routing/deleted.js';
-import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
 
 const STATUSES: readonly StreamingClusterPhase[] = [
   'provisioning',
@@ -131,6 +133,84 @@ interface ListQuery extends PageQuery {
   tier?: StreamingTierName;
 }
 
+async function listStreamingClusters({
+  query,
+  principal,
+  store,
+  publicUrl,
+}: AuthenticatedContext<{ query: ListQuery }, StreamingRouteServices>) {
+  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
+    namespace: tenantNamespace(principal),
+  });
+  const rows = withoutDeleted(items)
+    .filter((cluster) => cluster.spec)
+    .sort(byCreation)
+    .map((cluster) => describeCluster(cluster, publicUrl.href))
+    .filter(
+      (row) =>
+        (query.status === undefined || row.status === query.status) &&
+        (query.tier === undefined || row.tier === query.tier),
+    );
+  return pageOf(rows, query);
+}
+
+async function createStreamingCluster({
+  body,
+  principal,
+  store,
+  vpcConfig,
+  publicUrl,
+  logger,
+}: AuthenticatedContext<{ body: CreateBody }, StreamingRouteServices>) {
+  const problem = regionProblem(body.region, vpcConfig.regions);
+  if (problem) throw invalidField(problem);
+  const namespace = await ensureTenantNamespace(store, principal);
+  const name = body.name.trim();
+  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
+  }
+  const id = newRestId('esc');
+  const tier = body.tier ?? DEFAULT_TIER;
+  const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
+    apiVersion: API_VERSION,
+    kind: STREAMING_CLUSTER.kind,
+    metadata: { name: objectNameOf(id), namespace },
+    spec: { name, tier, region: body.region },
+  });
+  logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
+  return { status: 201, data: describeCluster(created, publicUrl.href) };
+}
+
+async function getStreamingCluster({
+  params,
+  principal,
+  store,
+  publicUrl,
+}: AuthenticatedContext<{ params: ClusterParams }, StreamingRouteServices>) {
+  return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
+}
+
+async function deleteStreamingCluster(ctx: AuthenticatedContext<{ params: ClusterParams }>) {
+  return deleteResource(ctx, { lookup: STREAMING_CLUSTERS });
+}
+
+async function getClusterBootstrap({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  return {
+    data: {
+      bootstrap_servers: cluster.status?.bootstrapServers ?? [],
+      security_protocol: 'SASL_SSL',
+      sasl_mechanism: 'SCRAM-SHA-512',
+      ca_certificate: cluster.status?.caCertificate ?? null,
+    },
+  };
+}
+
 export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -157,21 +237,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
           schema: { type: 'array', items: CLUSTER_BODY },
         },
       },
-      async handler({ query, principal, store, publicUrl }) {
-        const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
-          namespace: tenantNamespace(principal),
-        });
-        const rows = withoutDeleted(items)
-          .filter((cluster) => cluster.spec)
-          .sort(byCreation)
-          .map((cluster) => describeCluster(cluster, publicUrl.href))
-          .filter(
-            (row) =>
-              (query.status === undefined || row.status === query.status) &&
-              (query.tier === undefined || row.tier === query.tier),
-          );
-        return pageOf(rows, query);
-      },
+      handler: listStreamingClusters,
     }),
     defineRoute<{ body: CreateBody }, StreamingRouteServices>({
       ...BASE,
@@ -200,26 +266,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         409: { description: 'A cluster of that name exists' },
         422: { description: "region is not one of the platform's regions" },
       },
-      async handler({ body, principal, store, vpcConfig, publicUrl, logger }) {
-        const problem = regionProblem(body.region, vpcConfig.regions);
-        if (problem) throw invalidField(problem);
-        const namespace = await ensureTenantNamespace(store, principal);
-        const name = body.name.trim();
-        const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, { namespace });
-        if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-          throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
-        }
-        const id = newRestId('esc');
-        const tier = body.tier ?? DEFAULT_TIER;
-        const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
-          apiVersion: API_VERSION,
-          kind: STREAMING_CLUSTER.kind,
-          metadata: { name: objectNameOf(id), namespace },
-          spec: { name, tier, region: body.region },
-        });
-        logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
-        return { status: 201, data: describeCluster(created, publicUrl.href) };
-      },
+      handler: createStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }, StreamingRouteServices>({
       ...BASE,
@@ -232,9 +279,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         200: { description: 'The cluster', schema: CLUSTER_BODY },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, principal, store, publicUrl }) {
-        return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
-      },
+      handler: getStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }>({
       ...BASE,
@@ -246,11 +291,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         'Stops its brokers and closes their ports; its topics, users and consumer groups go with it.',
       request: { params: CLUSTER_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such cluster' } },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        await store.delete(STREAMING_CLUSTER, cluster.metadata.namespace, cluster.metadata.name);
-        return {};
-      },
+      handler: deleteStreamingCluster,
     }),
     defineRoute<{ params: ClusterParams }>({
       ...BASE,
@@ -265,17 +306,7 @@ export const streamingClusterRoutes: RouteModule<StreamingRouteServices> = {
         200: { description: 'Bootstrap servers, protocol and CA', schema: BOOTSTRAP_BODY },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        return {
-          data: {
-            bootstrap_servers: cluster.status?.bootstrapServers ?? [],
-            security_protocol: 'SASL_SSL',
-            sasl_mechanism: 'SCRAM-SHA-512',
-            ca_certificate: cluster.status?.caCertificate ?? null,
-          },
-        };
-      },
+      handler: getClusterBootstrap,
     }),
   ],
 };

@@ -5,7 +5,7 @@
 import type { GroupLag } from '../../../workloads/runtime.js';
 import { notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import {
   BASE,
   brokersOf,
@@ -112,6 +112,67 @@ function describeLag(lag: GroupLag) {
   };
 }
 
+async function listConsumerGroups({
+  params,
+  principal,
+  store,
+  streamingRuntime,
+}: AuthenticatedContext<{ params: ClusterParams }, StreamingRouteServices>) {
+  const { runtime, workload } = brokersOf(streamingRuntime, await findCluster(store, principal, params.id));
+  const groups = (await runtime.listGroups(workload)).sort((a, b) => a.groupId.localeCompare(b.groupId));
+  const rows = [];
+  for (const group of groups) {
+    const lag = await runtime.groupLag(workload, group.groupId);
+    rows.push({
+      group_id: group.groupId,
+      state: group.state,
+      members: group.members.length,
+      topics: group.topics,
+      total_lag: lag?.totalLag ?? 0,
+    });
+  }
+  return { data: rows };
+}
+
+async function getConsumerGroup({
+  params,
+  principal,
+  store,
+  streamingRuntime,
+}: AuthenticatedContext<{ params: GroupParams }, StreamingRouteServices>) {
+  const { runtime, workload } = brokersOf(streamingRuntime, await findCluster(store, principal, params.id));
+  const group = (await runtime.listGroups(workload)).find((entry) => entry.groupId === params.group);
+  if (!group) throw notFound(`consumer group ${params.group} not found`);
+  return {
+    data: {
+      group_id: group.groupId,
+      state: group.state,
+      protocol: group.protocol,
+      members: group.members.map((member) => ({
+        member_id: member.memberId,
+        client_id: member.clientId,
+        host: member.host,
+        assignments: member.assignments.map((assignment) => ({
+          topic: assignment.topic,
+          partitions: assignment.partitions,
+        })),
+      })),
+    },
+  };
+}
+
+async function getConsumerGroupLag({
+  params,
+  principal,
+  store,
+  streamingRuntime,
+}: AuthenticatedContext<{ params: GroupParams }, StreamingRouteServices>) {
+  const { runtime, workload } = brokersOf(streamingRuntime, await findCluster(store, principal, params.id));
+  const lag = await runtime.groupLag(workload, params.group);
+  if (!lag) throw notFound(`consumer group ${params.group} not found`);
+  return { data: describeLag(lag) };
+}
+
 export const consumerGroupRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -127,27 +188,7 @@ export const consumerGroupRoutes: RouteModule<StreamingRouteServices> = {
         404: { description: 'No such cluster' },
         409: { description: 'The cluster is not running' },
       },
-      async handler({ params, principal, store, streamingRuntime }) {
-        const { runtime, workload } = brokersOf(
-          streamingRuntime,
-          await findCluster(store, principal, params.id),
-        );
-        const groups = (await runtime.listGroups(workload)).sort((a, b) =>
-          a.groupId.localeCompare(b.groupId),
-        );
-        const rows = [];
-        for (const group of groups) {
-          const lag = await runtime.groupLag(workload, group.groupId);
-          rows.push({
-            group_id: group.groupId,
-            state: group.state,
-            members: group.members.length,
-            topics: group.topics,
-            total_lag: lag?.totalLag ?? 0,
-          });
-        }
-        return { data: rows };
-      },
+      handler: listConsumerGroups,
     }),
     defineRoute<{ params: GroupParams }, StreamingRouteServices>({
       ...BASE,
@@ -161,30 +202,7 @@ export const consumerGroupRoutes: RouteModule<StreamingRouteServices> = {
         404: { description: 'No such cluster or group' },
         409: { description: 'The cluster is not running' },
       },
-      async handler({ params, principal, store, streamingRuntime }) {
-        const { runtime, workload } = brokersOf(
-          streamingRuntime,
-          await findCluster(store, principal, params.id),
-        );
-        const group = (await runtime.listGroups(workload)).find((entry) => entry.groupId === params.group);
-        if (!group) throw notFound(`consumer group ${params.group} not found`);
-        return {
-          data: {
-            group_id: group.groupId,
-            state: group.state,
-            protocol: group.protocol,
-            members: group.members.map((member) => ({
-              member_id: member.memberId,
-              client_id: member.clientId,
-              host: member.host,
-              assignments: member.assignments.map((assignment) => ({
-                topic: assignment.topic,
-                partitions: assignment.partitions,
-              })),
-            })),
-          },
-        };
-      },
+      handler: getConsumerGroup,
     }),
     defineRoute<{ params: GroupParams }, StreamingRouteServices>({
       ...BASE,
@@ -198,15 +216,7 @@ export const consumerGroupRoutes: RouteModule<StreamingRouteServices> = {
         404: { description: 'No such cluster or group' },
         409: { description: 'The cluster is not running' },
       },
-      async handler({ params, principal, store, streamingRuntime }) {
-        const { runtime, workload } = brokersOf(
-          streamingRuntime,
-          await findCluster(store, principal, params.id),
-        );
-        const lag = await runtime.groupLag(workload, params.group);
-        if (!lag) throw notFound(`consumer group ${params.group} not found`);
-        return { data: describeLag(lag) };
-      },
+      handler: getConsumerGroupLag,
     }),
   ],
 };

@@ -7,7 +7,7 @@ import { STREAMING_TOPIC, type StreamingTopic } from '../../../crds/streaming.js
 import { WorkloadError, type TopicRecord } from '../../../workloads/runtime.js';
 import { conflict, notFound, unprocessable } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import {
   BASE,
   brokersOf,
@@ -94,6 +94,54 @@ export function describeRecord(record: TopicRecord) {
   };
 }
 
+async function listTopicMessages({
+  params,
+  query,
+  principal,
+  store,
+  streamingRuntime,
+  logger,
+  requestId,
+}: AuthenticatedContext<{ params: MessagesParams; query: MessagesQuery }, StreamingRouteServices>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const topic = await findChild<StreamingTopic>(store, STREAMING_TOPIC, cluster, params.name);
+  if (!topic) throw notFound(`topic ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
+  if (query.partition !== undefined && query.partition >= topic.spec!.partitions) {
+    throw unprocessable(`partition: topic ${params.name} has partitions 0 to ${topic.spec!.partitions - 1}`, {
+      details: { field: 'partition' },
+    });
+  }
+  const { runtime, workload } = brokersOf(streamingRuntime, cluster);
+  let records: TopicRecord[] | undefined;
+  try {
+    records = await runtime.readRecords(workload, params.name, {
+      ...(query.partition === undefined ? {} : { partition: query.partition }),
+      ...(query.offset === undefined ? {} : { offset: query.offset }),
+      limit: query.limit,
+      maxBytes: query.max_bytes,
+    });
+  } catch (error) {
+    if (error instanceof WorkloadError) throw conflict(error.message);
+    throw error;
+  }
+  if (!records) throw conflict(`topic ${params.name} is not on the brokers yet; ask again shortly`);
+  logger.info(
+    {
+      audit: 'streaming_topic.messages_read',
+      requestId,
+      principal: { kind: principal.kind, id: principal.id },
+      organizationId: principal.organizationId,
+      cluster: cluster.metadata.name,
+      topic: params.name,
+      partition: query.partition ?? null,
+      offset: query.offset ?? null,
+      records: records.length,
+    },
+    'streaming topic records read',
+  );
+  return { data: records.map(describeRecord) };
+}
+
 export const streamingMessageRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -131,49 +179,7 @@ export const streamingMessageRoutes: RouteModule<StreamingRouteServices> = {
         409: { description: 'The cluster is not running, or its records cannot be read here' },
         422: { description: 'A partition the topic does not have' },
       },
-      async handler({ params, query, principal, store, streamingRuntime, logger, requestId }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const topic = await findChild<StreamingTopic>(store, STREAMING_TOPIC, cluster, params.name);
-        if (!topic)
-          throw notFound(`topic ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
-        if (query.partition !== undefined && query.partition >= topic.spec!.partitions) {
-          throw unprocessable(
-            `partition: topic ${params.name} has partitions 0 to ${topic.spec!.partitions - 1}`,
-            {
-              details: { field: 'partition' },
-            },
-          );
-        }
-        const { runtime, workload } = brokersOf(streamingRuntime, cluster);
-        let records: TopicRecord[] | undefined;
-        try {
-          records = await runtime.readRecords(workload, params.name, {
-            ...(query.partition === undefined ? {} : { partition: query.partition }),
-            ...(query.offset === undefined ? {} : { offset: query.offset }),
-            limit: query.limit,
-            maxBytes: query.max_bytes,
-          });
-        } catch (error) {
-          if (error instanceof WorkloadError) throw conflict(error.message);
-          throw error;
-        }
-        if (!records) throw conflict(`topic ${params.name} is not on the brokers yet; ask again shortly`);
-        logger.info(
-          {
-            audit: 'streaming_topic.messages_read',
-            requestId,
-            principal: { kind: principal.kind, id: principal.id },
-            organizationId: principal.organizationId,
-            cluster: cluster.metadata.name,
-            topic: params.name,
-            partition: query.partition ?? null,
-            offset: query.offset ?? null,
-            records: records.length,
-          },
-          'streaming topic records read',
-        );
-        return { data: records.map(describeRecord) };
-      },
+      handler: listTopicMessages,
     }),
   ],
 };

@@ -1,4 +1,5 @@
 /** What the `/v1/streaming` routes share: services, scopes, lookups within the caller's organization. */
+import { objectNameOf } from '../../../crds/ids.js';
 import type { Principal } from '../../../accounts/principal.js';
 import type { PublicUrl } from '../../../config/http.js';
 import type { VpcConfig } from '../../../config/vpc.js';
@@ -12,11 +13,10 @@ import {
 } from '../../../crds/streaming.js';
 import type { ResourceType } from '../../../control-plane/types.js';
 import type { StreamingClusterWorkload, StreamingRuntime } from '../../../workloads/runtime.js';
-import { conflict, notFound, unprocessable, type ApiError } from '../../errors.js';
+import { conflict, unprocessable, type ApiError } from '../../errors.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import { isDeleted } from '../../routing/deleted.js';
-import { tenantNamespace } from '../../routing/tenancy.js';
-import { objectNameOf } from '../../../crds/ids.js';
+import { findInOrganization, type OrganizationLookup } from '../../routing/tenancy.js';
 
 /** What the streaming routes need beyond the core services. */
 export interface StreamingRouteServices {
@@ -53,18 +53,16 @@ export async function findCluster(
   principal: Principal,
   id: string,
 ): Promise<StreamingCluster> {
-  try {
-    const cluster = await store.get<StreamingCluster>(
-      STREAMING_CLUSTER,
-      tenantNamespace(principal),
-      objectNameOf(id),
-    );
-    if (cluster.spec && !isDeleted(cluster)) return cluster;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`streaming cluster ${id} not found`);
+  return findInOrganization(store, principal, STREAMING_CLUSTERS, id);
 }
+
+/** How a streaming cluster is found in an organization; one being taken down is not there. */
+export const STREAMING_CLUSTERS: OrganizationLookup<StreamingCluster> = {
+  type: STREAMING_CLUSTER,
+  objectName: objectNameOf,
+  noun: 'streaming cluster',
+  visible: (cluster) => Boolean(cluster.spec) && !isDeleted(cluster),
+};
 
 /**
  * A topic or user of the cluster by its Kafka name, or undefined (also when it is deleted): under

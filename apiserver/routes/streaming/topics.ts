@@ -23,7 +23,7 @@ import type { PartitionObservation } from '../../../workloads/runtime.js';
 import { notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import {
   BASE,
   CLUSTER_PARAMS,
@@ -153,6 +153,106 @@ const RETENTION_SCHEMA = {
   description: '`7d`, `12h`, `30m`, or `-1` (forever, enterprise only)',
 } as const satisfies JsonSchema;
 
+async function listTopics({
+  params,
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams; query: PageQuery }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const { items } = await store.list<StreamingTopic>(STREAMING_TOPIC, {
+    namespace: cluster.metadata.namespace,
+  });
+  const topics = withoutDeleted(childrenOf(items, cluster.metadata.name));
+  return pageOf(topics.sort(byCreation).map(describeTopic), query);
+}
+
+async function createTopic({
+  params,
+  body,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams; body: CreateBody }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const tier = cluster.spec!.tier;
+  const spec = {
+    name: body.name,
+    partitions: body.partitions ?? 1,
+    replicas: body.replicas ?? defaultReplicas(tier),
+    retention: body.retention ?? defaultRetention(tier),
+    cleanupPolicy: body.cleanup_policy ?? 'delete',
+  };
+  const topics = await clusterTopics(store, cluster);
+  const namesake = topics.find((topic) => topic.spec!.name === spec.name);
+  if (namesake) throw nameInUse('topic', spec.name, isDeleted(namesake));
+  const others = withoutDeleted(topics);
+  const problem = topicSpecProblem(spec, {
+    tier,
+    usedPartitions: others.reduce((sum, topic) => sum + topic.spec!.partitions, 0),
+    withinTier: true,
+  });
+  if (problem) throw invalidField(problem);
+  try {
+    const created = await store.create<StreamingTopic>(STREAMING_TOPIC, topicObject(cluster, spec));
+    return { status: 201, data: describeTopic(created) };
+  } catch (error) {
+    if (!isStoreError(error, 'AlreadyExists')) throw error;
+    throw nameInUse('topic', spec.name, false);
+  }
+}
+
+async function getTopic({
+  params,
+  principal,
+  store,
+  streamingRuntime,
+}: AuthenticatedContext<{ params: TopicParams }, StreamingRouteServices>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const topic = await findTopic(store, cluster, params.name);
+  let partitions: PartitionObservation[] = [];
+  if (streamingRuntime && acceptsChildren(cluster) && topic.status?.phase === 'ready') {
+    const observed = await streamingRuntime.listTopics(clusterWorkload(cluster));
+    partitions = observed.find((entry) => entry.name === params.name)?.partitionDetails ?? [];
+  }
+  return { data: { ...describeTopic(topic), partition_details: partitions.map(describePartition) } };
+}
+
+async function updateTopic({
+  params,
+  body,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: TopicParams; body: PatchBody }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const topic = await findTopic(store, cluster, params.name);
+  const current = topic.spec!;
+  const spec = {
+    ...current,
+    ...(body.partitions === undefined ? {} : { partitions: body.partitions }),
+    ...(body.retention === undefined ? {} : { retention: body.retention }),
+    ...(body.cleanup_policy === undefined ? {} : { cleanupPolicy: body.cleanup_policy }),
+  };
+  const others = (await clusterTopics(store, cluster)).filter(
+    (other) => other.spec!.name !== current.name && !other.metadata.deletionTimestamp,
+  );
+  const problem = topicSpecProblem(spec, {
+    tier: cluster.spec!.tier,
+    usedPartitions: others.reduce((sum, other) => sum + other.spec!.partitions, 0),
+    currentPartitions: current.partitions,
+    withinTier: true,
+  });
+  if (problem) throw invalidField(problem);
+  const updated = await store.update<StreamingTopic>(STREAMING_TOPIC, { ...topic, spec });
+  return { data: describeTopic(updated) };
+}
+
+async function deleteTopic({ params, principal, store }: AuthenticatedContext<{ params: TopicParams }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const topic = await findTopic(store, cluster, params.name);
+  await store.delete(STREAMING_TOPIC, topic.metadata.namespace, topic.metadata.name);
+  return {};
+}
+
 export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -174,14 +274,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, query, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const { items } = await store.list<StreamingTopic>(STREAMING_TOPIC, {
-          namespace: cluster.metadata.namespace,
-        });
-        const topics = withoutDeleted(childrenOf(items, cluster.metadata.name));
-        return pageOf(topics.sort(byCreation).map(describeTopic), query);
-      },
+      handler: listTopics,
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }>({
       ...BASE,
@@ -216,34 +309,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
             'An invalid topic name, a partition limit, a retention over the maximum, replicas over brokers',
         },
       },
-      async handler({ params, body, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const tier = cluster.spec!.tier;
-        const spec = {
-          name: body.name,
-          partitions: body.partitions ?? 1,
-          replicas: body.replicas ?? defaultReplicas(tier),
-          retention: body.retention ?? defaultRetention(tier),
-          cleanupPolicy: body.cleanup_policy ?? 'delete',
-        };
-        const topics = await clusterTopics(store, cluster);
-        const namesake = topics.find((topic) => topic.spec!.name === spec.name);
-        if (namesake) throw nameInUse('topic', spec.name, isDeleted(namesake));
-        const others = withoutDeleted(topics);
-        const problem = topicSpecProblem(spec, {
-          tier,
-          usedPartitions: others.reduce((sum, topic) => sum + topic.spec!.partitions, 0),
-          withinTier: true,
-        });
-        if (problem) throw invalidField(problem);
-        try {
-          const created = await store.create<StreamingTopic>(STREAMING_TOPIC, topicObject(cluster, spec));
-          return { status: 201, data: describeTopic(created) };
-        } catch (error) {
-          if (!isStoreError(error, 'AlreadyExists')) throw error;
-          throw nameInUse('topic', spec.name, false);
-        }
-      },
+      handler: createTopic,
     }),
     defineRoute<{ params: TopicParams }, StreamingRouteServices>({
       ...BASE,
@@ -256,16 +322,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         200: { description: 'The topic', schema: TOPIC_DETAIL },
         404: { description: 'No such cluster or topic' },
       },
-      async handler({ params, principal, store, streamingRuntime }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const topic = await findTopic(store, cluster, params.name);
-        let partitions: PartitionObservation[] = [];
-        if (streamingRuntime && acceptsChildren(cluster) && topic.status?.phase === 'ready') {
-          const observed = await streamingRuntime.listTopics(clusterWorkload(cluster));
-          partitions = observed.find((entry) => entry.name === params.name)?.partitionDetails ?? [];
-        }
-        return { data: { ...describeTopic(topic), partition_details: partitions.map(describePartition) } };
-      },
+      handler: getTopic,
     }),
     defineRoute<{ params: TopicParams; body: PatchBody }>({
       ...BASE,
@@ -292,29 +349,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         404: { description: 'No such cluster or topic' },
         422: { description: 'A shrink, a partition limit, a retention over the maximum' },
       },
-      async handler({ params, body, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const topic = await findTopic(store, cluster, params.name);
-        const current = topic.spec!;
-        const spec = {
-          ...current,
-          ...(body.partitions === undefined ? {} : { partitions: body.partitions }),
-          ...(body.retention === undefined ? {} : { retention: body.retention }),
-          ...(body.cleanup_policy === undefined ? {} : { cleanupPolicy: body.cleanup_policy }),
-        };
-        const others = (await clusterTopics(store, cluster)).filter(
-          (other) => other.spec!.name !== current.name && !other.metadata.deletionTimestamp,
-        );
-        const problem = topicSpecProblem(spec, {
-          tier: cluster.spec!.tier,
-          usedPartitions: others.reduce((sum, other) => sum + other.spec!.partitions, 0),
-          currentPartitions: current.partitions,
-          withinTier: true,
-        });
-        if (problem) throw invalidField(problem);
-        const updated = await store.update<StreamingTopic>(STREAMING_TOPIC, { ...topic, spec });
-        return { data: describeTopic(updated) };
-      },
+      handler: updateTopic,
     }),
     defineRoute<{ params: TopicParams }>({
       ...BASE,
@@ -324,12 +359,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
       summary: 'Delete a topic and its records',
       request: { params: TOPIC_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such cluster or topic' } },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const topic = await findTopic(store, cluster, params.name);
-        await store.delete(STREAMING_TOPIC, topic.metadata.namespace, topic.metadata.name);
-        return {};
-      },
+      handler: deleteTopic,
     }),
   ],
 };

@@ -28,7 +28,7 @@ import { publishEvent } from '../../../integrations/events/publisher.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import type { JsonSchema, ObjectSchema } from '../../routing/json-schema.js';
 import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import {
   BASE,
   CLUSTER_PARAMS,
@@ -151,6 +151,124 @@ async function userBeingDeleted(
   return childrenOf(items, cluster.metadata.name).some((user) => user.spec?.name === name && isDeleted(user));
 }
 
+async function listStreamingUsers({
+  params,
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: ClusterParams; query: PageQuery }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const { items } = await store.list<StreamingUser>(STREAMING_USER, {
+    namespace: cluster.metadata.namespace,
+  });
+  const users = withoutDeleted(childrenOf(items, cluster.metadata.name));
+  return pageOf(users.sort(byCreation).map(describeUser), query);
+}
+
+async function createStreamingUser({
+  params,
+  body,
+  principal,
+  store,
+  database,
+  now,
+  platformKey,
+  logger,
+}: AuthenticatedContext<{ params: ClusterParams; body: CreateBody }, StreamingRouteServices>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const acls = (body.acls ?? []).map(aclOf);
+  const problem =
+    userNameProblem(body.name) ?? consumerGroupProblem(body.consumer_group) ?? aclsProblem(acls);
+  if (problem) throw invalidField(problem);
+  const key = userKey(cluster, body.name);
+  const password = body.password ?? generatePassword();
+  // The credential first: the controller must find it, not generate another.
+  try {
+    await storeUserPassword(database, platformKey, key, password, now());
+  } catch (error) {
+    if (!(error instanceof DuplicateStreamingUserError)) throw error;
+    throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
+  }
+  let created: StreamingUser;
+  try {
+    created = await store.create<StreamingUser>(
+      STREAMING_USER,
+      userObject(cluster, {
+        name: body.name,
+        ...(body.consumer_group === undefined ? {} : { consumerGroup: body.consumer_group }),
+        acls,
+      }),
+    );
+  } catch (error) {
+    await removeUserCredential(database, key);
+    if (!isStoreError(error, 'AlreadyExists')) throw error;
+    throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
+  }
+  logger.info({ cluster: cluster.metadata.name, user: body.name }, 'streaming user created');
+  return { status: 201, data: { ...describeUser(created), password } };
+}
+
+async function getStreamingUser(
+  ctx: AuthenticatedContext<
+    { params: UserParams; query: { reveal_password?: boolean } },
+    StreamingRouteServices
+  >,
+) {
+  const { params, query, principal, store, database, platformKey, logger, requestId } = ctx;
+  if (
+    query.reveal_password &&
+    !principal.scopes.some((scope) => scope === '*' || scope === 'streaming:write')
+  ) {
+    throw forbidden('reveal_password requires the scope streaming:write', {
+      details: { missing_scopes: ['streaming:write'] },
+    });
+  }
+  const cluster = await findCluster(store, principal, params.id);
+  const user = await findChild<StreamingUser>(store, STREAMING_USER, cluster, params.name);
+  if (!user) throw notFound(`user ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
+  if (!query.reveal_password) return { data: describeUser(user) };
+  const password = await revealUserPassword(database, platformKey, userKey(cluster, params.name));
+  if (password === undefined) throw conflict(`user ${params.name} has no password yet; ask again shortly`);
+  logger.warn(
+    {
+      audit: 'streaming_user.password_revealed',
+      requestId,
+      principal: { kind: principal.kind, id: principal.id },
+      organizationId: principal.organizationId,
+      cluster: cluster.metadata.name,
+      user: params.name,
+    },
+    'streaming user password revealed',
+  );
+  await publishEvent(
+    { database, store, now: ctx.now },
+    {
+      organizationId: principal.organizationId!,
+      type: 'streaming_user.password_revealed',
+      subject: user.metadata.name,
+      payload: {
+        cluster_id: params.id,
+        user: params.name,
+        revealed_by: { kind: principal.kind, id: principal.id },
+        request_id: requestId,
+      },
+    },
+  );
+  return { data: { ...describeUser(user), password } };
+}
+
+async function deleteStreamingUser({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: UserParams }>) {
+  const cluster = await findCluster(store, principal, params.id);
+  const user = await findChild<StreamingUser>(store, STREAMING_USER, cluster, params.name);
+  if (!user) throw notFound(`user ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
+  await store.delete(STREAMING_USER, user.metadata.namespace, user.metadata.name);
+  return {};
+}
+
 export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
   area: 'resources',
   routes: [
@@ -172,14 +290,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         },
         404: { description: 'No such cluster' },
       },
-      async handler({ params, query, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const { items } = await store.list<StreamingUser>(STREAMING_USER, {
-          namespace: cluster.metadata.namespace,
-        });
-        const users = withoutDeleted(childrenOf(items, cluster.metadata.name));
-        return pageOf(users.sort(byCreation).map(describeUser), query);
-      },
+      handler: listStreamingUsers,
     }),
     defineRoute<{ params: ClusterParams; body: CreateBody }, StreamingRouteServices>({
       ...BASE,
@@ -210,39 +321,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         409: { description: 'A user of that name exists' },
         422: { description: 'An invalid user name, consumer group or acl' },
       },
-      async handler({ params, body, principal, store, database, now, platformKey, logger }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const acls = (body.acls ?? []).map(aclOf);
-        const problem =
-          userNameProblem(body.name) ?? consumerGroupProblem(body.consumer_group) ?? aclsProblem(acls);
-        if (problem) throw invalidField(problem);
-        const key = userKey(cluster, body.name);
-        const password = body.password ?? generatePassword();
-        // The credential first: the controller must find it, not generate another.
-        try {
-          await storeUserPassword(database, platformKey, key, password, now());
-        } catch (error) {
-          if (!(error instanceof DuplicateStreamingUserError)) throw error;
-          throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
-        }
-        let created: StreamingUser;
-        try {
-          created = await store.create<StreamingUser>(
-            STREAMING_USER,
-            userObject(cluster, {
-              name: body.name,
-              ...(body.consumer_group === undefined ? {} : { consumerGroup: body.consumer_group }),
-              acls,
-            }),
-          );
-        } catch (error) {
-          await removeUserCredential(database, key);
-          if (!isStoreError(error, 'AlreadyExists')) throw error;
-          throw nameInUse('user', body.name, await userBeingDeleted(store, cluster, body.name));
-        }
-        logger.info({ cluster: cluster.metadata.name, user: body.name }, 'streaming user created');
-        return { status: 201, data: { ...describeUser(created), password } };
-      },
+      handler: createStreamingUser,
     }),
     defineRoute<{ params: UserParams; query: { reveal_password?: boolean } }, StreamingRouteServices>({
       ...BASE,
@@ -262,50 +341,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
         403: { description: 'reveal_password without the streaming:write scope' },
         404: { description: 'No such cluster or user' },
       },
-      async handler(ctx) {
-        const { params, query, principal, store, database, platformKey, logger, requestId } = ctx;
-        if (
-          query.reveal_password &&
-          !principal.scopes.some((scope) => scope === '*' || scope === 'streaming:write')
-        ) {
-          throw forbidden('reveal_password requires the scope streaming:write', {
-            details: { missing_scopes: ['streaming:write'] },
-          });
-        }
-        const cluster = await findCluster(store, principal, params.id);
-        const user = await findChild<StreamingUser>(store, STREAMING_USER, cluster, params.name);
-        if (!user) throw notFound(`user ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
-        if (!query.reveal_password) return { data: describeUser(user) };
-        const password = await revealUserPassword(database, platformKey, userKey(cluster, params.name));
-        if (password === undefined)
-          throw conflict(`user ${params.name} has no password yet; ask again shortly`);
-        logger.warn(
-          {
-            audit: 'streaming_user.password_revealed',
-            requestId,
-            principal: { kind: principal.kind, id: principal.id },
-            organizationId: principal.organizationId,
-            cluster: cluster.metadata.name,
-            user: params.name,
-          },
-          'streaming user password revealed',
-        );
-        await publishEvent(
-          { database, store, now: ctx.now },
-          {
-            organizationId: principal.organizationId!,
-            type: 'streaming_user.password_revealed',
-            subject: user.metadata.name,
-            payload: {
-              cluster_id: params.id,
-              user: params.name,
-              revealed_by: { kind: principal.kind, id: principal.id },
-              request_id: requestId,
-            },
-          },
-        );
-        return { data: { ...describeUser(user), password } };
-      },
+      handler: getStreamingUser,
     }),
     defineRoute<{ params: UserParams }>({
       ...BASE,
@@ -316,13 +352,7 @@ export const streamingUserRoutes: RouteModule<StreamingRouteServices> = {
       description: 'The brokers stop accepting its credential; its sessions are refused from then on.',
       request: { params: USER_PARAMS },
       responses: { 204: { description: 'Deleting' }, 404: { description: 'No such cluster or user' } },
-      async handler({ params, principal, store }) {
-        const cluster = await findCluster(store, principal, params.id);
-        const user = await findChild<StreamingUser>(store, STREAMING_USER, cluster, params.name);
-        if (!user) throw notFound(`user ${params.name} not found in streaming cluster ${cluster.spec!.name}`);
-        await store.delete(STREAMING_USER, user.metadata.namespace, user.metadata.name);
-        return {};
-      },
+      handler: deleteStreamingUser,
     }),
   ],
 };

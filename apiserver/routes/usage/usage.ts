@@ -15,7 +15,7 @@ import {
 import { usageOfPeriod, type ResourceUsage } from '../../../jobs/usage-records.js';
 import { unprocessable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 
 /** What the usage routes need beyond the core services: the prices, checked at start-up. */
@@ -138,6 +138,63 @@ function byResource(usage: readonly ResourceUsage[]) {
   return [...resources.values()];
 }
 
+async function getUsage({
+  principal,
+  database,
+  now,
+  usageConfig,
+}: AuthenticatedContext<Record<never, never>, UsageRouteServices>) {
+  const period = monthOf(now());
+  const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(period));
+  return {
+    data: {
+      period: periodBody(period),
+      meters: meterTotals(usage.resources, usageConfig.prices),
+      updated_at: usage.updatedAt,
+    },
+  };
+}
+
+async function getUsagePerResource({
+  principal,
+  database,
+  now,
+  query,
+}: AuthenticatedContext<ResourceTypeQuery, UsageRouteServices>) {
+  const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(monthOf(now())));
+  return {
+    data: byResource(usage.resources.filter((entry) => entry.resourceType === query.resource_type)),
+  };
+}
+
+async function getUsageCosts({
+  principal,
+  database,
+  now,
+  query,
+  usageConfig,
+}: AuthenticatedContext<PeriodQuery, UsageRouteServices>) {
+  const period = parsePeriod(query.period, now());
+  if (!period) {
+    throw unprocessable(
+      `period: unknown period ${JSON.stringify(query.period)}; use current, previous or YYYY-MM`,
+      { details: { field: 'period' } },
+    );
+  }
+  const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(period));
+  const items = lineItems(usage.resources, usageConfig.prices, period);
+  const subtotal = totalCents(items);
+  return {
+    data: {
+      period: periodBody(period),
+      currency: 'USD',
+      line_items: items,
+      subtotal_cents: subtotal,
+      total_cents: subtotal,
+    },
+  };
+}
+
 export const usageRoutes: RouteModule<UsageRouteServices> = {
   area: 'usage',
   routes: [
@@ -148,17 +205,7 @@ export const usageRoutes: RouteModule<UsageRouteServices> = {
       summary: "The organization's usage this month, per meter",
       description: 'Aggregated hours, the running one included provisionally until the next hourly run.',
       responses: { 200: { description: 'Usage of the current period', schema: USAGE_BODY } },
-      async handler({ principal, database, now, usageConfig }) {
-        const period = monthOf(now());
-        const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(period));
-        return {
-          data: {
-            period: periodBody(period),
-            meters: meterTotals(usage.resources, usageConfig.prices),
-            updated_at: usage.updatedAt,
-          },
-        };
-      },
+      handler: getUsage,
     }),
     defineRoute<ResourceTypeQuery, UsageRouteServices>({
       ...BASE,
@@ -177,12 +224,7 @@ export const usageRoutes: RouteModule<UsageRouteServices> = {
       responses: {
         200: { description: 'Usage per resource', schema: { type: 'array', items: RESOURCE_USAGE_BODY } },
       },
-      async handler({ principal, database, now, query }) {
-        const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(monthOf(now())));
-        return {
-          data: byResource(usage.resources.filter((entry) => entry.resourceType === query.resource_type)),
-        };
-      },
+      handler: getUsagePerResource,
     }),
     defineRoute<PeriodQuery, UsageRouteServices>({
       ...BASE,
@@ -208,27 +250,7 @@ export const usageRoutes: RouteModule<UsageRouteServices> = {
         200: { description: 'Costs of the period', schema: COSTS_BODY },
         422: { description: 'An unknown period, or a month that does not exist' },
       },
-      async handler({ principal, database, now, query, usageConfig }) {
-        const period = parsePeriod(query.period, now());
-        if (!period) {
-          throw unprocessable(
-            `period: unknown period ${JSON.stringify(query.period)}; use current, previous or YYYY-MM`,
-            { details: { field: 'period' } },
-          );
-        }
-        const usage = await usageOfPeriod(database, tenantNamespace(principal), periodBody(period));
-        const items = lineItems(usage.resources, usageConfig.prices, period);
-        const subtotal = totalCents(items);
-        return {
-          data: {
-            period: periodBody(period),
-            currency: 'USD',
-            line_items: items,
-            subtotal_cents: subtotal,
-            total_cents: subtotal,
-          },
-        };
-      },
+      handler: getUsageCosts,
     }),
   ],
 };

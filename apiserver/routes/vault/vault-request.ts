@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { organizationNamespace } from '../../../accounts/organizations.js';
-import { isStoreError } from '../../../control-plane/types.js';
 import {
   vaultClusterId,
   type VaultCaller,
@@ -9,16 +8,17 @@ import {
 } from '../../../vault/vault-engine.js';
 import { VaultError } from '../../../vault/vault-error.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../../crds/vault-cluster.js';
-import { ApiError, forbidden, fromVaultError, notFound } from '../../errors.js';
+import { ApiError, forbidden, fromVaultError } from '../../errors.js';
+import { findInNamespace, type OrganizationLookup } from '../../routing/tenancy.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import type { RouteContext } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
 
 /** What the vault routes need beyond the shared route services. */
-export interface VaultRouteOptions {
-  engine: VaultEngine;
+export interface VaultRouteServices {
+  vault: VaultEngine;
   /** Where a cluster's Vault-compatible API answers. */
-  apiAddress(namespace: string, name: string): string;
+  vaultApiAddress(name: string): string;
 }
 
 export const READ_SCOPES = ['vault:read'] as const;
@@ -55,33 +55,21 @@ export type ClusterRequest = Pick<RouteContext, 'store'> & { principal: Principa
  * one whose deletion was accepted: its keys and secrets are being destroyed.
  */
 export async function findCluster(ctx: ClusterRequest): Promise<VaultCluster> {
-  try {
-    const cluster = await ctx.store.get<VaultCluster>(
-      VAULT_CLUSTER,
-      namespaceOf(ctx.principal),
-      ctx.params.id,
-    );
-    if (cluster.metadata.deletionTimestamp) throw notFound(`vault cluster ${ctx.params.id} not found`);
-    return cluster;
-  } catch (error) {
-    if (
-      isStoreError(error, 'NotFound') ||
-      isStoreError(error, 'Invalid') ||
-      isStoreError(error, 'BadRequest')
-    ) {
-      throw notFound(`vault cluster ${ctx.params.id} not found`);
-    }
-    throw error;
-  }
+  return findInNamespace(ctx.store, namespaceOf(ctx.principal), VAULT_CLUSTERS, ctx.params.id);
 }
+
+const VAULT_CLUSTERS: OrganizationLookup<VaultCluster> = {
+  type: VAULT_CLUSTER,
+  noun: 'vault cluster',
+  malformedIsMissing: true,
+};
 
 /** The engine of the cluster named in the path; 404 when the cluster or its keyring is missing. */
 export async function clusterEngine(
-  options: VaultRouteOptions,
-  ctx: ClusterRequest,
+  ctx: ClusterRequest & Pick<VaultRouteServices, 'vault'>,
 ): Promise<VaultClusterEngine> {
   const cluster = await findCluster(ctx);
-  const engine = options.engine.forCluster(
+  const engine = ctx.vault.forCluster(
     vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name),
   );
   if (!(await engine.initialized())) {

@@ -21,8 +21,7 @@ import { checkAnyBlock } from '../../../controllers/vpc/index.js';
 import { mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteDefinition } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
+import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   checked,
@@ -33,6 +32,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  listPartRows,
 } from './vpc-resources.js';
 
 const TARGETS = ['internet_gateway', 'nat_gateway', 'vpn_gateway', 'instance', 'network_interface'] as const;
@@ -64,9 +64,6 @@ const NAT_VIEW = {
     created_at: { type: 'string', format: 'date-time' },
   },
 } as const satisfies JsonSchema;
-
-const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
-  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
 function igwView(gateway: InternetGateway, now: Date) {
   return {
@@ -132,6 +129,259 @@ const partParams = (param: string, prefix: 'rtb' | 'igw' | 'nat') =>
     properties: { id: ID_SCHEMA, [param]: { type: 'string', pattern: partIdPattern(prefix) } },
   }) as const;
 
+async function listRouteTables({ params, principal, store }: AuthenticatedContext<{ params: VpcParams }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  const tables = await listParts<RouteTable>(store, ROUTE_TABLE, namespace, params.id);
+  const subnets = await listParts<Subnet>(store, SUBNET, namespace, params.id);
+  const main = mainRouteTableId(vpc);
+  const live = await liveGateways(store, namespace, params.id);
+  return {
+    data: tables
+      .sort((a, b) => Number(b.spec?.main ?? false) - Number(a.spec?.main ?? false))
+      .map((table) => ({
+        id: table.metadata.name,
+        name: table.spec?.name ?? table.metadata.name,
+        routes: routeStates(effectiveRoutes(table, vpc), live),
+        subnet_associations: subnets.filter(
+          (subnet) => (subnet.spec?.routeTableId ?? main) === table.metadata.name,
+        ).length,
+      })),
+  };
+}
+
+async function addRoute({
+  params,
+  body,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { rtb_id: string }; body: RouteBody }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readLiveVpc(store, namespace, params.id);
+  const table = await readPart<RouteTable>(
+    store,
+    ROUTE_TABLE,
+    namespace,
+    params.id,
+    params.rtb_id,
+    'route table',
+  );
+  const destination = formatCidr(
+    checked(() => checkAnyBlock('destination_cidr_block', body.destination_cidr_block)),
+  );
+  const kind = TARGET_KINDS[body.target];
+  if (!kind) {
+    throw badRequest(
+      `target: VPC ${params.id} has no ${body.target} to route to; routes can target internet_gateway or nat_gateway`,
+    );
+  }
+  const gateways = await listParts<VpcPart>(store, kind.type, namespace, params.id);
+  if (gateways.length === 0) {
+    throw badRequest(
+      `target: VPC ${params.id} has no ${kind.noun}; create one with POST /api/v1/vpcs/${params.id}/${kind.create}`,
+    );
+  }
+  const ids = gateways.map((gateway) => gateway.metadata.name).sort();
+  let targetId: string;
+  if (body.target_id !== undefined) {
+    if (!ids.includes(body.target_id)) {
+      throw badRequest(
+        `target_id: ${body.target_id} is not a ${kind.noun} of VPC ${params.id}; it has ${ids.join(', ')}`,
+      );
+    }
+    targetId = body.target_id;
+  } else if (ids.length > 1) {
+    throw badRequest(
+      `target_id: VPC ${params.id} has ${ids.length} ${kind.noun}s (${ids.join(', ')}); name one with target_id`,
+    );
+  } else {
+    targetId = ids[0]!;
+  }
+  const live = await liveGateways(store, namespace, params.id);
+  const existing = routeStates(effectiveRoutes(table, vpc), live).find(
+    (route) => route.destination === destination,
+  );
+  if (existing) {
+    const blackhole = existing.state === 'blackhole' ? ' (a blackhole route: delete it first)' : '';
+    throw conflict(
+      `route table ${params.rtb_id} already routes ${destination} to ${existing.target}${blackhole}`,
+      { details: { existing_route: existing } },
+    );
+  }
+  await store.update<RouteTable>(ROUTE_TABLE, {
+    ...table,
+    spec: {
+      ...table.spec!,
+      routes: [...(table.spec?.routes ?? []), { destination, target: targetId }],
+    },
+  });
+  return { status: 201 };
+}
+
+async function deleteRoute({
+  params,
+  query,
+  principal,
+  store,
+}: AuthenticatedContext<{
+  params: VpcParams & { rtb_id: string };
+  query: { destination_cidr_block: string };
+}>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  const table = await readPart<RouteTable>(
+    store,
+    ROUTE_TABLE,
+    namespace,
+    params.id,
+    params.rtb_id,
+    'route table',
+  );
+  const destination = formatCidr(
+    checked(() => checkAnyBlock('destination_cidr_block', query.destination_cidr_block)),
+  );
+  if (destination === localRoute(vpc).destination) {
+    throw badRequest(
+      `destination_cidr_block: ${destination} is the local route of VPC ${params.id}, which cannot be deleted`,
+      {
+        details: {
+          fields: [
+            {
+              in: 'query',
+              field: 'destination_cidr_block',
+              rule: 'local_route',
+              message: 'the local route cannot be deleted',
+            },
+          ],
+        },
+      },
+    );
+  }
+  const routes = table.spec?.routes ?? [];
+  if (!routes.some((route) => route.destination === destination)) {
+    throw notFound(`route table ${params.rtb_id} has no route to ${destination}`);
+  }
+  await store.update<RouteTable>(ROUTE_TABLE, {
+    ...table,
+    spec: { ...table.spec!, routes: routes.filter((route) => route.destination !== destination) },
+  });
+  return { status: 204 };
+}
+
+async function attachInternetGateway({
+  params,
+  body,
+  principal,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; body: { name?: string } }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readLiveVpc(store, namespace, params.id);
+  const [attached] = await listParts<InternetGateway>(store, INTERNET_GATEWAY, namespace, params.id);
+  if (attached) {
+    throw conflict(`VPC ${params.id} already has internet gateway ${attached.metadata.name}`, {
+      details: { existing_internet_gateway_id: attached.metadata.name },
+    });
+  }
+  const id = newPartId('igw');
+  const created = await store.create<InternetGateway>(
+    INTERNET_GATEWAY,
+    withOwner<InternetGateway>(
+      {
+        apiVersion: API_VERSION,
+        kind: 'InternetGateway',
+        metadata: { name: id, namespace },
+        spec: { vpcRef: params.id, name: body.name?.trim() ?? id },
+      },
+      vpc,
+    ),
+  );
+  return { status: 201, data: igwView(created, now()) };
+}
+
+async function listInternetGateways(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, INTERNET_GATEWAY, igwView);
+}
+
+async function deleteInternetGateway({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { igw_id: string } }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  await readPart(store, INTERNET_GATEWAY, namespace, params.id, params.igw_id, 'internet gateway');
+  await store.delete(INTERNET_GATEWAY, namespace, params.igw_id);
+  return { status: 204 };
+}
+
+async function listNatGateways(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, NAT_GATEWAY, natView);
+}
+
+async function createNatGateway({
+  params,
+  body,
+  principal,
+  database,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; body: { subnet_id: string; allocation_id?: string } }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readLiveVpc(store, namespace, params.id);
+  let subnet: Subnet | undefined;
+  try {
+    subnet = await store.get<Subnet>(SUBNET, namespace, body.subnet_id);
+  } catch (error) {
+    if (!isStoreError(error, 'NotFound')) throw error;
+  }
+  if (subnet?.spec?.vpcRef !== params.id) {
+    throw badRequest(`subnet_id: ${body.subnet_id} is not a subnet of VPC ${params.id}`);
+  }
+  if (body.allocation_id !== undefined) {
+    const holder = await findAllocationById(database, body.allocation_id);
+    const inUse = (await store.list<NatGateway>(NAT_GATEWAY, { namespace })).items.find(
+      (gateway) => gateway.spec?.allocationId === body.allocation_id,
+    );
+    const holderId = holder?.nat_gateway_id ?? inUse?.metadata.name;
+    if (holderId) {
+      throw conflict(`allocation_id: ${body.allocation_id} is in use by NAT gateway ${holderId}`, {
+        details: { nat_gateway_id: holderId },
+      });
+    }
+  }
+  const id = newPartId('nat');
+  const created = await store.create<NatGateway>(
+    NAT_GATEWAY,
+    withOwner<NatGateway>(
+      {
+        apiVersion: API_VERSION,
+        kind: 'NatGateway',
+        metadata: { name: id, namespace },
+        spec: {
+          vpcRef: params.id,
+          subnetId: body.subnet_id,
+          ...(body.allocation_id !== undefined && { allocationId: body.allocation_id }),
+        },
+      },
+      vpc,
+    ),
+  );
+  return { status: 201, data: { id, status: 'pending', created_at: createdAt(created, now()) } };
+}
+
+async function deleteNatGateway({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { nat_id: string } }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  await readPart(store, NAT_GATEWAY, namespace, params.id, params.nat_id, 'NAT gateway');
+  await store.delete(NAT_GATEWAY, namespace, params.nat_id);
+  return { status: 204 };
+}
+
 export const GATEWAY_ROUTES: RouteDefinition[] = [
   defineRoute<{ params: VpcParams }>({
     ...base,
@@ -157,26 +407,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
         },
       },
     },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readVpc(store, namespace, params.id);
-      const tables = await listParts<RouteTable>(store, ROUTE_TABLE, namespace, params.id);
-      const subnets = await listParts<Subnet>(store, SUBNET, namespace, params.id);
-      const main = mainRouteTableId(vpc);
-      const live = await liveGateways(store, namespace, params.id);
-      return {
-        data: tables
-          .sort((a, b) => Number(b.spec?.main ?? false) - Number(a.spec?.main ?? false))
-          .map((table) => ({
-            id: table.metadata.name,
-            name: table.spec?.name ?? table.metadata.name,
-            routes: routeStates(effectiveRoutes(table, vpc), live),
-            subnet_associations: subnets.filter(
-              (subnet) => (subnet.spec?.routeTableId ?? main) === table.metadata.name,
-            ).length,
-          })),
-      };
-    },
+    handler: listRouteTables,
   }),
   defineRoute<{ params: VpcParams & { rtb_id: string }; body: RouteBody }>({
     ...base,
@@ -201,68 +432,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
       },
     },
     responses: { 201: { description: 'The route was added' } },
-    async handler({ params, body, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readLiveVpc(store, namespace, params.id);
-      const table = await readPart<RouteTable>(
-        store,
-        ROUTE_TABLE,
-        namespace,
-        params.id,
-        params.rtb_id,
-        'route table',
-      );
-      const destination = formatCidr(
-        checked(() => checkAnyBlock('destination_cidr_block', body.destination_cidr_block)),
-      );
-      const kind = TARGET_KINDS[body.target];
-      if (!kind) {
-        throw badRequest(
-          `target: VPC ${params.id} has no ${body.target} to route to; routes can target internet_gateway or nat_gateway`,
-        );
-      }
-      const gateways = await listParts<VpcPart>(store, kind.type, namespace, params.id);
-      if (gateways.length === 0) {
-        throw badRequest(
-          `target: VPC ${params.id} has no ${kind.noun}; create one with POST /api/v1/vpcs/${params.id}/${kind.create}`,
-        );
-      }
-      const ids = gateways.map((gateway) => gateway.metadata.name).sort();
-      let targetId: string;
-      if (body.target_id !== undefined) {
-        if (!ids.includes(body.target_id)) {
-          throw badRequest(
-            `target_id: ${body.target_id} is not a ${kind.noun} of VPC ${params.id}; it has ${ids.join(', ')}`,
-          );
-        }
-        targetId = body.target_id;
-      } else if (ids.length > 1) {
-        throw badRequest(
-          `target_id: VPC ${params.id} has ${ids.length} ${kind.noun}s (${ids.join(', ')}); name one with target_id`,
-        );
-      } else {
-        targetId = ids[0]!;
-      }
-      const live = await liveGateways(store, namespace, params.id);
-      const existing = routeStates(effectiveRoutes(table, vpc), live).find(
-        (route) => route.destination === destination,
-      );
-      if (existing) {
-        const blackhole = existing.state === 'blackhole' ? ' (a blackhole route: delete it first)' : '';
-        throw conflict(
-          `route table ${params.rtb_id} already routes ${destination} to ${existing.target}${blackhole}`,
-          { details: { existing_route: existing } },
-        );
-      }
-      await store.update<RouteTable>(ROUTE_TABLE, {
-        ...table,
-        spec: {
-          ...table.spec!,
-          routes: [...(table.spec?.routes ?? []), { destination, target: targetId }],
-        },
-      });
-      return { status: 201 };
-    },
+    handler: addRoute,
   }),
   defineRoute<{ params: VpcParams & { rtb_id: string }; query: { destination_cidr_block: string } }>({
     ...base,
@@ -282,47 +452,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
       },
     },
     responses: { 204: { description: 'The route was deleted' } },
-    async handler({ params, query, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readVpc(store, namespace, params.id);
-      const table = await readPart<RouteTable>(
-        store,
-        ROUTE_TABLE,
-        namespace,
-        params.id,
-        params.rtb_id,
-        'route table',
-      );
-      const destination = formatCidr(
-        checked(() => checkAnyBlock('destination_cidr_block', query.destination_cidr_block)),
-      );
-      if (destination === localRoute(vpc).destination) {
-        throw badRequest(
-          `destination_cidr_block: ${destination} is the local route of VPC ${params.id}, which cannot be deleted`,
-          {
-            details: {
-              fields: [
-                {
-                  in: 'query',
-                  field: 'destination_cidr_block',
-                  rule: 'local_route',
-                  message: 'the local route cannot be deleted',
-                },
-              ],
-            },
-          },
-        );
-      }
-      const routes = table.spec?.routes ?? [];
-      if (!routes.some((route) => route.destination === destination)) {
-        throw notFound(`route table ${params.rtb_id} has no route to ${destination}`);
-      }
-      await store.update<RouteTable>(ROUTE_TABLE, {
-        ...table,
-        spec: { ...table.spec!, routes: routes.filter((route) => route.destination !== destination) },
-      });
-      return { status: 204 };
-    },
+    handler: deleteRoute,
   }),
   defineRoute<{ params: VpcParams; body: { name?: string } }>({
     ...base,
@@ -340,30 +470,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
       },
     },
     responses: { 201: { description: 'The new gateway', schema: IGW_VIEW } },
-    async handler({ params, body, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readLiveVpc(store, namespace, params.id);
-      const [attached] = await listParts<InternetGateway>(store, INTERNET_GATEWAY, namespace, params.id);
-      if (attached) {
-        throw conflict(`VPC ${params.id} already has internet gateway ${attached.metadata.name}`, {
-          details: { existing_internet_gateway_id: attached.metadata.name },
-        });
-      }
-      const id = newPartId('igw');
-      const created = await store.create<InternetGateway>(
-        INTERNET_GATEWAY,
-        withOwner<InternetGateway>(
-          {
-            apiVersion: API_VERSION,
-            kind: 'InternetGateway',
-            metadata: { name: id, namespace },
-            spec: { vpcRef: params.id, name: body.name?.trim() ?? id },
-          },
-          vpc,
-        ),
-      );
-      return { status: 201, data: igwView(created, now()) };
-    },
+    handler: attachInternetGateway,
   }),
   defineRoute<{ params: VpcParams }>({
     ...base,
@@ -373,16 +480,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
     summary: "A VPC's internet gateways",
     request: { params: vpcParams },
     responses: { 200: { description: 'Internet gateways', schema: { type: 'array', items: IGW_VIEW } } },
-    async handler({ params, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      const gateways = await listParts<InternetGateway>(store, INTERNET_GATEWAY, namespace, params.id);
-      return {
-        data: withoutDeleted(gateways)
-          .map((gateway) => igwView(gateway, now()))
-          .sort(byCreation),
-      };
-    },
+    handler: listInternetGateways,
   }),
   defineRoute<{ params: VpcParams & { igw_id: string } }>({
     ...base,
@@ -393,13 +491,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
     description: BLACKHOLE_NOTE,
     request: { params: partParams('igw_id', 'igw') },
     responses: { 204: { description: 'Deleted' } },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      await readPart(store, INTERNET_GATEWAY, namespace, params.id, params.igw_id, 'internet gateway');
-      await store.delete(INTERNET_GATEWAY, namespace, params.igw_id);
-      return { status: 204 };
-    },
+    handler: deleteInternetGateway,
   }),
   defineRoute<{ params: VpcParams }>({
     ...base,
@@ -409,16 +501,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
     summary: "A VPC's NAT gateways",
     request: { params: vpcParams },
     responses: { 200: { description: 'NAT gateways', schema: { type: 'array', items: NAT_VIEW } } },
-    async handler({ params, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
-      return {
-        data: withoutDeleted(gateways)
-          .map((gateway) => natView(gateway, now()))
-          .sort(byCreation),
-      };
-    },
+    handler: listNatGateways,
   }),
   defineRoute<{ params: VpcParams; body: { subnet_id: string; allocation_id?: string } }>({
     ...base,
@@ -454,49 +537,7 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
         },
       },
     },
-    async handler({ params, body, principal, database, now, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readLiveVpc(store, namespace, params.id);
-      let subnet: Subnet | undefined;
-      try {
-        subnet = await store.get<Subnet>(SUBNET, namespace, body.subnet_id);
-      } catch (error) {
-        if (!isStoreError(error, 'NotFound')) throw error;
-      }
-      if (subnet?.spec?.vpcRef !== params.id) {
-        throw badRequest(`subnet_id: ${body.subnet_id} is not a subnet of VPC ${params.id}`);
-      }
-      if (body.allocation_id !== undefined) {
-        const holder = await findAllocationById(database, body.allocation_id);
-        const inUse = (await store.list<NatGateway>(NAT_GATEWAY, { namespace })).items.find(
-          (gateway) => gateway.spec?.allocationId === body.allocation_id,
-        );
-        const holderId = holder?.nat_gateway_id ?? inUse?.metadata.name;
-        if (holderId) {
-          throw conflict(`allocation_id: ${body.allocation_id} is in use by NAT gateway ${holderId}`, {
-            details: { nat_gateway_id: holderId },
-          });
-        }
-      }
-      const id = newPartId('nat');
-      const created = await store.create<NatGateway>(
-        NAT_GATEWAY,
-        withOwner<NatGateway>(
-          {
-            apiVersion: API_VERSION,
-            kind: 'NatGateway',
-            metadata: { name: id, namespace },
-            spec: {
-              vpcRef: params.id,
-              subnetId: body.subnet_id,
-              ...(body.allocation_id !== undefined && { allocationId: body.allocation_id }),
-            },
-          },
-          vpc,
-        ),
-      );
-      return { status: 201, data: { id, status: 'pending', created_at: createdAt(created, now()) } };
-    },
+    handler: createNatGateway,
   }),
   defineRoute<{ params: VpcParams & { nat_id: string } }>({
     ...base,
@@ -507,12 +548,6 @@ export const GATEWAY_ROUTES: RouteDefinition[] = [
     description: `Its public address returns to the pool. ${BLACKHOLE_NOTE}`,
     request: { params: partParams('nat_id', 'nat') },
     responses: { 204: { description: 'Deletion has begun' } },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      await readPart(store, NAT_GATEWAY, namespace, params.id, params.nat_id, 'NAT gateway');
-      await store.delete(NAT_GATEWAY, namespace, params.nat_id);
-      return { status: 204 };
-    },
+    handler: deleteNatGateway,
   }),
 ];

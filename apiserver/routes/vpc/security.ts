@@ -14,8 +14,7 @@ import { listParts, withOwner } from '../../../controllers/vpc/index.js';
 import { securityGroupRuleProblems } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteDefinition } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
+import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   createdAt,
@@ -25,6 +24,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  listPartRows,
 } from './vpc-resources.js';
 
 const RULE = {
@@ -110,11 +110,110 @@ function aclView(acl: NetworkAcl) {
   };
 }
 
-const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
-  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
-
 const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
 const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
+
+async function listSecurityGroups(ctx: AuthenticatedContext<{ params: VpcParams }>) {
+  return listPartRows(ctx, SECURITY_GROUP, groupView);
+}
+
+async function createSecurityGroup({
+  params,
+  body,
+  principal,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; body: CreateGroupBody }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readLiveVpc(store, namespace, params.id);
+  const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
+  const id = newPartId('sg');
+  const inbound = (body.inbound_rules ?? []).map(toSpecRule);
+  const outbound = body.outbound_rules?.map(toSpecRule) ?? [{ protocol: '-1' as const, source: '0.0.0.0/0' }];
+  const problems = securityGroupRuleProblems(
+    { inbound, outbound: body.outbound_rules ? outbound : [] },
+    new Set([id, ...groups.map((group) => group.metadata.name)]),
+    { inbound: 'inbound_rules', outbound: 'outbound_rules', portRange: 'port_range' },
+  );
+  if (problems.length > 0) throw invalid(problems);
+  const name = body.name.trim();
+  const namesake = groups.find((group) => (group.spec?.name ?? group.metadata.name) === name);
+  if (namesake) {
+    throw conflict(
+      `a security group named "${name}" already exists in VPC ${params.id}: ${namesake.metadata.name}`,
+      {
+        details: { existing_security_group_id: namesake.metadata.name },
+      },
+    );
+  }
+  const created = await store.create<SecurityGroup>(
+    SECURITY_GROUP,
+    withOwner<SecurityGroup>(
+      {
+        apiVersion: API_VERSION,
+        kind: 'SecurityGroup',
+        metadata: { name: id, namespace },
+        spec: {
+          vpcRef: params.id,
+          name,
+          description: body.description ?? '',
+          inboundRules: inbound,
+          outboundRules: outbound,
+        },
+      },
+      vpc,
+    ),
+  );
+  return {
+    status: 201,
+    data: { id, name, description: body.description ?? '', created_at: createdAt(created, now()) },
+  };
+}
+
+async function deleteSecurityGroup({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { sg_id: string } }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  const group = await readPart<SecurityGroup>(
+    store,
+    SECURITY_GROUP,
+    namespace,
+    params.id,
+    params.sg_id,
+    'security group',
+  );
+  if (group.spec?.isDefault) {
+    throw conflict(`${params.sg_id} is the default security group of VPC ${params.id}; it goes with the VPC`);
+  }
+  const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
+  const referrer = groups.find(
+    (other) =>
+      other.metadata.name !== params.sg_id &&
+      [...(other.spec?.inboundRules ?? []), ...(other.spec?.outboundRules ?? [])].some(
+        (rule) => rule.source === params.sg_id,
+      ),
+  );
+  if (referrer) {
+    throw conflict(
+      `security group ${referrer.metadata.name} has a rule naming ${params.sg_id}; remove it first`,
+      {
+        details: { referencing_security_group_id: referrer.metadata.name },
+      },
+    );
+  }
+  await store.delete(SECURITY_GROUP, namespace, params.sg_id);
+  return { status: 204 };
+}
+
+async function listNetworkAcls({ params, principal, store }: AuthenticatedContext<{ params: VpcParams }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  const acls = await listParts<NetworkAcl>(store, NETWORK_ACL, namespace, params.id);
+  return { data: acls.map(aclView) };
+}
 
 export const SECURITY_ROUTES: RouteDefinition[] = [
   defineRoute<{ params: VpcParams }>({
@@ -127,16 +226,7 @@ export const SECURITY_ROUTES: RouteDefinition[] = [
     responses: {
       200: { description: 'Security groups', schema: { type: 'array', items: SECURITY_GROUP_VIEW } },
     },
-    async handler({ params, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-      return {
-        data: withoutDeleted(groups)
-          .map((group) => groupView(group, now()))
-          .sort(byCreation),
-      };
-    },
+    handler: listSecurityGroups,
   }),
   defineRoute<{ params: VpcParams; body: CreateGroupBody }>({
     ...base,
@@ -176,54 +266,7 @@ export const SECURITY_ROUTES: RouteDefinition[] = [
         },
       },
     },
-    async handler({ params, body, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readLiveVpc(store, namespace, params.id);
-      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-      const id = newPartId('sg');
-      const inbound = (body.inbound_rules ?? []).map(toSpecRule);
-      const outbound = body.outbound_rules?.map(toSpecRule) ?? [
-        { protocol: '-1' as const, source: '0.0.0.0/0' },
-      ];
-      const problems = securityGroupRuleProblems(
-        { inbound, outbound: body.outbound_rules ? outbound : [] },
-        new Set([id, ...groups.map((group) => group.metadata.name)]),
-        { inbound: 'inbound_rules', outbound: 'outbound_rules', portRange: 'port_range' },
-      );
-      if (problems.length > 0) throw invalid(problems);
-      const name = body.name.trim();
-      const namesake = groups.find((group) => (group.spec?.name ?? group.metadata.name) === name);
-      if (namesake) {
-        throw conflict(
-          `a security group named "${name}" already exists in VPC ${params.id}: ${namesake.metadata.name}`,
-          {
-            details: { existing_security_group_id: namesake.metadata.name },
-          },
-        );
-      }
-      const created = await store.create<SecurityGroup>(
-        SECURITY_GROUP,
-        withOwner<SecurityGroup>(
-          {
-            apiVersion: API_VERSION,
-            kind: 'SecurityGroup',
-            metadata: { name: id, namespace },
-            spec: {
-              vpcRef: params.id,
-              name,
-              description: body.description ?? '',
-              inboundRules: inbound,
-              outboundRules: outbound,
-            },
-          },
-          vpc,
-        ),
-      );
-      return {
-        status: 201,
-        data: { id, name, description: body.description ?? '', created_at: createdAt(created, now()) },
-      };
-    },
+    handler: createSecurityGroup,
   }),
   defineRoute<{ params: VpcParams & { sg_id: string } }>({
     ...base,
@@ -240,41 +283,7 @@ export const SECURITY_ROUTES: RouteDefinition[] = [
       },
     },
     responses: { 204: { description: 'Deleted' } },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      const group = await readPart<SecurityGroup>(
-        store,
-        SECURITY_GROUP,
-        namespace,
-        params.id,
-        params.sg_id,
-        'security group',
-      );
-      if (group.spec?.isDefault) {
-        throw conflict(
-          `${params.sg_id} is the default security group of VPC ${params.id}; it goes with the VPC`,
-        );
-      }
-      const groups = await listParts<SecurityGroup>(store, SECURITY_GROUP, namespace, params.id);
-      const referrer = groups.find(
-        (other) =>
-          other.metadata.name !== params.sg_id &&
-          [...(other.spec?.inboundRules ?? []), ...(other.spec?.outboundRules ?? [])].some(
-            (rule) => rule.source === params.sg_id,
-          ),
-      );
-      if (referrer) {
-        throw conflict(
-          `security group ${referrer.metadata.name} has a rule naming ${params.sg_id}; remove it first`,
-          {
-            details: { referencing_security_group_id: referrer.metadata.name },
-          },
-        );
-      }
-      await store.delete(SECURITY_GROUP, namespace, params.sg_id);
-      return { status: 204 };
-    },
+    handler: deleteSecurityGroup,
   }),
   defineRoute<{ params: VpcParams }>({
     ...base,
@@ -301,11 +310,6 @@ export const SECURITY_ROUTES: RouteDefinition[] = [
         },
       },
     },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      const acls = await listParts<NetworkAcl>(store, NETWORK_ACL, namespace, params.id);
-      return { data: acls.map(aclView) };
-    },
+    handler: listNetworkAcls,
   }),
 ];

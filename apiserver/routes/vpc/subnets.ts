@@ -9,7 +9,7 @@ import { subnetOverlapMessage, subnetProblems } from '../../../controllers/vpc/i
 import { defaultNetworkAclId, mainRouteTableId } from '../../../controllers/vpc/index.js';
 import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { defineRoute, type RouteDefinition } from '../../routing/route.js';
+import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
@@ -20,6 +20,7 @@ import {
   readPart,
   readVpc,
   type VpcParams,
+  byCreatedAt,
 } from './vpc-resources.js';
 
 const SUBNET_SUMMARY = {
@@ -80,6 +81,142 @@ function subnetView(subnet: Subnet, vpc: Vpc, gateways: readonly NatGateway[], n
 const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
 const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
 
+async function listSubnets({ params, principal, now, store }: AuthenticatedContext<{ params: VpcParams }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
+  return {
+    data: withoutDeleted(await listParts<Subnet>(store, SUBNET, namespace, params.id))
+      .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
+      .sort(byCreatedAt),
+  };
+}
+
+async function createSubnet({
+  params,
+  body,
+  principal,
+  database,
+  now,
+  logger,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; body: CreateSubnetBody }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readLiveVpc(store, namespace, params.id);
+  const problems = subnetProblems(
+    { cidrBlock: 'cidr_block', availabilityZone: 'availability_zone' },
+    { cidrBlock: body.cidr_block, availabilityZone: body.availability_zone },
+    vpc,
+  );
+  if (problems.length > 0) throw invalid(problems);
+  const id = newSubnetId();
+  const name = body.name.trim();
+  const claim = await claimCidr(
+    database,
+    {
+      namespace,
+      kind: 'Subnet',
+      scope: vpcScope(params.id),
+      resourceId: id,
+      resourceName: name,
+      cidr: body.cidr_block,
+    },
+    now(),
+  );
+  if (claim.outcome === 'overlap') {
+    const { holder } = claim;
+    throw conflict(
+      subnetOverlapMessage('cidr_block', body.cidr_block, {
+        name: holder.resource_name,
+        id: holder.resource_id,
+        cidr: holder.cidr_block,
+      }),
+      {
+        details: {
+          conflicting_subnet: {
+            id: holder.resource_id,
+            name: holder.resource_name,
+            cidr_block: holder.cidr_block,
+          },
+        },
+      },
+    );
+  }
+  let created: Subnet;
+  try {
+    created = await store.create<Subnet>(
+      SUBNET,
+      withOwner<Subnet>(
+        {
+          apiVersion: API_VERSION,
+          kind: 'Subnet',
+          metadata: { name: id, namespace },
+          spec: {
+            vpcRef: params.id,
+            name,
+            cidrBlock: body.cidr_block,
+            availabilityZone: body.availability_zone,
+            mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
+          },
+        },
+        vpc,
+      ),
+    );
+  } catch (error) {
+    await releaseCidrClaim(database, namespace, id);
+    throw error;
+  }
+  logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
+  return {
+    status: 201,
+    data: {
+      id,
+      name,
+      cidr_block: body.cidr_block,
+      availability_zone: body.availability_zone,
+      available_ip_count: availableIpCount(parseCidr(body.cidr_block), 0),
+      created_at: createdAt(created, now()),
+    },
+  };
+}
+
+async function getSubnet({
+  params,
+  principal,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { subnet_id: string } }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  const subnet = await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
+  const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
+  const view = subnetView(subnet, vpc, gateways, now());
+  return {
+    data: { ...view.summary, assigned_ip_count: view.assigned, network_acl_id: view.networkAclId },
+  };
+}
+
+async function deleteSubnet({
+  params,
+  principal,
+  store,
+}: AuthenticatedContext<{ params: VpcParams & { subnet_id: string } }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
+  const holders = (await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id)).filter(
+    (gateway) => gateway.spec?.subnetId === params.subnet_id,
+  );
+  if (holders.length > 0) {
+    const ids = holders.map((gateway) => gateway.metadata.name);
+    throw conflict(`subnet ${params.subnet_id} still holds NAT gateway ${ids.join(', ')}; delete it first`, {
+      details: { nat_gateway_ids: ids },
+    });
+  }
+  await store.delete(SUBNET, namespace, params.subnet_id);
+  return { status: 204 };
+}
+
 export const SUBNET_ROUTES: RouteDefinition[] = [
   defineRoute<{ params: VpcParams }>({
     ...base,
@@ -89,16 +226,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
     summary: "A VPC's subnets",
     request: { params: vpcParams },
     responses: { 200: { description: 'Subnets', schema: { type: 'array', items: SUBNET_SUMMARY } } },
-    async handler({ params, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readVpc(store, namespace, params.id);
-      const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
-      return {
-        data: withoutDeleted(await listParts<Subnet>(store, SUBNET, namespace, params.id))
-          .map((subnet) => subnetView(subnet, vpc, gateways, now()).summary)
-          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
-      };
-    },
+    handler: listSubnets,
   }),
   defineRoute<{ params: VpcParams; body: CreateSubnetBody }>({
     ...base,
@@ -139,85 +267,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
         },
       },
     },
-    async handler({ params, body, principal, database, now, logger, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readLiveVpc(store, namespace, params.id);
-      const problems = subnetProblems(
-        { cidrBlock: 'cidr_block', availabilityZone: 'availability_zone' },
-        { cidrBlock: body.cidr_block, availabilityZone: body.availability_zone },
-        vpc,
-      );
-      if (problems.length > 0) throw invalid(problems);
-      const id = newSubnetId();
-      const name = body.name.trim();
-      const claim = await claimCidr(
-        database,
-        {
-          namespace,
-          kind: 'Subnet',
-          scope: vpcScope(params.id),
-          resourceId: id,
-          resourceName: name,
-          cidr: body.cidr_block,
-        },
-        now(),
-      );
-      if (claim.outcome === 'overlap') {
-        const { holder } = claim;
-        throw conflict(
-          subnetOverlapMessage('cidr_block', body.cidr_block, {
-            name: holder.resource_name,
-            id: holder.resource_id,
-            cidr: holder.cidr_block,
-          }),
-          {
-            details: {
-              conflicting_subnet: {
-                id: holder.resource_id,
-                name: holder.resource_name,
-                cidr_block: holder.cidr_block,
-              },
-            },
-          },
-        );
-      }
-      let created: Subnet;
-      try {
-        created = await store.create<Subnet>(
-          SUBNET,
-          withOwner<Subnet>(
-            {
-              apiVersion: API_VERSION,
-              kind: 'Subnet',
-              metadata: { name: id, namespace },
-              spec: {
-                vpcRef: params.id,
-                name,
-                cidrBlock: body.cidr_block,
-                availabilityZone: body.availability_zone,
-                mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
-              },
-            },
-            vpc,
-          ),
-        );
-      } catch (error) {
-        await releaseCidrClaim(database, namespace, id);
-        throw error;
-      }
-      logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
-      return {
-        status: 201,
-        data: {
-          id,
-          name,
-          cidr_block: body.cidr_block,
-          availability_zone: body.availability_zone,
-          available_ip_count: availableIpCount(parseCidr(body.cidr_block), 0),
-          created_at: createdAt(created, now()),
-        },
-      };
-    },
+    handler: createSubnet,
   }),
   defineRoute<{ params: VpcParams & { subnet_id: string } }>({
     ...base,
@@ -227,16 +277,7 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
     summary: 'Read a subnet',
     request: { params: SUBNET_PARAMS },
     responses: { 200: { description: 'The subnet', schema: SUBNET_DETAIL } },
-    async handler({ params, principal, now, store }) {
-      const namespace = tenantNamespace(principal);
-      const vpc = await readVpc(store, namespace, params.id);
-      const subnet = await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
-      const gateways = await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id);
-      const view = subnetView(subnet, vpc, gateways, now());
-      return {
-        data: { ...view.summary, assigned_ip_count: view.assigned, network_acl_id: view.networkAclId },
-      };
-    },
+    handler: getSubnet,
   }),
   defineRoute<{ params: VpcParams & { subnet_id: string } }>({
     ...base,
@@ -247,24 +288,6 @@ export const SUBNET_ROUTES: RouteDefinition[] = [
     description: 'Refused while a NAT gateway lives in the subnet; the answer names it.',
     request: { params: SUBNET_PARAMS },
     responses: { 204: { description: 'Deleted' } },
-    async handler({ params, principal, store }) {
-      const namespace = tenantNamespace(principal);
-      await readVpc(store, namespace, params.id);
-      await readPart<Subnet>(store, SUBNET, namespace, params.id, params.subnet_id, 'subnet');
-      const holders = (await listParts<NatGateway>(store, NAT_GATEWAY, namespace, params.id)).filter(
-        (gateway) => gateway.spec?.subnetId === params.subnet_id,
-      );
-      if (holders.length > 0) {
-        const ids = holders.map((gateway) => gateway.metadata.name);
-        throw conflict(
-          `subnet ${params.subnet_id} still holds NAT gateway ${ids.join(', ')}; delete it first`,
-          {
-            details: { nat_gateway_ids: ids },
-          },
-        );
-      }
-      await store.delete(SUBNET, namespace, params.subnet_id);
-      return { status: 204 };
-    },
+    handler: deleteSubnet,
   }),
 ];

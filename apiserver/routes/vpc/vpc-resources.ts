@@ -15,11 +15,13 @@ import {
   type Vpc,
   type VpcPart,
 } from '../../../crds/vpc.js';
-import { isStoreError, type ObjectStore } from '../../../control-plane/types.js';
+import type { Principal } from '../../../accounts/principal.js';
+import type { ObjectStore } from '../../../control-plane/types.js';
 import type { ValidationProblem } from '../../../controllers/vpc/index.js';
-import { VpcValidationError } from '../../../controllers/vpc/index.js';
-import { badRequest, conflict, notFound } from '../../errors.js';
-import { isDeleted } from '../../routing/deleted.js';
+import { listParts, VpcValidationError } from '../../../controllers/vpc/index.js';
+import { badRequest, conflict } from '../../errors.js';
+import { findInNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { isDeleted, withoutDeleted } from '../../routing/deleted.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 
@@ -65,12 +67,8 @@ export function checked<T>(check: () => T): T {
 }
 
 export async function readVpc(store: ObjectStore, namespace: string, id: string): Promise<Vpc> {
-  try {
-    return await store.get<Vpc>(VPC, namespace, id);
-  } catch (error) {
-    if (isStoreError(error, 'NotFound')) throw notFound(`VPC ${id} not found`);
-    throw error;
-  }
+  // A VPC whose deletion has begun is still read: its DELETE, PATCH and parts answer 409 for it.
+  return findInNamespace(store, namespace, { type: VPC, noun: 'VPC', visible: () => true }, id);
 }
 
 /** A VPC that can still take new parts. */
@@ -89,13 +87,37 @@ export async function readPart<T extends VpcPart>(
   id: string,
   noun: string,
 ): Promise<T> {
-  try {
-    const part = await store.get<T>(type, namespace, id);
-    if (part.spec?.vpcRef === vpcId && !isDeleted(part)) return part;
-  } catch (error) {
-    if (!isStoreError(error, 'NotFound')) throw error;
-  }
-  throw notFound(`${noun} ${id} not found in VPC ${vpcId}`);
+  const visible = (part: T) => part.spec?.vpcRef === vpcId && !isDeleted(part);
+  return findInNamespace(
+    store,
+    namespace,
+    { type, noun, visible },
+    id,
+    `${noun} ${id} not found in VPC ${vpcId}`,
+  );
+}
+
+/** REST rows oldest first, ties broken by id, as every VPC list answers them. */
+export const byCreatedAt = <T extends { created_at: string; id: string }>(a: T, b: T) =>
+  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+
+/**
+ * The live parts of one kind of the VPC in the path, as REST rows oldest first; 404 when the
+ * caller's organization has no such VPC.
+ */
+export async function listPartRows<T extends VpcPart, R extends { created_at: string; id: string }>(
+  ctx: { store: ObjectStore; principal: Principal; now: () => Date; params: VpcParams },
+  type: typeof VPC,
+  row: (part: T, now: Date) => R,
+): Promise<{ data: R[] }> {
+  const namespace = tenantNamespace(ctx.principal);
+  await readVpc(ctx.store, namespace, ctx.params.id);
+  const parts = await listParts<T>(ctx.store, type, namespace, ctx.params.id);
+  return {
+    data: withoutDeleted(parts)
+      .map((part) => row(part, ctx.now()))
+      .sort(byCreatedAt),
+  };
 }
 
 /** Every part in the namespace, grouped by kind, read once per request. */

@@ -27,7 +27,7 @@ import { VPC_FINALIZER, vpcLimitMessage, vpcOverlapMessage } from '../../../cont
 import { ApiError, badRequest, conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
-import { defineRoute, type RouteModule } from '../../routing/route.js';
+import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import { GATEWAY_ROUTES } from './gateways.js';
 import {
@@ -39,6 +39,7 @@ import {
   VPC_PARAMS,
   type PartsOfNamespace,
   type VpcParams,
+  byCreatedAt,
 } from './vpc-resources.js';
 import { SECURITY_ROUTES } from './security.js';
 import { SUBNET_ROUTES } from './subnets.js';
@@ -230,6 +231,38 @@ async function overlappingVpcName(store: ObjectStore, namespace: string, id: str
   }
 }
 
+type CidrHolder = Extract<Awaited<ReturnType<typeof claimCidr>>, { outcome: 'overlap' }>['holder'];
+
+/** The 409 of a block that overlaps another VPC of the region, naming that VPC as it is called now. */
+async function overlapConflict(store: ObjectStore, namespace: string, cidr: string, holder: CidrHolder) {
+  const holderName = await overlappingVpcName(store, namespace, holder.resource_id, holder.resource_name);
+  return conflict(
+    vpcOverlapMessage('cidr_block', cidr, {
+      name: holderName,
+      id: holder.resource_id,
+      cidr: holder.cidr_block,
+    }),
+    {
+      details: {
+        conflicting_vpc: { id: holder.resource_id, name: holderName, cidr_block: holder.cidr_block },
+      },
+    },
+  );
+}
+
+/** A new VPC's spec: the flags it was not given take their defaults. */
+function vpcSpec(name: string, body: CreateVpcBody): NonNullable<Vpc['spec']> {
+  return {
+    name,
+    cidrBlock: body.cidr_block,
+    region: body.region,
+    enableDnsHostnames: body.enable_dns_hostnames ?? false,
+    enableDnsSupport: body.enable_dns_support ?? true,
+    enableFlowLogs: body.enable_flow_logs ?? false,
+    isDefault: false,
+  };
+}
+
 /** What the VPC routes need beyond the core services. */
 export interface VpcRouteServices {
   vpcConfig: VpcConfig;
@@ -238,6 +271,186 @@ export interface VpcRouteServices {
 const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
 const read = ['vpc:read'];
 const write = ['vpc:write'];
+
+async function listVpcs({
+  query,
+  principal,
+  database,
+  now,
+  store,
+}: AuthenticatedContext<{ query: LimitOffsetQuery & { region?: string; status?: VpcRestStatus } }>) {
+  const namespace = tenantNamespace(principal);
+  let rows: ReturnType<typeof summary>[];
+  if (query.status === 'deleted') {
+    rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
+  } else {
+    const counts = countsByVpc(await readParts(store, namespace));
+    const { items } = await store.list<Vpc>(VPC, { namespace });
+    rows = items
+      .map((vpc) => summary(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()))
+      .filter((row) => query.status === undefined || row.status === query.status);
+  }
+  const selected = rows
+    .filter((row) => query.region === undefined || row.region === query.region)
+    .sort(byCreatedAt);
+  return { data: selected.slice(query.offset, query.offset + query.limit) };
+}
+
+async function createVpc({
+  body,
+  principal,
+  database,
+  now,
+  logger,
+  store,
+  vpcConfig,
+}: AuthenticatedContext<{ body: CreateVpcBody }, VpcRouteServices>) {
+  const problems = collectProblems([
+    () => checkBlock('cidr_block', body.cidr_block),
+    () => checkRegion('region', body.region, vpcConfig.regions),
+  ]);
+  if (problems.length > 0) throw invalid(problems);
+  const namespace = await ensureTenantNamespace(store, principal);
+  const id = newVpcId();
+  const name = body.name.trim();
+  const claim = await claimCidr(
+    database,
+    {
+      namespace,
+      kind: 'Vpc',
+      scope: regionScope(body.region),
+      resourceId: id,
+      resourceName: name,
+      cidr: body.cidr_block,
+      limit: vpcConfig.limitPerOrganization,
+    },
+    now(),
+  );
+  if (claim.outcome === 'limit') throw limitReached(claim.limit);
+  if (claim.outcome === 'overlap')
+    throw await overlapConflict(store, namespace, body.cidr_block, claim.holder);
+  let created: Vpc;
+  try {
+    created = await store.create<Vpc>(VPC, {
+      apiVersion: API_VERSION,
+      kind: 'Vpc',
+      metadata: {
+        name: id,
+        namespace,
+        annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+        // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
+        finalizers: [VPC_FINALIZER],
+      },
+      spec: vpcSpec(name, body),
+    });
+  } catch (error) {
+    await releaseCidrClaim(database, namespace, id);
+    throw error;
+  }
+  logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
+  return {
+    status: 201,
+    data: {
+      id,
+      name,
+      cidr_block: body.cidr_block,
+      region: body.region,
+      status: 'provisioning',
+      is_default: false,
+      created_at: createdAt(created, now()),
+    },
+  };
+}
+
+async function getVpc({
+  params,
+  principal,
+  database,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams }>) {
+  const namespace = tenantNamespace(principal);
+  try {
+    const vpc = await readVpc(store, namespace, params.id);
+    const counts = countsByVpc(await readParts(store, namespace));
+    return { data: detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()) };
+  } catch (error) {
+    const tombstone = await findTombstone(database, namespace, params.id);
+    if (tombstone) return { data: tombstoneDetail(tombstone) };
+    throw error;
+  }
+}
+
+async function updateVpc({
+  params,
+  body,
+  principal,
+  now,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; body: PatchVpcBody }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${params.id} is being deleted`);
+  const stamp = now().toISOString();
+  const changed = await store.update<Vpc>(VPC, {
+    ...vpc,
+    metadata: {
+      ...vpc.metadata,
+      annotations: { ...vpc.metadata.annotations, [UPDATED_AT_ANNOTATION]: stamp },
+    },
+    spec: {
+      ...vpc.spec!,
+      ...(body.name !== undefined && { name: body.name.trim() }),
+      ...(body.enable_dns_hostnames !== undefined && {
+        enableDnsHostnames: body.enable_dns_hostnames,
+      }),
+      ...(body.enable_dns_support !== undefined && { enableDnsSupport: body.enable_dns_support }),
+      ...(body.enable_flow_logs !== undefined && { enableFlowLogs: body.enable_flow_logs }),
+    },
+  });
+  return { data: { id: params.id, name: changed.spec?.name ?? params.id, updated_at: stamp } };
+}
+
+async function deleteVpc({ params, principal, logger, store }: AuthenticatedContext<{ params: VpcParams }>) {
+  const namespace = tenantNamespace(principal);
+  await readVpc(store, namespace, params.id);
+  await store.delete(VPC, namespace, params.id);
+  logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
+  return { status: 204 };
+}
+
+async function listAvailableCidrs({
+  params,
+  query,
+  principal,
+  database,
+  store,
+}: AuthenticatedContext<{ params: VpcParams; query: { prefix: number; count: number } }>) {
+  const namespace = tenantNamespace(principal);
+  const vpc = await readVpc(store, namespace, params.id);
+  const block = parseCidr(vpc.spec!.cidrBlock);
+  if (query.prefix < block.prefix) {
+    throw badRequest(`prefix: /${query.prefix} is larger than the VPC's block ${vpc.spec!.cidrBlock}`, {
+      details: {
+        fields: [
+          {
+            in: 'query',
+            field: 'prefix',
+            rule: 'within_vpc',
+            message: `larger than ${vpc.spec!.cidrBlock}`,
+          },
+        ],
+      },
+    });
+  }
+  const subnets = await listParts<Subnet>(store, SUBNET, namespace, params.id);
+  const taken = [
+    ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
+    ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
+  ];
+  const free = nextFreeBlocks(block, taken, query.prefix, query.count);
+  return { data: { prefix: query.prefix, cidr_blocks: free.map(formatCidr) } };
+}
 
 /** Every `/api/v1/vpcs` route. */
 export const vpcRoutes: RouteModule<VpcRouteServices> = {
@@ -263,23 +476,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
       responses: {
         200: { description: 'VPCs, oldest first', schema: { type: 'array', items: VPC_SUMMARY } },
       },
-      async handler({ query, principal, database, now, store }) {
-        const namespace = tenantNamespace(principal);
-        let rows: ReturnType<typeof summary>[];
-        if (query.status === 'deleted') {
-          rows = (await listTombstones(database, namespace)).map(tombstoneSummary);
-        } else {
-          const counts = countsByVpc(await readParts(store, namespace));
-          const { items } = await store.list<Vpc>(VPC, { namespace });
-          rows = items
-            .map((vpc) => summary(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()))
-            .filter((row) => query.status === undefined || row.status === query.status);
-        }
-        const selected = rows
-          .filter((row) => query.region === undefined || row.region === query.region)
-          .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-        return { data: selected.slice(query.offset, query.offset + query.limit) };
-      },
+      handler: listVpcs,
     }),
     defineRoute<{ body: CreateVpcBody }, VpcRouteServices>({
       ...base,
@@ -321,94 +518,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
           },
         },
       },
-      async handler({ body, principal, database, now, logger, store, vpcConfig }) {
-        const problems = collectProblems([
-          () => checkBlock('cidr_block', body.cidr_block),
-          () => checkRegion('region', body.region, vpcConfig.regions),
-        ]);
-        if (problems.length > 0) throw invalid(problems);
-        const namespace = await ensureTenantNamespace(store, principal);
-        const id = newVpcId();
-        const name = body.name.trim();
-        const claim = await claimCidr(
-          database,
-          {
-            namespace,
-            kind: 'Vpc',
-            scope: regionScope(body.region),
-            resourceId: id,
-            resourceName: name,
-            cidr: body.cidr_block,
-            limit: vpcConfig.limitPerOrganization,
-          },
-          now(),
-        );
-        if (claim.outcome === 'limit') throw limitReached(claim.limit);
-        if (claim.outcome === 'overlap') {
-          const { holder } = claim;
-          const holderName = await overlappingVpcName(
-            store,
-            namespace,
-            holder.resource_id,
-            holder.resource_name,
-          );
-          throw conflict(
-            vpcOverlapMessage('cidr_block', body.cidr_block, {
-              name: holderName,
-              id: holder.resource_id,
-              cidr: holder.cidr_block,
-            }),
-            {
-              details: {
-                conflicting_vpc: {
-                  id: holder.resource_id,
-                  name: holderName,
-                  cidr_block: holder.cidr_block,
-                },
-              },
-            },
-          );
-        }
-        let created: Vpc;
-        try {
-          created = await store.create<Vpc>(VPC, {
-            apiVersion: API_VERSION,
-            kind: 'Vpc',
-            metadata: {
-              name: id,
-              namespace,
-              annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
-              // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
-              finalizers: [VPC_FINALIZER],
-            },
-            spec: {
-              name,
-              cidrBlock: body.cidr_block,
-              region: body.region,
-              enableDnsHostnames: body.enable_dns_hostnames ?? false,
-              enableDnsSupport: body.enable_dns_support ?? true,
-              enableFlowLogs: body.enable_flow_logs ?? false,
-              isDefault: false,
-            },
-          });
-        } catch (error) {
-          await releaseCidrClaim(database, namespace, id);
-          throw error;
-        }
-        logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
-        return {
-          status: 201,
-          data: {
-            id,
-            name,
-            cidr_block: body.cidr_block,
-            region: body.region,
-            status: 'provisioning',
-            is_default: false,
-            created_at: createdAt(created, now()),
-          },
-        };
-      },
+      handler: createVpc,
     }),
     defineRoute<{ params: VpcParams }>({
       ...base,
@@ -418,18 +528,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
       summary: 'Read a VPC',
       request: { params: VPC_PARAMS },
       responses: { 200: { description: 'The VPC', schema: VPC_DETAIL } },
-      async handler({ params, principal, database, now, store }) {
-        const namespace = tenantNamespace(principal);
-        try {
-          const vpc = await readVpc(store, namespace, params.id);
-          const counts = countsByVpc(await readParts(store, namespace));
-          return { data: detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()) };
-        } catch (error) {
-          const tombstone = await findTombstone(database, namespace, params.id);
-          if (tombstone) return { data: tombstoneDetail(tombstone) };
-          throw error;
-        }
-      },
+      handler: getVpc,
     }),
     defineRoute<{ params: VpcParams; body: PatchVpcBody }>({
       ...base,
@@ -455,29 +554,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
           },
         },
       },
-      async handler({ params, body, principal, now, store }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readVpc(store, namespace, params.id);
-        if (vpc.metadata.deletionTimestamp) throw conflict(`VPC ${params.id} is being deleted`);
-        const stamp = now().toISOString();
-        const changed = await store.update<Vpc>(VPC, {
-          ...vpc,
-          metadata: {
-            ...vpc.metadata,
-            annotations: { ...vpc.metadata.annotations, [UPDATED_AT_ANNOTATION]: stamp },
-          },
-          spec: {
-            ...vpc.spec!,
-            ...(body.name !== undefined && { name: body.name.trim() }),
-            ...(body.enable_dns_hostnames !== undefined && {
-              enableDnsHostnames: body.enable_dns_hostnames,
-            }),
-            ...(body.enable_dns_support !== undefined && { enableDnsSupport: body.enable_dns_support }),
-            ...(body.enable_flow_logs !== undefined && { enableFlowLogs: body.enable_flow_logs }),
-          },
-        });
-        return { data: { id: params.id, name: changed.spec?.name ?? params.id, updated_at: stamp } };
-      },
+      handler: updateVpc,
     }),
     defineRoute<{ params: VpcParams }>({
       ...base,
@@ -491,13 +568,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
         'with status=deleted until garbage collection purges it.',
       request: { params: VPC_PARAMS },
       responses: { 204: { description: 'Deletion has begun' } },
-      async handler({ params, principal, logger, store }) {
-        const namespace = tenantNamespace(principal);
-        await readVpc(store, namespace, params.id);
-        await store.delete(VPC, namespace, params.id);
-        logger.info({ vpcId: params.id, namespace }, 'VPC deletion requested');
-        return { status: 204 };
-      },
+      handler: deleteVpc,
     }),
     defineRoute<{ params: VpcParams; query: { prefix: number; count: number } }>({
       ...base,
@@ -530,32 +601,7 @@ export const vpcRoutes: RouteModule<VpcRouteServices> = {
           },
         },
       },
-      async handler({ params, query, principal, database, store }) {
-        const namespace = tenantNamespace(principal);
-        const vpc = await readVpc(store, namespace, params.id);
-        const block = parseCidr(vpc.spec!.cidrBlock);
-        if (query.prefix < block.prefix) {
-          throw badRequest(`prefix: /${query.prefix} is larger than the VPC's block ${vpc.spec!.cidrBlock}`, {
-            details: {
-              fields: [
-                {
-                  in: 'query',
-                  field: 'prefix',
-                  rule: 'within_vpc',
-                  message: `larger than ${vpc.spec!.cidrBlock}`,
-                },
-              ],
-            },
-          });
-        }
-        const subnets = await listParts<Subnet>(store, SUBNET, namespace, params.id);
-        const taken = [
-          ...subnets.map((subnet) => parseCidr(subnet.spec!.cidrBlock)),
-          ...(await claimedBlocks(database, namespace, vpcScope(params.id))),
-        ];
-        const free = nextFreeBlocks(block, taken, query.prefix, query.count);
-        return { data: { prefix: query.prefix, cidr_blocks: free.map(formatCidr) } };
-      },
+      handler: listAvailableCidrs,
     }),
     ...SUBNET_ROUTES,
     ...SECURITY_ROUTES,

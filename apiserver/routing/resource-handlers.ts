@@ -1,0 +1,62 @@
+/**
+ * The list, read and delete that resource families share: each family configures them with how
+ * its objects are found and its REST view, and its named handlers call them.
+ */
+import type { Principal } from '../../accounts/principal.js';
+import type { KubeObject } from '../../control-plane/types.js';
+import { withoutDeleted } from './deleted.js';
+import { byCreation, pageOf, type PageQuery } from './pagination.js';
+import type { RouteContext } from './route.js';
+import { findInOrganization, tenantNamespace, type OrganizationLookup } from './tenancy.js';
+
+/** What a family says once for its plain list, read and delete. */
+export interface ResourceFamily<T extends KubeObject, V> {
+  lookup: OrganizationLookup<T>;
+  /** The object as the REST API shows it. */
+  view: (object: T) => V;
+}
+
+type CallerContext = Pick<RouteContext, 'store'> & { principal: Principal };
+
+/**
+ * A page of the family's objects in the caller's organization, oldest first, as REST views that
+ * pass `keep`; objects being deleted and ones without a spec yet are left out.
+ */
+export async function listResources<T extends KubeObject, V>(
+  ctx: CallerContext & { query: PageQuery },
+  family: ResourceFamily<T, V>,
+  keep: (row: V) => boolean = () => true,
+) {
+  const { items } = await ctx.store.list<T>(family.lookup.type, {
+    namespace: tenantNamespace(ctx.principal),
+  });
+  const rows = withoutDeleted(items)
+    .filter((object) => object.spec)
+    .sort(byCreation)
+    .map(family.view)
+    .filter(keep);
+  return pageOf(rows, ctx.query);
+}
+
+/** The REST view of the object in the path, or 404 (another organization's included). */
+export async function readResource<T extends KubeObject, V>(
+  ctx: CallerContext & { params: { id: string } },
+  family: ResourceFamily<T, V>,
+) {
+  return {
+    data: family.view(await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id)),
+  };
+}
+
+/**
+ * Begins the deletion of the object in the path (its finalizers finish it), answering with no
+ * body; 404 when the caller's organization has no such object.
+ */
+export async function deleteResource<T extends KubeObject>(
+  ctx: CallerContext & { params: { id: string } },
+  family: { lookup: OrganizationLookup<T> },
+) {
+  const object = await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id);
+  await ctx.store.delete(family.lookup.type, object.metadata.namespace, object.metadata.name);
+  return {};
+}
