@@ -10,13 +10,7 @@ import type { JobRunner } from './jobs.js';
 import { apply, read, refused, removeObject } from './objects.js';
 import { shareObservation } from './readiness.js';
 import { kubeName } from './names.js';
-import {
-  BACKUPS_MOUNT,
-  renderBackupClaim,
-  renderShareClaim,
-  reportSize,
-  SHARE_MOUNT,
-} from './render.js';
+import { BACKUPS_MOUNT, renderBackupClaim, renderShareClaim, reportSize, SHARE_MOUNT } from './render.js';
 import { PERSISTENT_VOLUME_CLAIM } from './resource-types.js';
 import type { KubernetesSettings } from './settings.js';
 import { WORKLOAD_LABEL } from '../../crds/annotations.js';
