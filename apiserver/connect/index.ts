@@ -2,7 +2,8 @@
  * The connector runtime of every streaming cluster, as the Kafka Connect REST API: mounted at
  * `/streaming/:clusterId/connect`, its bodies and errors (`{error_code, message}`) are Kafka
  * Connect's, so its tools work unchanged. Who may use it is who may use the cluster's schema
- * registry: a user of the cluster with HTTP Basic, or a platform API key of its organization.
+ * registry: a user of the cluster with HTTP Basic, or a platform API key or a member's access
+ * token of its organization.
  */
 import express, { type Router } from 'express';
 import type { Authenticator } from '../../accounts/principal.js';

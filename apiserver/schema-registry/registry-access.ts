@@ -1,8 +1,10 @@
 /**
  * Who may use a cluster's registry: a user of that cluster with HTTP Basic (name and password),
- * or a platform API key of the cluster's organization carrying `streaming:read` (reads) or
- * `streaming:write` (writes), sent as the platform takes it (`Authorization: ApiKey …` or
- * `X-API-Key`). The cluster is found by its REST id in whichever organization holds it.
+ * or a platform credential of the cluster's organization carrying `streaming:read` (reads) or
+ * `streaming:write` (writes): an API key sent as the platform takes it (`Authorization: ApiKey …`
+ * or `X-API-Key`), or a signed-in member's access token (`Authorization: Bearer …`, the console's
+ * credential) with the scopes of their role. The cluster is found by its REST id in whichever
+ * organization holds it.
  */
 import type { Request } from 'express';
 import { organizationNamespace } from '../../accounts/organizations.js';
@@ -63,17 +65,20 @@ export class RegistryAccess {
       if (!valid) throw unauthorized('invalid cluster user name or password');
       return cluster;
     }
-    const hasApiKey =
-      req.headers['x-api-key'] !== undefined || /^apikey\s/i.test(req.headers.authorization?.trim() ?? '');
-    if (!hasApiKey) throw unauthorized('send a cluster user with HTTP Basic, or a platform API key');
+    const hasPlatformCredential =
+      req.headers['x-api-key'] !== undefined ||
+      /^(apikey|bearer)\s/i.test(req.headers.authorization?.trim() ?? '');
+    if (!hasPlatformCredential) {
+      throw unauthorized('send a cluster user with HTTP Basic, a platform API key, or a bearer access token');
+    }
     let principal;
     try {
       principal = await this.deps.authenticator(req);
     } catch (error) {
       throw unauthorized((error as Error).message);
     }
-    if (!principal || principal.kind !== 'api_key' || !principal.organizationId) {
-      throw unauthorized('send a platform API key of the cluster\u2019s organization');
+    if (!principal || principal.kind === 'system' || !principal.organizationId) {
+      throw unauthorized('send a platform API key or access token of the cluster\u2019s organization');
     }
     const cluster = await this.find(restId);
     if (!cluster || cluster.namespace !== organizationNamespace(principal.organizationId)) {

@@ -1,12 +1,13 @@
 /**
  * The schema registry of a streaming cluster through its Confluent-compatible API: Confluent's
  * own client (@kafkajs/confluent-schema-registry) with a cluster user over HTTP Basic, and plain
- * HTTP calls for the wire format, the error codes, API keys and the cluster's removal.
+ * HTTP calls for the wire format, the error codes, API keys, members' access tokens (for the
+ * registry and the Kafka Connect REST API, which share its access rule) and the cluster's removal.
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countClusterSchemas, removeClusterSchemaRegistry } from '../../schema-registry/index.js';
-import { registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
+import { mailedToken, registerAndSignIn, type TestAccount } from '../fixtures/accounts-app.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 type Json = Record<string, unknown>;
@@ -257,6 +258,85 @@ describe('authentication', () => {
     });
     const key = (((await created.json()) as Json).data as Json).key as string;
     expect((await registry('GET', '/subjects', undefined, { 'x-api-key': key })).status).toBe(404);
+  });
+});
+
+describe('a member\u2019s access token, on the registry and the Kafka Connect REST API', () => {
+  const bearer = (account: TestAccount) => ({ authorization: `Bearer ${account.token}` });
+  const validate = (headers: Record<string, string>) =>
+    connectCall('PUT', '/connector-plugins/S3SinkConnector/config/validate', { topics: 'orders' }, headers);
+
+  async function connectCall(method: string, path: string, body: unknown, headers: Record<string, string>) {
+    const response = await app.request(`/streaming/${clusterId}/connect${path}`, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Json };
+  }
+
+  /** A new account made a viewer of the owner's organization, its session switched there. */
+  async function verify(account: TestAccount) {
+    const verified = await app.call('POST', '/v1/auth/verify-email', {
+      body: { token: mailedToken(app, account.email, 'verify-email') },
+    });
+    expect(verified.status, await verified.clone().text()).toBe(200);
+  }
+
+  async function viewer(): Promise<TestAccount> {
+    await verify(owner);
+    const organizations = (await api('GET', '/v1/organizations')).data as Json[];
+    const organizationId = organizations[0]!.id as string;
+    const account = await registerAndSignIn(app, 'Katherine Johnson');
+    await verify(account);
+    const invited = await app.call('POST', `/v1/organizations/${organizationId}/invitations`, {
+      token: owner.token,
+      body: { email: account.email, role: 'viewer' },
+    });
+    expect(invited.status, await invited.clone().text()).toBe(201);
+    const accepted = await app.call(
+      'POST',
+      `/v1/invitations/${mailedToken(app, account.email, 'accept-invitation')}/accept`,
+      { token: account.token },
+    );
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    const switched = await app.call('PATCH', '/v1/auth/me', {
+      token: account.token,
+      body: { current_organization_id: organizationId },
+    });
+    expect(switched.status, await switched.clone().text()).toBe(200);
+    return account;
+  }
+
+  it('lets the organization\u2019s owner read and write both', async () => {
+    expect((await registry('GET', '/subjects', undefined, bearer(owner))).status).toBe(200);
+    expect((await registry('PUT', '/config', { compatibility: 'BACKWARD' }, bearer(owner))).status).toBe(200);
+    expect((await connectCall('GET', '/connector-plugins', undefined, bearer(owner))).status).toBe(200);
+    expect((await validate(bearer(owner))).status).toBe(200);
+  });
+
+  it('lets a viewer read but refuses their writes with 403 naming the scope', async () => {
+    const member = await viewer();
+    expect((await registry('GET', '/subjects', undefined, bearer(member))).status).toBe(200);
+    const write = await registry('PUT', '/config', { compatibility: 'FULL' }, bearer(member));
+    expect(write).toMatchObject({ status: 403, body: { error_code: 403 } });
+    expect(JSON.stringify(write.body)).toContain('streaming:write');
+    expect((await connectCall('GET', '/connector-plugins', undefined, bearer(member))).status).toBe(200);
+    expect(await validate(bearer(member))).toMatchObject({ status: 403, body: { error_code: 403 } });
+  });
+
+  it('answers 404 to a member of another organization', async () => {
+    const stranger = await registerAndSignIn(app, 'Dorothy Vaughan');
+    expect((await registry('GET', '/subjects', undefined, bearer(stranger))).status).toBe(404);
+    expect((await connectCall('GET', '/connector-plugins', undefined, bearer(stranger))).status).toBe(404);
+  });
+
+  it('still answers 401 without credentials, and to a token that is not one', async () => {
+    expect((await registry('GET', '/subjects', undefined, {})).status).toBe(401);
+    expect((await connectCall('GET', '/connector-plugins', undefined, {})).status).toBe(401);
+    const forged = { authorization: 'Bearer not-a-token' };
+    expect((await registry('GET', '/subjects', undefined, forged)).body).toMatchObject({ error_code: 401 });
+    expect((await connectCall('GET', '/connectors', undefined, forged)).status).toBe(401);
   });
 });
 
