@@ -17,6 +17,7 @@ import {
   StreamingClusters,
   TopicMessages,
 } from './pages/streaming.tsx';
+import { ConnectorsPage, SchemaRegistryPage } from './pages/streaming-extensions.tsx';
 import { Team } from './pages/team.tsx';
 import { Usage } from './pages/usage.tsx';
 import { VaultClusters, VaultDetail } from './pages/vault.tsx';
@@ -71,6 +72,11 @@ const SECTIONS: readonly Section[] = [
         path: '/streaming-clusters/:id/groups/:group',
         render: ({ id, group }) => <ConsumerGroupLag clusterId={id!} group={group!} />,
       },
+      {
+        path: '/streaming-clusters/:id/schema-registry',
+        render: ({ id }) => <SchemaRegistryPage clusterId={id!} />,
+      },
+      { path: '/streaming-clusters/:id/connectors', render: ({ id }) => <ConnectorsPage clusterId={id!} /> },
     ],
   },
   {

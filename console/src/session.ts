@@ -47,6 +47,40 @@ export const publicApi = createCloudplaneClient({ baseUrl: location.origin });
 /** The API as the signed-in user; a call refreshes the access token first when it is about to expire. */
 export const api = createCloudplaneClient({ baseUrl: location.origin, token: () => accessToken() });
 
+/**
+ * A call to a cluster's API that speaks its own wire format (the schema registry's, Kafka
+ * Connect's), on this origin with the session's bearer token; its `{error_code, message}` errors
+ * become `CloudplaneError`s carrying the message and the request id.
+ */
+export async function wireCall<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const token = await accessToken();
+  const response = await fetch(`${location.origin}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // A proxy's page in front of the API: the status line says what happened.
+    parsed = undefined;
+  }
+  if (response.ok) return parsed as T;
+  const { error_code: code, message } = (parsed ?? {}) as { error_code?: number; message?: string };
+  throw new CloudplaneError(
+    response.status,
+    String(code ?? response.status),
+    message ?? (response.statusText || `HTTP ${response.status}`),
+    response.headers.get('x-request-id') ?? undefined,
+    {},
+  );
+}
+
 async function accessToken(): Promise<string | undefined> {
   if (access && access.expiresAt - Date.now() > REFRESH_MARGIN_MS) return access.token;
   return (await refresh()) ? access?.token : undefined;

@@ -5,8 +5,10 @@
  * creates a VPC and watches it become available without a reload, unseals a vault cluster,
  * reveals a secret and makes a policy and a token, creates a database, reveals its credentials
  * and schedules its backups, creates a streaming cluster and a topic, reads records a Kafka client
- * produced and watches a consumer group's lag grow, fixes a stack's template, plans and applies it
- * and reads a bootstrap job's logs, reads the usage chart, invites a member and makes an API key.
+ * produced and watches a consumer group's lag grow, registers schemas in the cluster's registry (an
+ * incompatible one refused with the registry's message) and watches a connector's task fail with
+ * its trace, fixes a stack's template, plans and applies it and reads a bootstrap job's logs,
+ * reads the usage chart, invites a member and makes an API key.
  * axe-core checks every page; each page is screenshot into `test-results/console/` and checked at
  * 390 px wide.
  */
@@ -53,6 +55,8 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
   let page: Page;
   /** A session of the same user through the API, for what the test sets up beside the browser. */
   let apiToken: string;
+  /** The streaming cluster the streaming test makes, whose registry and connectors come next. */
+  let streamingClusterId: string;
   const policyViolations: string[] = [];
 
   beforeAll(async () => {
@@ -427,6 +431,7 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     await checkPage('streaming-cluster');
 
     const clusterId = new URL(page.url()).pathname.split('/')[2]!;
+    streamingClusterId = clusterId;
     await page.getByLabel('User name').fill('shop');
     await page.getByLabel('Topic prefix').fill('ord');
     await page.getByRole('button', { name: 'Create user' }).click();
@@ -506,6 +511,104 @@ describe.skipIf(!CHROMIUM_PRESENT)('the console in a browser', () => {
     expect(await page.getByRole('table', { name: 'Lag per partition' }).textContent()).toContain('orders');
     await checkPage('consumer-group-lag');
   }, 180_000);
+
+  it("registers schemas in the cluster's registry, the incompatible one refused at its field", async () => {
+    await page.goto(`${app.url}/streaming-clusters/${streamingClusterId}`);
+    await page.getByRole('heading', { level: 1, name: 'Cluster events' }).waitFor();
+    await page.getByRole('link', { name: 'Schema registry' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Schema registry' }).waitFor();
+    await page.getByTestId('global-compatibility-level').getByText('BACKWARD').waitFor();
+
+    const order = {
+      type: 'record',
+      name: 'Order',
+      namespace: 'shop',
+      fields: [{ name: 'id', type: 'long' }],
+    };
+    await page.getByLabel('Subject', { exact: true }).fill('orders-value');
+    await page.getByLabel('Schema', { exact: true }).fill(JSON.stringify(order));
+    await page.getByRole('button', { name: 'Register schema' }).click();
+    const subjects = page.getByTestId('subjects');
+    await subjects.getByRole('button', { name: 'orders-value' }).waitFor();
+    const detail = page.getByTestId('subject-detail');
+    await detail.getByRole('button', { name: 'Version 1' }).click();
+    await detail.getByTestId('schema-text-shown').getByText('"name": "Order"').waitFor();
+
+    // A field without a default breaks BACKWARD compatibility: the registry's 409 is shown at the schema.
+    const broken = { ...order, fields: [...order.fields, { name: 'age', type: 'int' }] };
+    await page.getByLabel('Schema', { exact: true }).fill(JSON.stringify(broken));
+    await page.getByRole('button', { name: 'Register schema' }).click();
+    const refusal = page.getByTestId('schema-text-error');
+    await refusal.getByText("field 'shop.Order.age'", { exact: false }).waitFor();
+    expect(await page.getByLabel('Schema', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await detail.getByRole('button', { name: /^Version/ }).count()).toBe(1);
+
+    // A default makes it compatible: version 2 appears.
+    const evolved = { ...order, fields: [...order.fields, { name: 'age', type: 'int', default: 0 }] };
+    await page.getByLabel('Schema', { exact: true }).fill(JSON.stringify(evolved));
+    await page.getByRole('button', { name: 'Register schema' }).click();
+    await page.getByTestId('subject-detail').getByRole('button', { name: 'Version 2' }).waitFor();
+
+    await page.getByLabel('Compatibility level').last().selectOption('FULL');
+    await page.getByRole('button', { name: 'Set compatibility' }).last().click();
+    await page.getByTestId('global-compatibility-level').getByText('FULL').waitFor();
+    await page.getByTestId('subject-compatibility-level').getByText('the registry\u2019s (FULL)').waitFor();
+    await page.getByLabel('Compatibility level').first().selectOption('NONE');
+    await page.getByRole('button', { name: 'Set compatibility' }).first().click();
+    await page.getByTestId('subject-compatibility-level').getByText('NONE', { exact: true }).waitFor();
+    await page.getByTestId('subject-detail').getByRole('button', { name: 'Version 2' }).click();
+    await page.getByTestId('schema-text-shown').getByText('"default": 0').waitFor();
+    await checkPage('schema-registry');
+  });
+
+  it('creates a connector whose task fails against a database that refuses, and shows the task trace', async () => {
+    await page.getByRole('link', { name: '← The cluster' }).click();
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Connectors' }).waitFor();
+    await page.getByLabel('Connector name').fill('orders-archive');
+    await page.getByLabel('Configuration (JSON)').fill('{"connector.class": ');
+    await page.getByRole('button', { name: 'Create connector' }).click();
+    await page.getByTestId('connector-config-error').getByText('the configuration is not JSON').waitFor();
+
+    // Kafka Connect's own refusal, at the field.
+    await page
+      .getByLabel('Configuration (JSON)')
+      .fill(JSON.stringify({ 'connector.class': 'S3SinkConnector', topics: 'orders' }));
+    await page.getByRole('button', { name: 'Create connector' }).click();
+    await page.getByTestId('connector-config-error').getByText('s3.bucket.name', { exact: false }).waitFor();
+
+    // Nothing listens on port 1: the sink's task fails, and the page shows it without a reload.
+    await page.getByLabel('Configuration (JSON)').fill(
+      JSON.stringify({
+        'connector.class': 'io.confluent.connect.jdbc.JdbcSinkConnector',
+        topics: 'orders',
+        'connection.url': 'jdbc:postgresql://127.0.0.1:1/shop',
+        'connection.user': 'writer',
+        'connection.password': 'not-used',
+        'auto.create': 'true',
+      }),
+    );
+    await page.evaluate('window.sameDocument = true');
+    await page.getByRole('button', { name: 'Create connector' }).click();
+    const task = page.getByTestId('task-orders-archive-0');
+    await task.locator('[data-status="failed"]').waitFor({ timeout: 60_000 });
+    expect(await task.locator('.task-trace').textContent()).toContain('127.0.0.1:1');
+    expect(await page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
+    expect(await page.getByRole('table', { name: /^Connectors and their tasks/ }).textContent()).toContain(
+      'orders-archive',
+    );
+    await checkPage('connectors');
+
+    const row = page.getByTestId('connector-orders-archive');
+    await page.getByRole('button', { name: 'Pause orders-archive' }).click();
+    await row.locator('[data-status="paused"]').first().waitFor();
+    await page.getByRole('button', { name: 'Resume orders-archive' }).click();
+    await page.getByRole('button', { name: 'Pause orders-archive' }).waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete orders-archive' }).click();
+    await page.getByTestId('connectors').getByText('No connector yet.').waitFor();
+  }, 120_000);
 
   it("shows a template's problems at their paths, plans it as a diff, applies it through its phases and shows a job's logs", async () => {
     await goTo('Stacks', 'Stacks');

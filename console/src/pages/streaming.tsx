@@ -1,6 +1,6 @@
 /**
- * Streaming clusters: list and create; a cluster's connection, topics, users and groups; a
- * group's lag over time; a topic's records.
+ * Streaming clusters: list and create; a cluster's connection, topics, users and groups (with
+ * links to its schema registry and connectors); a group's lag over time; a topic's records.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { CloudplaneError, dataOf } from '../../../sdk/index.ts';
@@ -217,6 +217,16 @@ export function StreamingClusterDetail({ id }: { id: string }) {
         />
       )}
       {detail?.message && <p class="notice">{detail.message}</p>}
+      {detail && (
+        <ul class="plain-list inline-list" aria-label="More of this cluster">
+          <li>
+            <Link href={`/streaming-clusters/${id}/schema-registry`}>Schema registry</Link>
+          </li>
+          <li>
+            <Link href={`/streaming-clusters/${id}/connectors`}>Connectors</Link>
+          </li>
+        </ul>
+      )}
       <ErrorNotice error={children.error} />
       <h2>Topics</h2>
       <ResourceTable
