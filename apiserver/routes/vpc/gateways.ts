@@ -150,6 +150,16 @@ async function listRouteTables({ params, principal, store }: AuthenticatedContex
   };
 }
 
+/** The route table a route's path names, in the caller's VPC, or a 404. */
+function readRouteTable(store: ObjectStore, namespace: string, params: VpcParams & { rtb_id: string }) {
+  return readPart<RouteTable>(store, ROUTE_TABLE, namespace, params.id, params.rtb_id, 'route table');
+}
+
+/** A route's destination in its canonical form, or a 400 naming the field. */
+function destinationBlock(value: string): string {
+  return formatCidr(checked(() => checkAnyBlock('destination_cidr_block', value)));
+}
+
 async function addRoute({
   params,
   body,
@@ -158,17 +168,8 @@ async function addRoute({
 }: AuthenticatedContext<{ params: VpcParams & { rtb_id: string }; body: RouteBody }>) {
   const namespace = tenantNamespace(principal);
   const vpc = await readLiveVpc(store, namespace, params.id);
-  const table = await readPart<RouteTable>(
-    store,
-    ROUTE_TABLE,
-    namespace,
-    params.id,
-    params.rtb_id,
-    'route table',
-  );
-  const destination = formatCidr(
-    checked(() => checkAnyBlock('destination_cidr_block', body.destination_cidr_block)),
-  );
+  const table = await readRouteTable(store, namespace, params);
+  const destination = destinationBlock(body.destination_cidr_block);
   const kind = TARGET_KINDS[body.target];
   if (!kind) {
     throw badRequest(
@@ -229,17 +230,8 @@ async function deleteRoute({
 }>) {
   const namespace = tenantNamespace(principal);
   const vpc = await readVpc(store, namespace, params.id);
-  const table = await readPart<RouteTable>(
-    store,
-    ROUTE_TABLE,
-    namespace,
-    params.id,
-    params.rtb_id,
-    'route table',
-  );
-  const destination = formatCidr(
-    checked(() => checkAnyBlock('destination_cidr_block', query.destination_cidr_block)),
-  );
+  const table = await readRouteTable(store, namespace, params);
+  const destination = destinationBlock(query.destination_cidr_block);
   if (destination === localRoute(vpc).destination) {
     throw badRequest(
       `destination_cidr_block: ${destination} is the local route of VPC ${params.id}, which cannot be deleted`,
