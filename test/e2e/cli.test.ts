@@ -9,13 +9,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../observability/clock.js';
+import { systemClock, type Clock } from '../../observability/clock.js';
 import { startPlatform, type TestPlatform } from '../fixtures/platform.js';
 
 const BINARY = path.resolve('dist/cli/cloudplane.js');
 const PASSWORD = 'a long enough passphrase';
-/** The shortest access token the platform issues, so a test can outlive one. */
+/** The shortest access token the platform issues. */
 const ACCESS_TOKEN_TTL_SECONDS = 60;
+/**
+ * The platform runs on the system clock put forward by this much: the last tests move it past an
+ * access token's lifetime instead of waiting a minute for one to expire.
+ */
+let platformAheadMs = 0;
+const platformClock: Clock = { ...systemClock, now: () => new Date(Date.now() + platformAheadMs) };
 
 interface Run {
   code: number | null;
@@ -59,7 +65,7 @@ describe('the cloudplane command line, against a running platform', () => {
     if (!fs.existsSync(BINARY)) throw new Error(`${BINARY} is missing: run npm run build first`);
     configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-cli-'));
     platform = await startPlatform({
-      clock: systemClock,
+      clock: platformClock,
       env: { CLOUDPLANE_ACCESS_TOKEN_TTL: String(ACCESS_TOKEN_TTL_SECONDS) },
     });
   });
@@ -249,25 +255,35 @@ describe('the cloudplane command line, against a running platform', () => {
     expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ name: 'prod' })]);
   });
 
-  it(
-    'refreshes an expired access token transparently and keeps the rotated refresh token',
-    async () => {
-      const before = storedSession();
-      const wait = Date.parse(before.expires_at) + 1000 - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      // The access token the file holds is refused now.
-      const refused = await fetch(`${platform.url}/v1/auth/me`, {
-        headers: { authorization: `Bearer ${(storedSession() as unknown as { token: string }).token}` },
-      });
-      expect(refused.status).toBe(401);
+  it('refreshes an access token the platform has expired, on its 401, and keeps the rotated refresh token', async () => {
+    const before = storedSession();
+    // Expired by the platform's clock only: the command still thinks the token valid.
+    platformAheadMs = Date.parse(before.expires_at) + 1000 - Date.now();
+    const refused = await fetch(`${platform.url}/v1/auth/me`, {
+      headers: { authorization: `Bearer ${(storedSession() as unknown as { token: string }).token}` },
+    });
+    expect(refused.status).toBe(401);
 
-      const me = await json(['whoami']);
-      expect(me.email).toBe('ada@example.com');
-      const after = storedSession();
-      expect(after.refresh_token).not.toBe(before.refresh_token);
-      expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now());
-      expect(fs.statSync(configFile()).mode & 0o777).toBe(0o600);
-    },
-    (ACCESS_TOKEN_TTL_SECONDS + 30) * 1000,
-  );
+    const me = await json(['whoami']);
+    expect(me.email).toBe('ada@example.com');
+    const after = storedSession();
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now() + platformAheadMs);
+    expect(fs.statSync(configFile()).mode & 0o777).toBe(0o600);
+  });
+
+  it('refreshes before asking when the stored access token has expired by its own clock', async () => {
+    const before = storedSession();
+    const config = JSON.parse(fs.readFileSync(configFile(), 'utf8')) as {
+      contexts: Record<string, { credentials: { expires_at: string } }>;
+    };
+    Object.values(config.contexts)[0]!.credentials.expires_at = new Date(Date.now() - 1000).toISOString();
+    fs.writeFileSync(configFile(), JSON.stringify(config));
+
+    const me = await json(['whoami']);
+    expect(me.email).toBe('ada@example.com');
+    const after = storedSession();
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now());
+  });
 });
