@@ -1,8 +1,9 @@
 // What the benchmarks share: servers in child processes (so the load generator never shares an
 // event loop with the server it measures), a registered user, and autocannon runs.
 import fs from 'node:fs';
+import path from 'node:path';
 import { clearTimeout, setTimeout } from 'node:timers';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = 50;
@@ -24,6 +25,24 @@ export function serveArgs() {
 
 /** The compiled module at `relative` under dist/, for `import()`. */
 export const dist = (relative) => new URL(`../../dist/${relative}`, import.meta.url).href;
+
+/**
+ * A checkout built beside this one (`BENCH_BEFORE=<dir>`; `npx tsc -p tsconfig.build.json` there)
+ * whose server runs in the same rounds, its figures named with `BEFORE` in front:
+ *   git archive HEAD~1 | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/ &&
+ *   (cd /tmp/before && npx tsc -p tsconfig.build.json)
+ */
+export const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
+export const BEFORE = 'before ';
+
+/** The compiled module at `relative` under `root`'s dist/ (this checkout's when none). */
+export const distOf = (root, relative) =>
+  root ? pathToFileURL(path.join(root, 'dist', relative)).href : dist(relative);
+
+/** The names measured against the build beside: each one's name without `BEFORE`, and its own. */
+export function comparedWithBefore(names) {
+  return names.filter((name) => name.startsWith(BEFORE)).map((name) => [name.slice(BEFORE.length), name]);
+}
 
 /**
  * Runs in the child: reports `running.port` and answers the parent's messages (`details`: what

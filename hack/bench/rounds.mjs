@@ -66,27 +66,42 @@ export async function peakRssDuring(pid, work) {
   }
 }
 
+/** Counts what the server's JavaScript heap allocates (see allocation-probe.mjs). */
+const ALLOCATION_PROBE = path.join(root, 'hack/bench/allocation-probe.mjs');
+
 /**
- * `node dist/cli/cloudplane.js serve` on a data dir of its own, rate limits out of the way; answers
- * once `/health` is 200, with the time that took (start-up as a person sees it).
+ * `node dist/cli/cloudplane.js serve` (of the checkout at `checkout`, or this one) on a data dir of
+ * its own, rate limits out of the way, with a CPU profile written to `profileDir` if given;
+ * answers once `/health` is 200, with the time that took (start-up as a person sees it).
  */
-export async function startServe() {
+export async function startServe({ checkout, profileDir } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-serve-'));
+  const allocationFile = path.join(dataDir, 'allocated-bytes');
   const [port, kubePort] = [await freePort(), await freePort()];
   const started = performance.now();
-  const child = spawn(process.execPath, serveArgs(), {
-    env: {
-      ...process.env,
-      CLOUDPLANE_DATA_DIR: dataDir,
-      PORT: String(port),
-      CLOUDPLANE_KUBE_API_PORT: String(kubePort),
-      CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
-      CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
-      CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
+  // node's flags, then the entry point and the command.
+  const args = serveArgs();
+  const [flags, [entry, command]] = [args.slice(0, -2), args.slice(-2)];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const script = checkout ? path.join(checkout, path.relative(root, entry)) : entry;
+  const child = spawn(
+    process.execPath,
+    [...flags, ...profile, `--import=${ALLOCATION_PROBE}`, script, command],
+    {
+      env: {
+        ...process.env,
+        BENCH_ALLOCATION_FILE: allocationFile,
+        CLOUDPLANE_DATA_DIR: dataDir,
+        PORT: String(port),
+        CLOUDPLANE_KUBE_API_PORT: String(kubePort),
+        CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
+        CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
+        CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
+      },
+      // The access log is part of the cost measured; where it goes is not.
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    // The access log is part of the cost measured; where it goes is not.
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   while ((await get(`${url}/health`)) !== 200) {
     if (child.exitCode !== null) throw new Error(`cloudplane serve exited with ${child.exitCode}`);
@@ -98,8 +113,22 @@ export async function startServe() {
     url,
     pid: child.pid,
     startupMs,
-    /** The process's highest RSS since it started (set-up included). */
+    /** The process's highest RSS since it started, or since `resetHighWater`. */
     highWaterMb: () => statusMb(child.pid, 'VmHWM'),
+    /** Starts the highest RSS afresh: the kernel's peak is set back to the RSS of now. */
+    resetHighWater: () => fs.writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
+    rssMb: () => statusMb(child.pid, 'VmRSS'),
+    /** The bytes the server's JavaScript heap has allocated since it started. */
+    async allocatedBytes() {
+      const before = fs.statSync(allocationFile, { throwIfNoEntry: false })?.mtimeMs;
+      child.kill('SIGUSR2');
+      const asked = performance.now();
+      while (fs.statSync(allocationFile, { throwIfNoEntry: false })?.mtimeMs === before) {
+        if (performance.now() - asked > 5000) throw new Error('the allocation probe did not answer');
+        await delay(5);
+      }
+      return Number(fs.readFileSync(allocationFile, 'utf8'));
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -175,8 +204,10 @@ export async function benchAccount(url) {
 /**
  * Runs every target for `ROUND_SECONDS`, `ROUNDS` times over, the baseline first in each round;
  * answers per target the median of its ratios to the round's baseline and its median rate.
- * A target: {name, url, pid, method?, path, headers?, body?, status?}; the first is the baseline.
- * The server's CPU time per request is immune to the load generator's share of the machine.
+ * A target: {name, url, pid, method?, path, headers?, body?, status?, allocatedBytes?}; the first
+ * is the baseline. The server's CPU time per request is immune to the load generator's share of
+ * the machine; so is what its heap allocates per request, where the server can say
+ * (`allocatedBytes`, a function answering its running total).
  */
 export async function runRounds(targets) {
   const samples = targets.map(() => []);
@@ -187,11 +218,17 @@ export async function runRounds(targets) {
   for (let round = 1; round <= ROUNDS; round++) {
     let baseline;
     for (const [index, target] of targets.entries()) {
+      const allocatedBefore = await target.allocatedBytes?.();
       const cpuBefore = cpuSeconds(target.pid);
       const result = await load(target.url, request(target), ROUND_SECONDS);
-      const cpuMicros = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
+      const requests = Math.max(1, result.requests.total);
+      const cpuMicros = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / requests;
+      const allocatedKb =
+        allocatedBefore === undefined
+          ? undefined
+          : ((await target.allocatedBytes()) - allocatedBefore) / 1024 / requests;
       baseline ??= result.requests.average;
-      samples[index].push({ result, ratio: result.requests.average / baseline, cpuMicros });
+      samples[index].push({ result, ratio: result.requests.average / baseline, cpuMicros, allocatedKb });
       await delay(100);
     }
     process.stderr.write(`  round ${round}/${ROUNDS} done\n`);
@@ -205,6 +242,7 @@ export async function runRounds(targets) {
       'p50 ms': median.result.latency.p50,
       'p99 ms': median.result.latency.p99,
       'server CPU µs/req': Math.round(median.cpuMicros),
+      'heap KB/req': median.allocatedKb === undefined ? '' : Number(median.allocatedKb.toFixed(1)),
       'ratio to bare': Number(median.ratio.toFixed(3)),
       'ratios (each round)': byRatio.map((sample) => sample.ratio.toFixed(3)).join(' '),
       'errors+timeouts': samples[index].reduce((sum, { result }) => sum + result.errors + result.timeouts, 0),

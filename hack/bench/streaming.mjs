@@ -40,8 +40,18 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { deadline, dist, nextMessage, serveAsChild, stopChild } from './harness.mjs';
+import { fileURLToPath } from 'node:url';
+import {
+  BEFORE,
+  BEFORE_ROOT,
+  comparedWithBefore,
+  deadline,
+  dist,
+  distOf,
+  nextMessage,
+  serveAsChild,
+  stopChild,
+} from './harness.mjs';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -51,9 +61,6 @@ const BATCH_RECORDS = 100;
 const SENDS_IN_FLIGHT = 8;
 const WARMUP_RECORDS = 10_000;
 const RUN_LIMIT_SECONDS = 1800;
-/** A checkout built beside (`npx tsc -p tsconfig.build.json` there) whose broker runs too. */
-const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
-const BEFORE = 'before ';
 const USER = { name: 'bench', password: 'benchmark passphrase' };
 const value = randomBytes(RECORD_BYTES);
 
@@ -64,10 +71,6 @@ async function freePort() {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-/** The compiled module at `relative` under `root`'s dist/ (this checkout's when none). */
-const distOf = (root, relative) =>
-  root ? pathToFileURL(path.join(root, 'dist', relative)).href : dist(relative);
 
 /**
  * Runs in the child: one streaming cluster, one user allowed every `bench…` topic and group; the
@@ -460,10 +463,9 @@ function report(results) {
       `kcat idem/kcat produce ${over('kcat idem', 'recordsPerSecond', 'kcat')}; ` +
       `broker/raw store produce ${over('broker', 'recordsPerSecond', 'raw store')}`,
   );
-  const before = [...summary.keys()].filter((name) => name.startsWith(BEFORE));
+  const before = comparedWithBefore([...summary.keys()]);
   if (before.length > 0) console.log('\nthis build / the build beside (produce, read back):');
-  for (const name of before) {
-    const now = name.slice(BEFORE.length);
+  for (const [now, name] of before) {
     console.log(
       `  ${now.padEnd(20)} ${over(now, 'recordsPerSecond', name)}  ${over(now, 'readPerSecond', name)}`,
     );
