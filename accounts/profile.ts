@@ -47,6 +47,43 @@ export interface ProfileChange {
 }
 
 export async function profileOf(deps: AccountsDeps, userId: string): Promise<UserView> {
+  // Taken before the reads: a commit while they run moves it, and the answer is never kept.
+  const mark = deps.database.commitMark();
+  const kept = mark === undefined ? undefined : keptProfiles(deps.database, mark).get(userId);
+  if (kept) return { ...kept };
+  const view = await readProfile(deps, userId);
+  if (mark !== undefined) {
+    const profiles = keptProfiles(deps.database, mark);
+    if (profiles.size >= MAX_KEPT_PROFILES) profiles.delete(profiles.keys().next().value!);
+    profiles.set(userId, view);
+  }
+  return { ...view };
+}
+
+/** The most profiles kept per data plane; past it the longest-kept go first. */
+const MAX_KEPT_PROFILES = 10_000;
+
+/** Profiles read while the data plane's commit mark stood at `mark`, per data plane. */
+const profilesByDatabase = new WeakMap<
+  AccountsDeps['database'],
+  { mark: number; profiles: Map<string, UserView> }
+>();
+
+/**
+ * The profiles read at the data plane's current commit mark: `GET /v1/auth/me` is asked far more
+ * often than anything about a user changes, and while nothing was committed (SQLite's mark stays)
+ * the two reads behind a profile would answer the same. Without a mark (PostgreSQL), none is kept.
+ */
+function keptProfiles(database: AccountsDeps['database'], mark: number): Map<string, UserView> {
+  let kept = profilesByDatabase.get(database);
+  if (kept?.mark !== mark) {
+    kept = { mark, profiles: new Map() };
+    profilesByDatabase.set(database, kept);
+  }
+  return kept.profiles;
+}
+
+async function readProfile(deps: AccountsDeps, userId: string): Promise<UserView> {
   const user = await findUserById(deps.database, userId);
   if (!user) throw new Error(`no user ${userId}`);
   const memberships = await listMemberships(deps.database.kysely, userId);
