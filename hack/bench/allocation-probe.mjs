@@ -19,6 +19,8 @@ if (file) {
     profiler = new v8.GCProfiler();
     profiler.start();
     const held = v8.getHeapStatistics().used_heap_size;
-    fs.writeFileSync(file, String(allocated + Math.max(0, held - heldAfterLast)));
+    // Renamed into place, so the reader never sees the file half written.
+    fs.writeFileSync(`${file}.next`, String(allocated + Math.max(0, held - heldAfterLast)));
+    fs.renameSync(`${file}.next`, file);
   });
 }
