@@ -181,15 +181,21 @@ export class RequestRateLimiter {
 
   private status(minute: WindowReading, second: WindowReading): RateLimitStatus {
     const allowed = minute.allowed && second.allowed;
-    const waits = [minute, second].filter((reading) => !reading.allowed).map((r) => r.msBeforeReset);
     return {
       allowed,
       limit: this.minute.points,
       remaining: minute.remaining,
       resetAt: Math.ceil((this.options.now().getTime() + minute.msBeforeReset) / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(Math.max(...waits) / 1000)),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(longestWait(minute, second) / 1000)),
     };
   }
+}
+
+/** How long until every refusing window has reset: worked out only for a refusal, not per request. */
+function longestWait(...readings: WindowReading[]): number {
+  let wait = 0;
+  for (const reading of readings) if (!reading.allowed) wait = Math.max(wait, reading.msBeforeReset);
+  return wait;
 }
 
 /** The `X-RateLimit-*` headers every response carries. */
