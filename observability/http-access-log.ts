@@ -55,8 +55,9 @@ Object.defineProperty(IncomingMessage.prototype, 'log', {
 
 /**
  * One line per request (id, method, path, route, status, duration) and `req.log`, a child logger
- * carrying the request id for everything logged while serving it. One listener per outcome: a
- * listener costs an allocation and a list update per request.
+ * carrying the request id for everything logged while serving it. One listener, on `close`, which
+ * node emits for every response, after `finish` when it was answered: a listener costs an
+ * allocation and a list update per request.
  */
 export function httpAccessLog(logger: Logger, options: AccessLogOptions): RequestObserver {
   const { routeOf, isQuiet = () => false, onAnswered } = options;
@@ -69,9 +70,8 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
     req.id = id;
     res.setHeader('X-Request-Id', id);
     (req as LoggedRequest)[BASE_LOGGER] = logger;
-    const finish = (aborted: boolean) => {
-      res.removeListener('close', onClose);
-      res.removeListener('finish', onFinish);
+    res.once('close', () => {
+      const aborted = !res.writableFinished;
       const elapsedMs = performance.now() - started;
       if (!aborted) onAnswered?.(req, res, elapsedMs / 1000);
       const failed = aborted || res.err !== undefined || res.statusCode >= 500;
@@ -89,10 +89,6 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
         ? `${req.method} ${route} aborted`
         : `${req.method} ${route} ${res.statusCode}${failed ? ' failed' : ''}`;
       (res.err ? logger : plainLogger)[level](fields, message);
-    };
-    const onFinish = () => finish(false);
-    const onClose = () => finish(true);
-    res.once('finish', onFinish);
-    res.once('close', onClose);
+    });
   };
 }
