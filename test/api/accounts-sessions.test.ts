@@ -177,6 +177,24 @@ describe('PATCH /v1/auth/me', () => {
     });
   });
 
+  it('answers GET /v1/auth/me with the change on the request right after it', async () => {
+    const account = await registerAndSignIn(app);
+    const read = async () =>
+      (
+        await enveloped<Record<string, unknown>>(
+          await app.call('GET', '/v1/auth/me', { token: account.token }),
+        )
+      ).data;
+    // Asked twice first, so the second answer is the one kept from the first.
+    expect((await read()).name).toBe((await read()).name);
+    const changed = await app.call('PATCH', '/v1/auth/me', {
+      token: account.token,
+      body: { name: 'Countess' },
+    });
+    expect(changed.status).toBe(200);
+    expect((await read()).name).toBe('Countess');
+  });
+
   it.each([
     [{ avatar_url: 'http://cdn.example.com/a.png' }, 'avatar_url must match pattern "^https://"'],
     [{ avatar_url: 'not a url' }, 'avatar_url must match format "uri"'],
