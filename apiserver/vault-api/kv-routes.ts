@@ -48,7 +48,13 @@ async function writeSecret(req: Request, res: Response): Promise<void> {
 async function listSecrets(req: Request, res: Response, prefix: string): Promise<void> {
   const keys = await initializedCluster(res).engine.perform(
     tokenCaller(req),
-    { operation: 'LIST', path: `secret/metadata/${prefix}`, capability: 'list', successStatus: 200 },
+    {
+      operation: 'LIST',
+      path: `secret/metadata/${prefix}`,
+      capability: 'list',
+      successStatus: 200,
+      readOnly: true,
+    },
     (operations) => operations.kv.list(prefix),
   );
   if (keys.length === 0) throw new VaultError('not_found', `nothing under ${prefix}`);
@@ -62,7 +68,13 @@ export function kvRoutes(router: Router): void {
     const version = versionQuery(req);
     const secret = await initializedCluster(res).engine.perform(
       tokenCaller(req),
-      { operation: 'READ', path: `secret/data/${path}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `secret/data/${path}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.kv.read(path, version),
     );
     send(res, 200, dataResponse(secret));
@@ -91,7 +103,13 @@ export function kvRoutes(router: Router): void {
     }
     const metadata = await initializedCluster(res).engine.perform(
       tokenCaller(req),
-      { operation: 'READ', path: `secret/metadata/${path}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `secret/metadata/${path}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.kv.metadata(path),
     );
     send(

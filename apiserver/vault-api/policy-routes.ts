@@ -15,7 +15,7 @@ function rulesOf(req: Request): string {
 async function listPolicies(req: Request, res: Response): Promise<string[]> {
   const policies = await initializedCluster(res).engine.perform(
     tokenCaller(req),
-    { operation: 'LIST', path: 'sys/policies/acl', capability: 'list', successStatus: 200 },
+    { operation: 'LIST', path: 'sys/policies/acl', capability: 'list', successStatus: 200, readOnly: true },
     (operations) => operations.policies.list(),
   );
   return policies.map((policy) => policy.name);
@@ -25,7 +25,13 @@ async function readPolicy(req: Request, res: Response): Promise<Policy> {
   const name = param(req, 'name');
   return initializedCluster(res).engine.perform(
     tokenCaller(req),
-    { operation: 'READ', path: `sys/policies/acl/${name}`, capability: 'read', successStatus: 200 },
+    {
+      operation: 'READ',
+      path: `sys/policies/acl/${name}`,
+      capability: 'read',
+      successStatus: 200,
+      readOnly: true,
+    },
     (operations) => operations.policies.read(name),
   );
 }

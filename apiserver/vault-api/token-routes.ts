@@ -72,7 +72,13 @@ async function lookupSelf(req: Request, res: Response): Promise<void> {
   const caller = tokenCaller(req);
   const info = await initializedCluster(res).engine.perform(
     caller,
-    { operation: 'READ', path: 'auth/token/lookup-self', capability: 'read', successStatus: 200 },
+    {
+      operation: 'READ',
+      path: 'auth/token/lookup-self',
+      capability: 'read',
+      successStatus: 200,
+      readOnly: true,
+    },
     (operations) => operations.tokens.lookup(caller.token ?? ''),
   );
   send(res, 200, dataResponse(lookupBody(caller.token ?? '', info)));

@@ -9,7 +9,13 @@ export function transitRoutes(router: Router): void {
     const plaintext = requiredString(bodyOf(req), 'plaintext');
     const ciphertext = await initializedCluster(res).engine.perform(
       tokenCaller(req),
-      { operation: 'UPDATE', path: `transit/encrypt/${key}`, capability: 'update', successStatus: 200 },
+      {
+        operation: 'UPDATE',
+        path: `transit/encrypt/${key}`,
+        capability: 'update',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.transit.encrypt(key, plaintext),
     );
     const version = /^vault:v(\d+):/.exec(ciphertext)?.[1];
@@ -20,7 +26,13 @@ export function transitRoutes(router: Router): void {
     const ciphertext = requiredString(bodyOf(req), 'ciphertext');
     const plaintext = await initializedCluster(res).engine.perform(
       tokenCaller(req),
-      { operation: 'UPDATE', path: `transit/decrypt/${key}`, capability: 'update', successStatus: 200 },
+      {
+        operation: 'UPDATE',
+        path: `transit/decrypt/${key}`,
+        capability: 'update',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.transit.decrypt(key, ciphertext),
     );
     send(res, 200, dataResponse({ plaintext }));
@@ -48,7 +60,13 @@ export function transitRoutes(router: Router): void {
     const key = param(req, 'key');
     const info = await initializedCluster(res).engine.perform(
       tokenCaller(req),
-      { operation: 'READ', path: `transit/keys/${key}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `transit/keys/${key}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.transit.read(key),
     );
     send(res, 200, dataResponse({ ...info, type: 'aes256-gcm96' }));
