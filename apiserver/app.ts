@@ -125,7 +125,7 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     if (consolePages?.(req, res, target.path)) return;
     const wire = wireApis.find((api) => api.matches(target.path));
     if (wire) {
-      void wire.serve(req, res, target);
+      void wire.serve(req, res, target, clientAddress);
       return;
     }
     if (mountMatchers.some((matches) => matches(target.path))) {

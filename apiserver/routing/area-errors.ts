@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../observability/logger.js';
-import { fromBodyParserError, internalError, type ApiError } from '../errors.js';
+import { ApiError, fromBodyParserError, internalError } from '../errors.js';
 
 export interface AreaErrors<R extends ServerResponse = Response> {
   /** The answer for one of the area's own refusals, or undefined for any other error. */
@@ -34,11 +34,16 @@ export function answerAreaError<R extends ServerResponse>(
   req: IncomingMessage,
   res: R,
 ): void {
-  const answer = area.refusal(error) ?? fromBodyParserError(error, area.limitBytes);
+  const answer = area.refusal(error) ?? fromBodyParserError(error, area.limitBytes) ?? clientError(error);
   if (answer) {
     area.render(res, answer);
     return;
   }
   area.logger.error({ err: error, method: req.method, path: req.url?.split('?', 1)[0] }, area.failure);
   area.render(res, area.internal?.(error) ?? internalError());
+}
+
+/** A refusal of the request itself (a path that is not valid percent-encoding): the client's 4xx. */
+function clientError(error: unknown): ApiError | undefined {
+  return error instanceof ApiError && error.status < 500 ? error : undefined;
 }

@@ -11,7 +11,7 @@ import express from 'express';
 import { match } from 'path-to-regexp';
 import { answerAreaError, type AreaErrors } from './area-errors.js';
 import type { HttpMethod } from './route.js';
-import { RouteTable } from './route-table.js';
+import { decodeParameter, RouteTable } from './route-table.js';
 import type { RequestTarget } from './route-paths.js';
 
 /** A request as a wire API's handlers see it; `locals` is what `admit` answered. */
@@ -23,6 +23,8 @@ export interface WireRequest<L> {
   query: ParsedUrlQuery;
   /** The parsed JSON body; undefined when the request had none. */
   body: unknown;
+  /** The client's address, forwarding headers read as the platform trusts them. */
+  ip: string;
   locals: L;
 }
 
@@ -68,16 +70,13 @@ export interface WireApiOptions<L> {
 export interface WireApi {
   path: string;
   matches(path: string): boolean;
-  serve(req: IncomingMessage, res: ServerResponse, target: RequestTarget): Promise<void>;
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+    clientAddress: (req: IncomingMessage) => string,
+  ): Promise<void>;
 }
-
-const decodeMountParameter = (value: string) => {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-};
 
 /** Parses the body as the API always has (express's JSON parser: any type, any JSON value). */
 function bodyReader(limitBytes: number): (req: IncomingMessage, res: ServerResponse) => Promise<unknown> {
@@ -96,14 +95,16 @@ export function wireApi<L>(options: WireApiOptions<L>): WireApi {
     sensitive: false,
     end: false,
     trailing: true,
-    decode: decodeMountParameter,
+    decode: decodeParameter,
   });
+  // Which API a path is for is asked before any answer can be written: without decoding, so it never throws.
+  const mountShape = match(options.path, { sensitive: false, end: false, trailing: true, decode: false });
   const table = new RouteTable(options.routes.entries);
   const readBody = bodyReader(options.errors.limitBytes);
   return {
     path: options.path,
-    matches: (path) => mount(path) !== false,
-    async serve(req, res, target) {
+    matches: (path) => mountShape(path) !== false,
+    async serve(req, res, target, clientAddress) {
       try {
         const mounted = mount(target.path);
         if (!mounted) throw options.notFound();
@@ -117,7 +118,15 @@ export function wireApi<L>(options: WireApiOptions<L>): WireApi {
           params[name] = Array.isArray(value) ? value.join('/') : value;
         const query = target.query === undefined ? {} : parseQuery(target.query);
         await found.entry.value(
-          { method: req.method ?? 'GET', headers: req.headers, params, query, body, locals },
+          {
+            method: req.method ?? 'GET',
+            headers: req.headers,
+            params,
+            query,
+            body,
+            ip: clientAddress(req),
+            locals,
+          },
           res,
         );
       } catch (error) {
