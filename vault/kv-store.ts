@@ -94,16 +94,21 @@ const versionOf = preparedQuery((db, clusterId: string, path: string, version: n
     .where('version', '=', version),
 );
 
-// A read of the latest version, the most frequent request: its row and its path's metadata in one.
-const currentVersionOf = preparedQuery((db, clusterId: string, path: string) =>
-  db
+/** Every path's metadata beside its current version's row. */
+function withCurrentVersion(db: Kysely<DataPlaneSchema>) {
+  return db
     .selectFrom('vault_secret_metadata as m')
     .innerJoin('vault_secret_versions as v', (join) =>
       join
         .onRef('v.cluster_id', '=', 'm.cluster_id')
         .onRef('v.path', '=', 'm.path')
         .onRef('v.version', '=', 'm.current_version'),
-    )
+    );
+}
+
+// A read of the latest version, the most frequent request: its row and its path's metadata in one.
+const currentVersionOf = preparedQuery((db, clusterId: string, path: string) =>
+  withCurrentVersion(db)
     .select([
       'v.version',
       'v.sealed_data',
@@ -361,14 +366,7 @@ export async function secretUsage(
   db: Kysely<DataPlaneSchema>,
   clusterId: string,
 ): Promise<{ totalSecrets: number; storageBytes: number }> {
-  const live = await db
-    .selectFrom('vault_secret_metadata as m')
-    .innerJoin('vault_secret_versions as v', (join) =>
-      join
-        .onRef('v.cluster_id', '=', 'm.cluster_id')
-        .onRef('v.path', '=', 'm.path')
-        .onRef('v.version', '=', 'm.current_version'),
-    )
+  const live = await withCurrentVersion(db)
     .select((eb) => eb.fn.countAll().as('count'))
     .where('m.cluster_id', '=', clusterId)
     .where('v.deletion_time', 'is', null)

@@ -57,8 +57,7 @@ export function connectApi(deps: ConnectApiDependencies): WireApi {
   return wireApi({
     path: CONNECT_PATH,
     routes,
-    async admit(req, res, params) {
-      res.setHeader('Cache-Control', 'no-store');
+    async admit(req, params) {
       try {
         const cluster = await access.authorize(req, params.clusterId ?? '');
         return { connect, cluster: { restId: cluster.restId, namespace: cluster.namespace } };

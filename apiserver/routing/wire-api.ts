@@ -60,7 +60,7 @@ export interface WireApiOptions<L> {
   path: string;
   routes: WireRoutes<L>;
   /** Authenticates the request and finds what it addresses; throws the API's refusal. */
-  admit(req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<L>;
+  admit(req: IncomingMessage, params: Record<string, string>): Promise<L>;
   /** What a path or method no route answers is refused with (thrown, then rendered). */
   notFound(): unknown;
   errors: AreaErrors<ServerResponse>;
@@ -109,7 +109,7 @@ export function wireApi<L>(options: WireApiOptions<L>): WireApi {
         const mounted = mount(target.path);
         if (!mounted) throw options.notFound();
         const rest = target.path.slice(mounted.path.length) || '/';
-        const locals = await options.admit(req, res, mounted.params);
+        const locals = await options.admit(req, mounted.params);
         const body = await readBody(req, res);
         const found = table.lookup(req.method ?? 'GET', rest.startsWith('/') ? rest : `/${rest}`);
         if (found.kind !== 'route') throw options.notFound();

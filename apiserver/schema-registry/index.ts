@@ -46,8 +46,7 @@ export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): WireApi 
   return wireApi({
     path: SCHEMA_REGISTRY_PATH,
     routes,
-    async admit(req, res, params) {
-      res.setHeader('Cache-Control', 'no-store');
+    async admit(req, params) {
       const cluster = await access.authorize(req, params.clusterId ?? '');
       return new ClusterRegistry(deps.database, cluster.restId, deps.now);
     },

@@ -54,10 +54,9 @@ export function vaultApi(deps: VaultApiDependencies): WireApi {
   return wireApi({
     path: VAULT_API_PATH,
     routes,
-    async admit(_req, res, params) {
+    async admit(_req, params) {
       const cluster = await directory.find(params.clusterId ?? '');
       if (!cluster) throw new VaultError('not_found', 'no such vault cluster');
-      res.setHeader('Cache-Control', 'no-store');
       return cluster;
     },
     notFound: () => new VaultError('not_found', 'no such path'),
