@@ -20,6 +20,7 @@ import { collectRoutes } from './routing/route-declarations.js';
 import type { AreaServices, RouteDefinition, RouteModule } from './routing/route.js';
 import { declaredRoutes } from './routing/router.js';
 import { targetOf } from './routing/route-paths.js';
+import type { WireApi } from './routing/wire-api.js';
 
 export interface AppDependencies<A extends AreaServices = AreaServices> {
   http: HttpConfig;
@@ -32,10 +33,11 @@ export interface AppDependencies<A extends AreaServices = AreaServices> {
   /** What the modules' handlers need beyond the core services, one object for all of them. */
   services?: A;
   /**
-   * Routers that speak a wire format of their own (the Vault-compatible API), mounted before the
-   * declared routes; they do their own authentication.
+   * APIs that speak a wire format of their own (the Vault-compatible API, Kafka Connect's), served
+   * before the declared routes; they do their own authentication. A `WireApi` is served from its
+   * route table off node's request and response; an express router through express.
    */
-  mounts?: readonly { path: string; router: express.Router }[];
+  mounts?: readonly { path: string; router: express.Router | WireApi }[];
   /** Without one, every request is anonymous and `authenticated` routes answer 401. */
   authenticator?: Authenticator;
   now?: () => Date;
@@ -93,13 +95,17 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     clientAddress,
     bodyLimitBytes: http.bodyLimitBytes,
   });
-  for (const mount of deps.mounts ?? []) mounted.use(mount.path, mount.router);
+  const wireApis = (deps.mounts ?? []).flatMap((mount) => (isWireApi(mount.router) ? [mount.router] : []));
+  const expressMounts = (deps.mounts ?? []).flatMap((mount) =>
+    isWireApi(mount.router) ? [] : [{ path: mount.path, router: mount.router }],
+  );
+  for (const mount of expressMounts) mounted.use(mount.path, mount.router);
   // A path a mounted router did not answer is the declared routes' (their 404 at least).
   mounted.use((req, res, next) => {
     declared(req, res, targetOf(req.url)).catch(next);
   });
   mounted.use(errorHandler);
-  const mountMatchers = (deps.mounts ?? []).map((mount) =>
+  const mountMatchers = expressMounts.map((mount) =>
     match(mount.path, { sensitive: false, end: false, trailing: true, decode: false }),
   );
 
@@ -117,10 +123,19 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     setSecurityHeaders(res);
     const target = targetOf(req.url);
     if (consolePages?.(req, res, target.path)) return;
+    const wire = wireApis.find((api) => api.matches(target.path));
+    if (wire) {
+      void wire.serve(req, res, target, clientAddress);
+      return;
+    }
     if (mountMatchers.some((matches) => matches(target.path))) {
       void mounted(req, res);
       return;
     }
     declared(req, res, target).catch((error: unknown) => answerError(error, req, res));
   };
+}
+
+function isWireApi(router: express.Router | WireApi): router is WireApi {
+  return 'serve' in router && 'matches' in router;
 }

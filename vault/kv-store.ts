@@ -94,6 +94,33 @@ const versionOf = preparedQuery((db, clusterId: string, path: string, version: n
     .where('version', '=', version),
 );
 
+/** Every path's metadata beside its current version's row. */
+function withCurrentVersion(db: Kysely<DataPlaneSchema>) {
+  return db
+    .selectFrom('vault_secret_metadata as m')
+    .innerJoin('vault_secret_versions as v', (join) =>
+      join
+        .onRef('v.cluster_id', '=', 'm.cluster_id')
+        .onRef('v.path', '=', 'm.path')
+        .onRef('v.version', '=', 'm.current_version'),
+    );
+}
+
+// A read of the latest version, the most frequent request: its row and its path's metadata in one.
+const currentVersionOf = preparedQuery((db, clusterId: string, path: string) =>
+  withCurrentVersion(db)
+    .select([
+      'v.version',
+      'v.sealed_data',
+      'v.created_at',
+      'v.deletion_time',
+      'v.destroyed',
+      'm.sealed_custom_metadata',
+    ])
+    .where('m.cluster_id', '=', clusterId)
+    .where('m.path', '=', path),
+);
+
 /** Versioned secrets with Vault's KV v2 semantics, every value sealed by the barrier. */
 export class KvStore {
   constructor(
@@ -183,11 +210,11 @@ export class KvStore {
   /** The latest version, or `version`; 404 when absent, deleted or destroyed. */
   async read(path: string, version?: number): Promise<SecretRead> {
     checkSecretPath(path);
-    const metadata = await this.metadataRow(path);
-    const wanted = version ?? metadata?.current_version;
     const [row] =
-      metadata && wanted !== undefined ? await versionOf(this.db, this.clusterId, path, wanted) : [];
-    if (!metadata || !row) {
+      version === undefined
+        ? await currentVersionOf(this.db, this.clusterId, path)
+        : await this.versionWithMetadata(path, version);
+    if (!row) {
       throw new VaultError(
         'not_found',
         version === undefined ? `secret ${path} not found` : `secret ${path} has no version ${version}`,
@@ -204,8 +231,16 @@ export class KvStore {
         versionLocation(path, row.version),
         row.sealed_data,
       ),
-      metadata: metadataOf(row, this.customMetadata(path, metadata.sealed_custom_metadata)),
+      metadata: metadataOf(row, this.customMetadata(path, row.sealed_custom_metadata)),
     };
+  }
+
+  /** Version `version` of the path with its metadata's custom metadata; none when either is missing. */
+  private async versionWithMetadata(path: string, version: number) {
+    const metadata = await this.metadataRow(path);
+    if (!metadata) return [];
+    const rows = await versionOf(this.db, this.clusterId, path, version);
+    return rows.map((row) => ({ ...row, sealed_custom_metadata: metadata.sealed_custom_metadata }));
   }
 
   /** Soft-deletes the latest version (a later read answers 404); 404 when the path was never written. */
@@ -331,14 +366,7 @@ export async function secretUsage(
   db: Kysely<DataPlaneSchema>,
   clusterId: string,
 ): Promise<{ totalSecrets: number; storageBytes: number }> {
-  const live = await db
-    .selectFrom('vault_secret_metadata as m')
-    .innerJoin('vault_secret_versions as v', (join) =>
-      join
-        .onRef('v.cluster_id', '=', 'm.cluster_id')
-        .onRef('v.path', '=', 'm.path')
-        .onRef('v.version', '=', 'm.current_version'),
-    )
+  const live = await withCurrentVersion(db)
     .select((eb) => eb.fn.countAll().as('count'))
     .where('m.cluster_id', '=', clusterId)
     .where('v.deletion_time', 'is', null)

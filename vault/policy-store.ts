@@ -111,7 +111,7 @@ export class PolicyStore {
       .execute();
     const texts = new Map(rows.map((row) => [row.name, row.rules]));
     if (wanted.includes('default') && !texts.has('default')) texts.set('default', DEFAULT_POLICY_RULES);
-    return [...texts.values()].map((rules) => parsePolicy(rules));
+    return [...texts.values()].map(parsedPolicy);
   }
 
   private async row(name: string): Promise<Policy | undefined> {
@@ -130,4 +130,22 @@ export class PolicyStore {
       ? { name, description: 'Grants every capability on every path', rules: '', created_at: '' }
       : { name, description: 'Lets a token manage itself', rules: DEFAULT_POLICY_RULES, created_at: '' };
   }
+}
+
+/**
+ * Policies as last parsed, by their text: every request with a vault token evaluates its policies,
+ * and parsing costs more than the lookup. Keyed by the text itself, so a changed policy is a new
+ * entry and never answered from an old one.
+ */
+const parsedPolicies = new Map<string, PathRule[]>();
+const MAX_PARSED_POLICIES = 1_000;
+
+function parsedPolicy(rules: string): PathRule[] {
+  let parsed = parsedPolicies.get(rules);
+  if (!parsed) {
+    parsed = parsePolicy(rules);
+    if (parsedPolicies.size >= MAX_PARSED_POLICIES) parsedPolicies.clear();
+    parsedPolicies.set(rules, parsed);
+  }
+  return parsed;
 }

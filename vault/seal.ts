@@ -58,6 +58,7 @@ interface ClusterSealState {
  */
 export class SealKeeper {
   private readonly states = new Map<string, ClusterSealState>();
+  private readonly autoUnsealKeyrings = new Map<string, VaultKeyringsTable>();
   private readonly autoUnsealKey: Buffer;
   private readonly unsealCacheKey: Buffer;
   private readonly auditSaltKey: Buffer;
@@ -105,8 +106,17 @@ export class SealKeeper {
     return shares.map((share) => share.toString('base64'));
   }
 
+  /**
+   * The cluster's keyring. An auto-unseal cluster's is kept once read: every request reads its
+   * keyring, and nothing of an auto-unseal keyring changes after it is made (sealing it is this
+   * process's state, `sealedByOperator`); it goes with `forget`. The others are read every time:
+   * another replica may unseal or seal them.
+   */
   async readKeyring(db: Kysely<DataPlaneSchema>, clusterId: string): Promise<VaultKeyringsTable | undefined> {
+    const kept = this.autoUnsealKeyrings.get(clusterId);
+    if (kept) return kept;
     const [keyring] = await keyringOf(db, clusterId);
+    if (keyring?.auto_unseal === 1) this.autoUnsealKeyrings.set(clusterId, keyring);
     return keyring;
   }
 
@@ -226,6 +236,7 @@ export class SealKeeper {
 
   forget(clusterId: string): void {
     this.states.delete(clusterId);
+    this.autoUnsealKeyrings.delete(clusterId);
   }
 
   private state(clusterId: string): ClusterSealState {

@@ -4,7 +4,7 @@ import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
 import { open, seal, SealedBoxError } from '../security/sealed-box.js';
 import type { Barrier } from './barrier.js';
-import { VaultError } from './vault-error.js';
+import { VaultError, WriteNeeded } from './vault-error.js';
 
 export interface TransitKeyInfo {
   name: string;
@@ -68,6 +68,8 @@ export class TransitEngine {
     private readonly clusterId: string,
     private readonly barrier: Barrier,
     private readonly now: () => Date,
+    /** False when run read-only: making a key throws `WriteNeeded` instead. */
+    private readonly writable = true,
   ) {}
 
   /** `plaintext` is base64; answers `vault:v<N>:<base64>`. */
@@ -136,6 +138,7 @@ export class TransitEngine {
   }
 
   private async createKey(name: string): Promise<{ latest: number; versions: ReadonlyMap<number, Buffer> }> {
+    if (!this.writable) throw new WriteNeeded(`transit key ${name} must be created`);
     const versions = new Map([[1, randomBytes(32)]]);
     const now = this.now().toISOString();
     await this.db

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import type { DataPlaneSchema, VaultKeyringsTable } from '../data-plane/schema.js';
-import { AuditLog, type AuditEntry } from './audit-log.js';
+import { AuditLog, AuditWriter, type AuditEntry } from './audit-log.js';
 import { AuthMethodStore, DEFAULT_TOKEN_CONFIG } from './auth-methods.js';
 import type { Barrier } from './barrier.js';
 import { KvStore, secretUsage } from './kv-store.js';
@@ -11,7 +11,7 @@ import { PolicyStore } from './policy-store.js';
 import { SealKeeper, type SealStatus } from './seal.js';
 import { TokenStore, type TokenInfo } from './tokens.js';
 import { TransitEngine } from './transit.js';
-import { sealedError, VaultError } from './vault-error.js';
+import { sealedError, VaultError, WriteNeeded } from './vault-error.js';
 
 /** The software version clusters report. */
 export const VAULT_ENGINE_VERSION = '1.0.0';
@@ -81,10 +81,27 @@ export interface VaultRequest {
   successStatus: number;
   /** False for the operations a sealed cluster still answers (seal status, unseal, seal). */
   requiresUnseal?: boolean;
+  /**
+   * The action changes nothing (a read, an encryption under an existing key): it runs outside a
+   * transaction and its audit entry is group-committed with other requests' (`AuditWriter`),
+   * still durable before the answer. An action that finds it must write after all (a transit key
+   * made on first use) throws `WriteNeeded` and runs again in a transaction with its entry.
+   */
+  readOnly?: boolean;
 }
 
 /** Raised inside the transaction so the change rolls back when its audit entry cannot be written. */
 class AuditWriteFailure extends Error {}
+
+/** The result of an action run read-only, or undefined when it had to write after all. */
+async function readOnlyAttempt<T>(action: () => Promise<T>): Promise<{ result: T } | undefined> {
+  try {
+    return { result: await action() };
+  } catch (error) {
+    if (error instanceof WriteNeeded) return undefined;
+    throw error;
+  }
+}
 
 function auditUnavailable(): VaultError {
   return new VaultError(
@@ -106,6 +123,8 @@ export class ClusterOperations {
     private readonly barrier: Barrier | undefined,
     private readonly now: () => Date,
     auditSalt: Buffer,
+    /** False while the request runs read-only: an action that must write throws `WriteNeeded`. */
+    private readonly writable = true,
   ) {
     this.audit = new AuditLog(db, clusterId, auditSalt);
     this.policies = new PolicyStore(db, clusterId, now);
@@ -118,7 +137,7 @@ export class ClusterOperations {
   }
 
   get transit(): TransitEngine {
-    return new TransitEngine(this.db, this.clusterId, this.unsealedBarrier(), this.now);
+    return new TransitEngine(this.db, this.clusterId, this.unsealedBarrier(), this.now, this.writable);
   }
 
   /** Creates a token with the token method's TTL settings applied. */
@@ -126,15 +145,13 @@ export class ClusterOperations {
     return this.tokens.create(request, await this.authMethods.tokenConfig());
   }
 
-  /** The token behind `clientToken` when it may use `capability` on `path`; 401 or 403 otherwise. */
-  async authorize(clientToken: string, path: string, capability: Capability): Promise<TokenInfo> {
-    const token = await this.tokens.lookup(clientToken);
-    if (token.policies.includes('root')) return token;
+  /** Refuses (403) `token` the use of `capability` on `path` unless one of its policies grants it. */
+  async authorize(token: TokenInfo, path: string, capability: Capability): Promise<void> {
+    if (token.policies.includes('root')) return;
     const rules = await this.policies.rulesOf(token.policies);
     if (!isAllowed(rules, path, capability)) {
       throw new VaultError('permission_denied', `permission denied: ${capability} on ${path}`);
     }
-    return token;
   }
 
   private unsealedBarrier(): Barrier {
@@ -216,18 +233,19 @@ export class VaultClusterEngine {
   /**
    * Runs one request: 503 when sealed, token authorization when the caller has a vault token,
    * then `action` and its audit entry in one transaction, so a change whose entry cannot be
-   * written is rolled back and the request fails. Refusals are audited too.
+   * written is rolled back and the request fails; a read-only request's entry is group-committed
+   * instead (see `VaultRequest.readOnly`). Refusals are audited too.
    */
   async perform<T>(
     caller: VaultCaller,
     request: VaultRequest,
     action: (operations: ClusterOperations) => Promise<T>,
   ): Promise<T> {
-    const { db, now, seals } = this.engine;
+    const { db, now, seals, auditWriter } = this.engine;
     const started = now();
     const keyring = await this.keyring();
     const auditSalt = seals.auditSalt(keyring);
-    const audit = (executor: Kysely<DataPlaneSchema>) => new AuditLog(executor, this.clusterId, auditSalt);
+    const auditLog = new AuditLog(db, this.clusterId, auditSalt);
     const auth: AuditEntry['auth'] = {
       client_token: caller.token ?? caller.credential ?? '',
       accessor: '',
@@ -249,29 +267,41 @@ export class VaultClusterEngine {
         error,
       };
     };
+    const authorizedAction = async (executor: Kysely<DataPlaneSchema>, writable: boolean): Promise<T> => {
+      const barrier = seals.barrier(keyring);
+      if (request.requiresUnseal !== false && !barrier) throw sealedError();
+      const operations = new ClusterOperations(executor, this.clusterId, barrier, now, auditSalt, writable);
+      if (caller.anonymous && request.capability !== undefined) {
+        throw new VaultError('permission_denied', `permission denied: ${request.path} needs a token`);
+      }
+      if (caller.token !== undefined) {
+        const token = await operations.tokens.lookup(caller.token);
+        auth.accessor = token.accessor;
+        auth.policies = token.policies;
+        if (request.capability !== undefined) {
+          const capability =
+            typeof request.capability === 'function'
+              ? await request.capability(operations)
+              : request.capability;
+          await operations.authorize(token, request.path, capability);
+        }
+      }
+      return action(operations);
+    };
     try {
-      return await db.transaction().execute(async (trx) => {
-        const barrier = seals.barrier(keyring);
-        if (request.requiresUnseal !== false && !barrier) throw sealedError();
-        const operations = new ClusterOperations(trx, this.clusterId, barrier, now, auditSalt);
-        if (caller.anonymous && request.capability !== undefined) {
-          throw new VaultError('permission_denied', `permission denied: ${request.path} needs a token`);
-        }
-        if (caller.token !== undefined) {
-          const token = await operations.tokens.lookup(caller.token);
-          auth.accessor = token.accessor;
-          auth.policies = token.policies;
-          if (request.capability !== undefined) {
-            const capability =
-              typeof request.capability === 'function'
-                ? await request.capability(operations)
-                : request.capability;
-            await operations.authorize(caller.token, request.path, capability);
-          }
-        }
-        const result = await action(operations);
+      const read = request.readOnly ? await readOnlyAttempt(() => authorizedAction(db, false)) : undefined;
+      if (read) {
         try {
-          await audit(trx).record(entry(request.successStatus, null));
+          await auditWriter.write(auditLog.row(entry(request.successStatus, null)));
+        } catch (error) {
+          throw new AuditWriteFailure('audit write failed', { cause: error });
+        }
+        return read.result;
+      }
+      return await db.transaction().execute(async (trx) => {
+        const result = await authorizedAction(trx, true);
+        try {
+          await new AuditLog(trx, this.clusterId, auditSalt).record(entry(request.successStatus, null));
         } catch (error) {
           throw new AuditWriteFailure('audit write failed', { cause: error });
         }
@@ -281,7 +311,9 @@ export class VaultClusterEngine {
       if (error instanceof AuditWriteFailure) throw auditUnavailable();
       const refusal = error instanceof VaultError ? error : undefined;
       try {
-        await audit(db).record(entry(refusal?.status ?? 500, refusal?.message ?? 'internal error'));
+        await auditWriter.write(
+          auditLog.row(entry(refusal?.status ?? 500, refusal?.message ?? 'internal error')),
+        );
       } catch {
         throw auditUnavailable();
       }
@@ -306,9 +338,12 @@ export class VaultEngine {
   readonly seals: SealKeeper;
   readonly db: Kysely<DataPlaneSchema>;
   readonly now: () => Date;
+  /** Group-commits the audit entries of read-only requests and of refusals. */
+  readonly auditWriter: AuditWriter;
 
   constructor(options: VaultEngineOptions) {
     this.db = options.database.kysely;
+    this.auditWriter = new AuditWriter(this.db);
     this.now = options.now ?? (() => new Date());
     this.seals = new SealKeeper(options.platformKey, options.shareUnsealState ?? false);
   }

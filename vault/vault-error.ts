@@ -33,3 +33,9 @@ export class VaultError extends Error {
 
 export const sealedError = (): VaultError =>
   new VaultError('sealed', 'the vault cluster is sealed; unseal it before using its data');
+
+/**
+ * Thrown by an action run read-only (`VaultRequest.readOnly`) that finds it has to write, such as
+ * a transit encryption whose key does not exist yet: the engine runs it again in a transaction.
+ */
+export class WriteNeeded extends Error {}

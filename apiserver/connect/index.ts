@@ -5,7 +5,6 @@
  * registry: a user of the cluster with HTTP Basic, or a platform API key or a member's access
  * token of its organization.
  */
-import express, { type Router } from 'express';
 import type { Authenticator } from '../../accounts/principal.js';
 import { ConnectError, configOf, type ConnectService } from '../../connect/index.js';
 import type { ObjectStore } from '../../control-plane/types.js';
@@ -15,9 +14,9 @@ import { SchemaRegistryError } from '../../schema-registry/index.js';
 import { RegistryAccess } from '../schema-registry/registry-access.js';
 import { connectorRoutes } from './connector-routes.js';
 import { offsetRoutes } from './offset-routes.js';
-import { param, send, sendError } from './wire-format.js';
+import { param, send, sendError, type ConnectLocals } from './wire-format.js';
 import { fromConnectError } from '../errors.js';
-import { areaErrorHandler } from '../routing/area-errors.js';
+import { wireApi, WireRoutes, type WireApi } from '../routing/wire-api.js';
 
 /** Where the runtime is mounted: a cluster's `connect_url` is `{base_url}/streaming/<id>/connect`. */
 export const CONNECT_PATH = '/streaming/:clusterId/connect';
@@ -35,46 +34,40 @@ export interface ConnectApiDependencies {
   bodyLimitBytes?: number;
 }
 
-export function connectApi(deps: ConnectApiDependencies): Router {
+export function connectApi(deps: ConnectApiDependencies): WireApi {
   const { connect, logger } = deps;
   const access = new RegistryAccess(deps);
-  const router = express.Router({ mergeParams: true });
-
-  router.use(async (req, res, next) => {
-    res.set('cache-control', 'no-store');
-    try {
-      const cluster = await access.authorize(req, param(req, 'clusterId'));
-      res.locals.connect = { connect, cluster: { restId: cluster.restId, namespace: cluster.namespace } };
-    } catch (error) {
-      if (error instanceof SchemaRegistryError) throw new ConnectError(error.status, error.message);
-      throw error;
-    }
-    next();
-  });
-  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
-  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
-
-  router.get('/', (req, res) => {
+  const routes = new WireRoutes<ConnectLocals>();
+  routes.get('/', (req, res) => {
     send(res, 200, {
       version: CONNECT_VERSION,
       commit: 'cloudplane',
       kafka_cluster_id: param(req, 'clusterId'),
     });
   });
-  router.get('/connector-plugins', (_req, res) => {
+  routes.get('/connector-plugins', (_req, res) => {
     send(res, 200, connect.plugins());
   });
-  router.put('/connector-plugins/:class/config/validate', (req, res) => {
+  routes.put('/connector-plugins/:class/config/validate', (req, res) => {
     send(res, 200, connect.validate(param(req, 'class'), configOf(req.body)));
   });
-  connectorRoutes(router);
-  offsetRoutes(router);
+  connectorRoutes(routes);
+  offsetRoutes(routes);
 
-  router.use(() => {
-    throw new ConnectError(404, 'HTTP 404 Not Found');
-  });
-  router.use(
-    areaErrorHandler({
+  return wireApi({
+    path: CONNECT_PATH,
+    routes,
+    async admit(req, params) {
+      try {
+        const cluster = await access.authorize(req, params.clusterId ?? '');
+        return { connect, cluster: { restId: cluster.restId, namespace: cluster.namespace } };
+      } catch (error) {
+        if (error instanceof SchemaRegistryError) throw new ConnectError(error.status, error.message);
+        throw error;
+      }
+    },
+    notFound: () => new ConnectError(404, 'HTTP 404 Not Found'),
+    errors: {
       refusal: (error) => (error instanceof ConnectError ? fromConnectError(error) : undefined),
       render: sendError,
       // Kafka Connect answers an unexpected failure with its message.
@@ -82,8 +75,7 @@ export function connectApi(deps: ConnectApiDependencies): Router {
         fromConnectError(new ConnectError(500, (error as Error).message ?? 'internal error')),
       logger,
       failure: 'connect request failed',
-      limitBytes,
-    }),
-  );
-  return router;
+      limitBytes: deps.bodyLimitBytes ?? 1024 ** 2,
+    },
+  });
 }

@@ -1,8 +1,7 @@
 /** `/connectors/:name/offsets`: a sink's consumer-group offsets, altered or reset only when it is stopped. */
-import type { Router } from 'express';
 import { ConnectError, type SinkOffset } from '../../connect/index.js';
-import { addressed } from './connector-routes.js';
-import { param, send } from './wire-format.js';
+import type { WireRoutes } from '../routing/wire-api.js';
+import { param, send, type ConnectLocals } from './wire-format.js';
 
 function sinkOffsetsOf(body: unknown): SinkOffset[] {
   const offsets = (body as { offsets?: unknown } | undefined)?.offsets;
@@ -25,22 +24,22 @@ function sinkOffsetsOf(body: unknown): SinkOffset[] {
   return offsets as SinkOffset[];
 }
 
-export function offsetRoutes(router: Router): void {
+export function offsetRoutes(router: WireRoutes<ConnectLocals>): void {
   router.get('/connectors/:name/offsets', async (req, res) => {
-    const { connect, cluster } = addressed(res);
+    const { connect, cluster } = req.locals;
     const connector = await connect.get(cluster, param(req, 'name'));
     send(res, 200, { offsets: await connect.offsets(connector) });
   });
 
   router.patch('/connectors/:name/offsets', async (req, res) => {
-    const { connect, cluster } = addressed(res);
+    const { connect, cluster } = req.locals;
     const connector = await connect.get(cluster, param(req, 'name'));
     await connect.alterOffsets(connector, sinkOffsetsOf(req.body));
     send(res, 200, { message: 'The offsets for this connector have been altered successfully' });
   });
 
   router.delete('/connectors/:name/offsets', async (req, res) => {
-    const { connect, cluster } = addressed(res);
+    const { connect, cluster } = req.locals;
     const connector = await connect.get(cluster, param(req, 'name'));
     await connect.resetOffsets(connector);
     send(res, 200, { message: 'The offsets for this connector have been reset successfully' });

@@ -22,7 +22,7 @@ interface Candidate<T> {
 }
 
 /** Express's decoding of a path parameter: a malformed escape is the client's error. */
-function decodeParameter(value: string): string {
+export function decodeParameter(value: string): string {
   if (!value.includes('%')) return value;
   try {
     return decodeURIComponent(value);

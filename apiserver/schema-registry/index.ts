@@ -4,7 +4,6 @@
  * message}`) are Confluent's, so Confluent's clients and serializers work unchanged. It does its
  * own authentication (see `RegistryAccess`).
  */
-import express, { type Router } from 'express';
 import type { Authenticator } from '../../accounts/principal.js';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
@@ -15,9 +14,9 @@ import { RegistryAccess } from './registry-access.js';
 import { schemaRoutes } from './schema-routes.js';
 import { settingsRoutes } from './settings-routes.js';
 import { subjectRoutes } from './subject-routes.js';
-import { param, sendError } from './wire-format.js';
+import { sendError } from './wire-format.js';
 import { fromSchemaRegistryError } from '../errors.js';
-import { areaErrorHandler } from '../routing/area-errors.js';
+import { wireApi, WireRoutes, type WireApi } from '../routing/wire-api.js';
 
 /** Where the registry is mounted: a cluster's `schema_registry_url` is `{base_url}/streaming/<id>/schema-registry`. */
 export const SCHEMA_REGISTRY_PATH = '/streaming/:clusterId/schema-registry';
@@ -32,41 +31,34 @@ export interface SchemaRegistryApiDependencies {
   bodyLimitBytes?: number;
 }
 
-export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): Router {
+export function schemaRegistryApi(deps: SchemaRegistryApiDependencies): WireApi {
   const { logger } = deps;
   const access = new RegistryAccess(deps);
-  const router = express.Router({ mergeParams: true });
+  const routes = new WireRoutes<ClusterRegistry>();
+  subjectRoutes(routes);
+  schemaRoutes(routes);
+  settingsRoutes(routes);
+  compatibilityRoutes(routes);
 
-  router.use(async (req, res, next) => {
-    res.set('cache-control', 'no-store');
-    const cluster = await access.authorize(req, param(req, 'clusterId'));
-    res.locals.schemaRegistry = new ClusterRegistry(deps.database, cluster.restId, deps.now);
-    next();
-  });
   // Every body is read as JSON, whatever its content type says: Confluent's clients send
   // `application/vnd.schemaregistry.v1+json`, `application/vnd.schemaregistry+json` or
   // `application/json`, and some send none.
-  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
-  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
-
-  subjectRoutes(router);
-  schemaRoutes(router);
-  settingsRoutes(router);
-  compatibilityRoutes(router);
-
-  router.use(() => {
-    throw new SchemaRegistryError(404, 'HTTP 404 Not Found');
-  });
-  router.use(
-    areaErrorHandler({
+  return wireApi({
+    path: SCHEMA_REGISTRY_PATH,
+    routes,
+    async admit(req, params) {
+      const cluster = await access.authorize(req, params.clusterId ?? '');
+      return new ClusterRegistry(deps.database, cluster.restId, deps.now);
+    },
+    notFound: () => new SchemaRegistryError(404, 'HTTP 404 Not Found'),
+    errors: {
       refusal: (error) => (error instanceof SchemaRegistryError ? fromSchemaRegistryError(error) : undefined),
       render: sendError,
       internal: () =>
         fromSchemaRegistryError(new SchemaRegistryError(50001, 'Error in the backend data store')),
       logger,
       failure: 'schema registry request failed',
-      limitBytes,
-    }),
-  );
-  return router;
+      limitBytes: deps.bodyLimitBytes ?? 1024 ** 2,
+    },
+  });
 }

@@ -6,7 +6,7 @@
  * credential) with the scopes of their role. The cluster is found by its REST id in whichever
  * organization holds it.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { organizationNamespace } from '../../accounts/organizations.js';
 import type { Authenticator } from '../../accounts/principal.js';
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
@@ -35,7 +35,7 @@ export interface RegistryAccessDependencies {
 const unauthorized = (message: string) => new SchemaRegistryError(401, message);
 const clusterNotFound = (id: string) => new SchemaRegistryError(404, `streaming cluster ${id} not found`);
 
-function basicCredentials(req: Request): { username: string; password: string } | undefined {
+function basicCredentials(req: IncomingMessage): { username: string; password: string } | undefined {
   const match = /^basic\s+(\S+)$/i.exec(req.headers.authorization?.trim() ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
@@ -51,7 +51,7 @@ export class RegistryAccess {
   constructor(private readonly deps: RegistryAccessDependencies) {}
 
   /** The cluster `restId` names, when the request's credentials may use it for its method. */
-  async authorize(req: Request, restId: string): Promise<AccessedCluster> {
+  async authorize(req: IncomingMessage, restId: string): Promise<AccessedCluster> {
     const basic = basicCredentials(req);
     if (basic) {
       const cluster = await this.find(restId);
@@ -84,7 +84,7 @@ export class RegistryAccess {
     if (!cluster || cluster.namespace !== organizationNamespace(principal.organizationId)) {
       throw clusterNotFound(restId);
     }
-    const scope = READ_METHODS.has(req.method) ? 'streaming:read' : 'streaming:write';
+    const scope = READ_METHODS.has(req.method ?? 'GET') ? 'streaming:read' : 'streaming:write';
     if (!principal.scopes.includes('*') && !principal.scopes.includes(scope)) {
       throw new SchemaRegistryError(403, `this operation requires the scope ${scope}`);
     }

@@ -1,12 +1,26 @@
 /** Confluent Schema Registry's wire conventions: its content type, its error bodies, its query flags. */
-import type { Request, Response } from 'express';
-import { SchemaRegistryError, type SubjectVersion } from '../../schema-registry/index.js';
+import type { ServerResponse } from 'node:http';
+import {
+  SchemaRegistryError,
+  type ClusterRegistry,
+  type SubjectVersion,
+} from '../../schema-registry/index.js';
 import type { ApiError } from '../errors.js';
+import { writeResult } from '../routing/responses.js';
+import type { WireRequest } from '../routing/wire-api.js';
 
 export const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 
-export function send(res: Response, status: number, body: unknown): void {
-  res.status(status).type(CONTENT_TYPE).send(JSON.stringify(body));
+/** A registry request: `locals` is the registry of the cluster it addresses, once authorized. */
+export type RegistryRequest = WireRequest<ClusterRegistry>;
+
+/** A body of `contentType` as it is (charset utf-8 added), no envelope. */
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
+  writeResult(res, { status, raw: { contentType, content: text } }, 'bare', '');
+}
+
+export function send(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, CONTENT_TYPE, JSON.stringify(body));
 }
 
 const MESSAGES: Record<string, string> = {
@@ -18,8 +32,8 @@ const MESSAGES: Record<string, string> = {
  * `{error_code, message}` with the status the code stands for: Confluent's own code where the
  * refusal has one, the status otherwise; a 401 names the registry's realm.
  */
-export function sendError(res: Response, answer: ApiError): void {
-  if (answer.status === 401) res.set('www-authenticate', 'Basic realm="schema-registry"');
+export function sendError(res: ServerResponse, answer: ApiError): void {
+  if (answer.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="schema-registry"');
   const code = answer.details.error_code;
   send(res, answer.status, {
     error_code: typeof code === 'number' ? code : answer.status,
@@ -27,17 +41,17 @@ export function sendError(res: Response, answer: ApiError): void {
   });
 }
 
-export function param(req: Request, name: string): string {
-  return String((req.params as Record<string, string>)[name]);
+export function param(req: RegistryRequest, name: string): string {
+  return String(req.params[name]);
 }
 
 /** A `?flag=true` query parameter. */
-export function flag(req: Request, name: string): boolean {
+export function flag(req: RegistryRequest, name: string): boolean {
   return String(req.query[name] ?? '').toLowerCase() === 'true';
 }
 
 /** The request body as an object; 422 when it is another JSON value. */
-export function bodyOf(req: Request): Record<string, unknown> {
+export function bodyOf(req: RegistryRequest): Record<string, unknown> {
   const body: unknown = req.body;
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {

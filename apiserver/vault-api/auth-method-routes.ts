@@ -1,4 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { WireRoutes } from '../routing/wire-api.js';
+import type { AddressedCluster } from './cluster-directory.js';
 import { AppRoleMethod, type AppRoleSettings } from '../../vault/approle.js';
 import { AuthMethodStore, type AuthMethodType } from '../../vault/auth-methods.js';
 import type { ClusterOperations, VaultEngine } from '../../vault/vault-engine.js';
@@ -19,6 +21,7 @@ import {
   stringList,
   tokenCaller,
   type VaultBody,
+  type VaultApiRequest,
 } from './wire-format.js';
 
 async function methodType(operations: ClusterOperations, mount: string): Promise<AuthMethodType> {
@@ -70,11 +73,15 @@ function jwtRoleSettings(body: VaultBody): JwtRoleSettings {
 }
 
 /** Enabling, listing and disabling auth methods, and the roles and logins of approle and jwt mounts. */
-export function authMethodRoutes(router: Router, engine: VaultEngine, providers: OidcProviders): void {
+export function authMethodRoutes(
+  router: WireRoutes<AddressedCluster>,
+  engine: VaultEngine,
+  providers: OidcProviders,
+): void {
   const now = engine.now;
 
   router.get('/v1/sys/auth', async (req, res) => {
-    const methods = await initializedCluster(res).engine.perform(
+    const methods = await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'READ', path: 'sys/auth', capability: 'read', successStatus: 200 },
       (operations) => operations.authMethods.list(),
@@ -88,7 +95,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
     send(res, 200, { ...dataResponse(mounts), ...mounts });
   });
 
-  const enable = async (req: Request, res: Response) => {
+  const enable = async (req: VaultApiRequest, res: ServerResponse) => {
     const path = pathParam(req, 'path');
     const body = bodyOf(req);
     const type = optionalString(body, 'type') ?? '';
@@ -97,7 +104,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
       throw new VaultError('invalid', 'config must be a JSON object');
     }
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'UPDATE', path: `sys/auth/${path}`, capability: 'sudo', successStatus: 204 },
       (operations) =>
@@ -109,7 +116,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.put('/v1/sys/auth/*path', enable);
   router.delete('/v1/sys/auth/*path', async (req, res) => {
     const path = pathParam(req, 'path');
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'DELETE', path: `sys/auth/${path}`, capability: 'sudo', successStatus: 204 },
       (operations) => operations.authMethods.disable(path),
@@ -120,7 +127,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.get('/v1/auth/:mount/role', async (req, res) => {
     const mount = param(req, 'mount');
     if (!isList(req)) throw new VaultError('invalid', 'list the roles with ?list=true');
-    const keys = await initializedCluster(res).engine.perform(
+    const keys = await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'LIST', path: `auth/${mount}/role`, capability: 'list', successStatus: 200 },
       async (operations) =>
@@ -132,11 +139,11 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
     send(res, 200, dataResponse({ keys }));
   });
 
-  const writeRole = async (req: Request, res: Response) => {
+  const writeRole = async (req: VaultApiRequest, res: ServerResponse) => {
     const mount = param(req, 'mount');
     const name = param(req, 'name');
     const body = bodyOf(req);
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'UPDATE', path: `auth/${mount}/role/${name}`, capability: 'update', successStatus: 204 },
       async (operations) =>
@@ -155,7 +162,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.get('/v1/auth/:mount/role/:name', async (req, res) => {
     const mount = param(req, 'mount');
     const name = param(req, 'name');
-    const role = await initializedCluster(res).engine.perform(
+    const role = await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'READ', path: `auth/${mount}/role/${name}`, capability: 'read', successStatus: 200 },
       async (operations) => {
@@ -187,7 +194,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.delete('/v1/auth/:mount/role/:name', async (req, res) => {
     const mount = param(req, 'mount');
     const name = param(req, 'name');
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'DELETE', path: `auth/${mount}/role/${name}`, capability: 'delete', successStatus: 204 },
       async (operations) =>
@@ -201,7 +208,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.get('/v1/auth/:mount/role/:name/role-id', async (req, res) => {
     const mount = param(req, 'mount');
     const name = param(req, 'name');
-    const role = await initializedCluster(res).engine.perform(
+    const role = await initializedCluster(req).engine.perform(
       tokenCaller(req),
       {
         operation: 'READ',
@@ -214,10 +221,10 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
     send(res, 200, dataResponse({ role_id: role.role_id }));
   });
 
-  const createSecretId = async (req: Request, res: Response) => {
+  const createSecretId = async (req: VaultApiRequest, res: ServerResponse) => {
     const mount = param(req, 'mount');
     const name = param(req, 'name');
-    const secretId = await initializedCluster(res).engine.perform(
+    const secretId = await initializedCluster(req).engine.perform(
       tokenCaller(req),
       {
         operation: 'UPDATE',
@@ -235,7 +242,7 @@ export function authMethodRoutes(router: Router, engine: VaultEngine, providers:
   router.post('/v1/auth/:mount/login', async (req, res) => {
     const mount = param(req, 'mount');
     const body = bodyOf(req);
-    const cluster = initializedCluster(res);
+    const cluster = initializedCluster(req);
     const type = await new AuthMethodStore(engine.db, cluster.id, now)
       .read(mount)
       .then((method) => method.type)

@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { vaultClusterId, type VaultClusterEngine, type VaultEngine } from '../../vault/vault-engine.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
@@ -70,9 +69,4 @@ export class ClusterDirectory {
     this.namespaces.set(name, found[0]!);
     return found[0];
   }
-}
-
-/** The cluster the router resolved for this request. */
-export function addressedCluster(res: Response): AddressedCluster {
-  return res.locals.vaultCluster as AddressedCluster;
 }

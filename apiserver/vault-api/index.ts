@@ -1,19 +1,18 @@
-import express, { type Router } from 'express';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { VaultEngine } from '../../vault/vault-engine.js';
 import { OidcProviders } from '../../vault/jwt-login.js';
 import { VaultError } from '../../vault/vault-error.js';
 import type { Logger } from '../../observability/logger.js';
 import { authMethodRoutes } from './auth-method-routes.js';
-import { ClusterDirectory } from './cluster-directory.js';
+import { ClusterDirectory, type AddressedCluster } from './cluster-directory.js';
 import { kvRoutes } from './kv-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { sealRoutes } from './sys-routes.js';
 import { tokenRoutes } from './token-routes.js';
 import { transitRoutes } from './transit-routes.js';
-import { param, send, vaultErrorBody } from './wire-format.js';
+import { send, vaultErrorBody } from './wire-format.js';
 import { fromVaultError } from '../errors.js';
-import { areaErrorHandler } from '../routing/area-errors.js';
+import { wireApi, WireRoutes, type WireApi } from '../routing/wire-api.js';
 
 export interface VaultApiDependencies {
   engine: VaultEngine;
@@ -24,6 +23,9 @@ export interface VaultApiDependencies {
   /** OIDC discovery and key caches for jwt logins; one per process (default: a new one). */
   oidcProviders?: OidcProviders;
 }
+
+/** Where the API is mounted: a cluster's address is `{base_url}/vault/<cluster id>`. */
+export const VAULT_API_PATH = '/vault/:clusterId';
 
 /** Where a cluster's Vault-compatible API answers: the address VaultCluster status and the REST API show. */
 export function vaultApiAddress(baseUrl: string, name: string): string {
@@ -38,34 +40,27 @@ export function vaultApiAddress(baseUrl: string, name: string): string {
  * endpoints, which take none); every data operation goes through the engine, so the token's
  * policies are enforced and the audit entry is written before the answer.
  */
-export function vaultApi(deps: VaultApiDependencies): Router {
+export function vaultApi(deps: VaultApiDependencies): WireApi {
   const { engine, logger } = deps;
   const directory = new ClusterDirectory(deps.store, engine);
-  const router = express.Router({ mergeParams: true });
+  const routes = new WireRoutes<AddressedCluster>();
+  sealRoutes(routes, engine, engine.now);
+  policyRoutes(routes);
+  kvRoutes(routes);
+  transitRoutes(routes);
+  tokenRoutes(routes);
+  authMethodRoutes(routes, engine, deps.oidcProviders ?? new OidcProviders(engine.now));
 
-  router.use(async (req, res, next) => {
-    const cluster = await directory.find(param(req, 'clusterId'));
-    if (!cluster) {
-      send(res, 404, { errors: [] });
-      return;
-    }
-    res.locals.vaultCluster = cluster;
-    res.set('cache-control', 'no-store');
-    next();
-  });
-  const limitBytes = deps.bodyLimitBytes ?? 1024 ** 2;
-  router.use(express.json({ limit: limitBytes, type: () => true, strict: false }));
-
-  sealRoutes(router, engine, engine.now);
-  policyRoutes(router);
-  kvRoutes(router);
-  transitRoutes(router);
-  tokenRoutes(router);
-  authMethodRoutes(router, engine, deps.oidcProviders ?? new OidcProviders(engine.now));
-
-  router.use((_req, res) => send(res, 404, { errors: [] }));
-  router.use(
-    areaErrorHandler({
+  return wireApi({
+    path: VAULT_API_PATH,
+    routes,
+    async admit(_req, params) {
+      const cluster = await directory.find(params.clusterId ?? '');
+      if (!cluster) throw new VaultError('not_found', 'no such vault cluster');
+      return cluster;
+    },
+    notFound: () => new VaultError('not_found', 'no such path'),
+    errors: {
       refusal: (error) => (error instanceof VaultError ? fromVaultError(error) : undefined),
       render: (res, answer) => {
         const { status, body } = vaultErrorBody(answer);
@@ -73,8 +68,7 @@ export function vaultApi(deps: VaultApiDependencies): Router {
       },
       logger,
       failure: 'vault API request failed',
-      limitBytes,
-    }),
-  );
-  return router;
+      limitBytes: deps.bodyLimitBytes ?? 1024 ** 2,
+    },
+  });
 }

@@ -1,9 +1,19 @@
-import type { Request, Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { WireRoutes } from '../routing/wire-api.js';
+import type { AddressedCluster } from './cluster-directory.js';
 import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
-import { bodyOf, dataResponse, isList, pathParam, send, tokenCaller } from './wire-format.js';
+import {
+  bodyOf,
+  dataResponse,
+  isList,
+  pathParam,
+  send,
+  tokenCaller,
+  type VaultApiRequest,
+} from './wire-format.js';
 
-function writeOptions(req: Request): { data: Record<string, unknown>; cas: number | undefined } {
+function writeOptions(req: VaultApiRequest): { data: Record<string, unknown>; cas: number | undefined } {
   const body = bodyOf(req);
   const data = body.data;
   if (data === undefined || data === null) throw new VaultError('invalid', 'no data provided');
@@ -20,7 +30,7 @@ function writeOptions(req: Request): { data: Record<string, unknown>; cas: numbe
   return { data: data as Record<string, unknown>, cas: cas as number | undefined };
 }
 
-function versionQuery(req: Request): number | undefined {
+function versionQuery(req: VaultApiRequest): number | undefined {
   const version = req.query.version;
   if (version === undefined || version === '' || version === '0') return undefined;
   if (typeof version !== 'string' || !/^[1-9][0-9]*$/.test(version)) {
@@ -29,10 +39,10 @@ function versionQuery(req: Request): number | undefined {
   return Number(version);
 }
 
-async function writeSecret(req: Request, res: Response): Promise<void> {
+async function writeSecret(req: VaultApiRequest, res: ServerResponse): Promise<void> {
   const path = pathParam(req, 'path');
   const { data, cas } = writeOptions(req);
-  const metadata = await initializedCluster(res).engine.perform(
+  const metadata = await initializedCluster(req).engine.perform(
     tokenCaller(req),
     {
       operation: 'UPDATE',
@@ -45,10 +55,16 @@ async function writeSecret(req: Request, res: Response): Promise<void> {
   send(res, 200, dataResponse(metadata));
 }
 
-async function listSecrets(req: Request, res: Response, prefix: string): Promise<void> {
-  const keys = await initializedCluster(res).engine.perform(
+async function listSecrets(req: VaultApiRequest, res: ServerResponse, prefix: string): Promise<void> {
+  const keys = await initializedCluster(req).engine.perform(
     tokenCaller(req),
-    { operation: 'LIST', path: `secret/metadata/${prefix}`, capability: 'list', successStatus: 200 },
+    {
+      operation: 'LIST',
+      path: `secret/metadata/${prefix}`,
+      capability: 'list',
+      successStatus: 200,
+      readOnly: true,
+    },
     (operations) => operations.kv.list(prefix),
   );
   if (keys.length === 0) throw new VaultError('not_found', `nothing under ${prefix}`);
@@ -56,13 +72,19 @@ async function listSecrets(req: Request, res: Response, prefix: string): Promise
 }
 
 /** The KV v2 secrets engine mounted at `secret/`. */
-export function kvRoutes(router: Router): void {
+export function kvRoutes(router: WireRoutes<AddressedCluster>): void {
   router.get('/v1/secret/data/*path', async (req, res) => {
     const path = pathParam(req, 'path');
     const version = versionQuery(req);
-    const secret = await initializedCluster(res).engine.perform(
+    const secret = await initializedCluster(req).engine.perform(
       tokenCaller(req),
-      { operation: 'READ', path: `secret/data/${path}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `secret/data/${path}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.kv.read(path, version),
     );
     send(res, 200, dataResponse(secret));
@@ -71,7 +93,7 @@ export function kvRoutes(router: Router): void {
   router.put('/v1/secret/data/*path', writeSecret);
   router.delete('/v1/secret/data/*path', async (req, res) => {
     const path = pathParam(req, 'path');
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'DELETE', path: `secret/data/${path}`, capability: 'delete', successStatus: 204 },
       (operations) => operations.kv.delete(path),
@@ -89,9 +111,15 @@ export function kvRoutes(router: Router): void {
       await listSecrets(req, res, path);
       return;
     }
-    const metadata = await initializedCluster(res).engine.perform(
+    const metadata = await initializedCluster(req).engine.perform(
       tokenCaller(req),
-      { operation: 'READ', path: `secret/metadata/${path}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `secret/metadata/${path}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (operations) => operations.kv.metadata(path),
     );
     send(
@@ -102,7 +130,7 @@ export function kvRoutes(router: Router): void {
   });
   router.delete('/v1/secret/metadata/*path', async (req, res) => {
     const path = pathParam(req, 'path');
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       tokenCaller(req),
       { operation: 'DELETE', path: `secret/metadata/${path}`, capability: 'delete', successStatus: 204 },
       (operations) => operations.kv.destroy(path),

@@ -1,16 +1,24 @@
-import type { Request, Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { WireRoutes } from '../routing/wire-api.js';
 import { VAULT_ENGINE_VERSION, type VaultEngine } from '../../vault/vault-engine.js';
 import type { SealStatus } from '../../vault/seal.js';
 import { VaultError } from '../../vault/vault-error.js';
-import { addressedCluster, type AddressedCluster } from './cluster-directory.js';
-import { anonymousCaller, bodyOf, optionalString, send, tokenCaller } from './wire-format.js';
+import type { AddressedCluster } from './cluster-directory.js';
+import {
+  anonymousCaller,
+  bodyOf,
+  optionalString,
+  send,
+  tokenCaller,
+  type VaultApiRequest,
+} from './wire-format.js';
 
 /** The answer for any use of a cluster that has no keys yet. */
 export const notInitialized = (): VaultError => new VaultError('sealed', 'Vault is not initialized');
 
 /** The addressed cluster, which must be initialised. */
-export function initializedCluster(res: Response): AddressedCluster {
-  const cluster = addressedCluster(res);
+export function initializedCluster(req: VaultApiRequest): AddressedCluster {
+  const cluster = req.locals;
   if (!cluster.initialized) throw notInitialized();
   return cluster;
 }
@@ -33,16 +41,16 @@ function sealStatusBody(cluster: AddressedCluster, status: SealStatus | undefine
 }
 
 /** Seal status, health, unseal and seal. */
-export function sealRoutes(router: Router, engine: VaultEngine, now: () => Date): void {
-  router.get('/v1/sys/seal-status', async (_req, res) => {
-    const cluster = addressedCluster(res);
+export function sealRoutes(router: WireRoutes<AddressedCluster>, engine: VaultEngine, now: () => Date): void {
+  router.get('/v1/sys/seal-status', async (req, res) => {
+    const cluster = req.locals;
     const status = cluster.initialized ? await cluster.engine.status() : undefined;
     send(res, 200, sealStatusBody(cluster, status));
   });
 
   // Vault's status codes: 200 unsealed, 503 sealed, 501 not initialised.
-  router.get('/v1/sys/health', async (_req, res) => {
-    const cluster = addressedCluster(res);
+  router.get('/v1/sys/health', async (req, res) => {
+    const cluster = req.locals;
     const status = cluster.initialized ? await cluster.engine.status() : undefined;
     send(res, !status ? 501 : status.sealed ? 503 : 200, {
       initialized: cluster.initialized,
@@ -57,8 +65,8 @@ export function sealRoutes(router: Router, engine: VaultEngine, now: () => Date)
     });
   });
 
-  const unseal = async (req: Request, res: Response) => {
-    const cluster = initializedCluster(res);
+  const unseal = async (req: VaultApiRequest, res: ServerResponse) => {
+    const cluster = initializedCluster(req);
     const body = bodyOf(req);
     if (body.reset === true) {
       await cluster.engine.perform(
@@ -86,8 +94,8 @@ export function sealRoutes(router: Router, engine: VaultEngine, now: () => Date)
   router.put('/v1/sys/unseal', unseal);
   router.post('/v1/sys/unseal', unseal);
 
-  const seal = async (req: Request, res: Response) => {
-    await initializedCluster(res).engine.seal(tokenCaller(req));
+  const seal = async (req: VaultApiRequest, res: ServerResponse) => {
+    await initializedCluster(req).engine.seal(tokenCaller(req));
     send(res, 204);
   };
   router.put('/v1/sys/seal', seal);

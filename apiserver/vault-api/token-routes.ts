@@ -1,4 +1,6 @@
-import type { Request, Response, Router } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { WireRoutes } from '../routing/wire-api.js';
+import type { AddressedCluster } from './cluster-directory.js';
 import type { TokenInfo } from '../../vault/tokens.js';
 import { VaultError } from '../../vault/vault-error.js';
 import { initializedCluster } from './sys-routes.js';
@@ -11,6 +13,7 @@ import {
   send,
   stringList,
   tokenCaller,
+  type VaultApiRequest,
 } from './wire-format.js';
 
 /**
@@ -68,18 +71,24 @@ function lookupBody(token: string, info: TokenInfo) {
   };
 }
 
-async function lookupSelf(req: Request, res: Response): Promise<void> {
+async function lookupSelf(req: VaultApiRequest, res: ServerResponse): Promise<void> {
   const caller = tokenCaller(req);
-  const info = await initializedCluster(res).engine.perform(
+  const info = await initializedCluster(req).engine.perform(
     caller,
-    { operation: 'READ', path: 'auth/token/lookup-self', capability: 'read', successStatus: 200 },
+    {
+      operation: 'READ',
+      path: 'auth/token/lookup-self',
+      capability: 'read',
+      successStatus: 200,
+      readOnly: true,
+    },
     (operations) => operations.tokens.lookup(caller.token ?? ''),
   );
   send(res, 200, dataResponse(lookupBody(caller.token ?? '', info)));
 }
 
 /** The token auth method: create, and a token managing itself. */
-export function tokenRoutes(router: Router): void {
+export function tokenRoutes(router: WireRoutes<AddressedCluster>): void {
   router.post('/v1/auth/token/create', async (req, res) => {
     const caller = tokenCaller(req);
     const body = bodyOf(req);
@@ -87,7 +96,7 @@ export function tokenRoutes(router: Router): void {
     const ttl = durationSeconds(body, 'ttl');
     const displayName = optionalString(body, 'display_name');
     const meta = metaOf(body);
-    const token = await initializedCluster(res).engine.perform(
+    const token = await initializedCluster(req).engine.perform(
       caller,
       { operation: 'UPDATE', path: 'auth/token/create', capability: 'update', successStatus: 200 },
       async (operations) => {
@@ -109,7 +118,7 @@ export function tokenRoutes(router: Router): void {
   router.post('/v1/auth/token/renew-self', async (req, res) => {
     const caller = tokenCaller(req);
     const increment = durationSeconds(bodyOf(req), 'increment');
-    const info = await initializedCluster(res).engine.perform(
+    const info = await initializedCluster(req).engine.perform(
       caller,
       { operation: 'UPDATE', path: 'auth/token/renew-self', capability: 'update', successStatus: 200 },
       (operations) => operations.tokens.renew(caller.token ?? '', increment),
@@ -119,7 +128,7 @@ export function tokenRoutes(router: Router): void {
 
   router.post('/v1/auth/token/revoke-self', async (req, res) => {
     const caller = tokenCaller(req);
-    await initializedCluster(res).engine.perform(
+    await initializedCluster(req).engine.perform(
       caller,
       { operation: 'UPDATE', path: 'auth/token/revoke-self', capability: 'update', successStatus: 204 },
       (operations) => operations.tokens.revoke(caller.token ?? ''),

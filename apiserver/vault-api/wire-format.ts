@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { VaultCaller } from '../../vault/vault-engine.js';
 import type { CreatedToken } from '../../vault/tokens.js';
 import { VaultError } from '../../vault/vault-error.js';
 import type { ApiError } from '../errors.js';
+import { writeJson } from '../routing/responses.js';
+import type { WireRequest } from '../routing/wire-api.js';
+import type { AddressedCluster } from './cluster-directory.js';
+
+/** A request of the Vault-compatible API: `locals` is the cluster its address names. */
+export type VaultApiRequest = WireRequest<AddressedCluster>;
 
 /** A request body as Vault clients send it: a JSON object, or nothing. */
 export type VaultBody = Record<string, unknown>;
 
-export function bodyOf(req: Request): VaultBody {
+export function bodyOf(req: VaultApiRequest): VaultBody {
   const body: unknown = req.body;
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
@@ -51,12 +57,13 @@ export function authResponse(token: CreatedToken) {
   };
 }
 
-export function send(res: Response, status: number, body?: unknown): void {
+export function send(res: ServerResponse, status: number, body?: unknown): void {
   if (body === undefined) {
-    res.status(status).end();
+    res.statusCode = status;
+    res.end();
     return;
   }
-  res.status(status).json(body);
+  writeJson(res, status, body);
 }
 
 /**
@@ -91,42 +98,39 @@ export function vaultErrorBody(answer: ApiError): { status: number; body: { erro
  * The caller of a token-authenticated endpoint. A request without `X-Vault-Token` carries the
  * empty token, which the engine refuses: the engine treats an absent token as the platform itself.
  */
-export function tokenCaller(req: Request): VaultCaller {
+export function tokenCaller(req: VaultApiRequest): VaultCaller {
   const header = req.headers['x-vault-token'];
   return { ...clientOf(req), token: typeof header === 'string' ? header.trim() : '' };
 }
 
 /** The caller of an endpoint Vault serves without a token (seal status, unseal, logins). */
-export function anonymousCaller(req: Request): VaultCaller {
+export function anonymousCaller(req: VaultApiRequest): VaultCaller {
   return { ...clientOf(req), anonymous: true };
 }
 
-function clientOf(req: Request): Pick<VaultCaller, 'clientAddress' | 'userAgent'> {
+function clientOf(req: VaultApiRequest): Pick<VaultCaller, 'clientAddress' | 'userAgent'> {
   const userAgent = req.headers['user-agent'];
   return {
-    clientAddress: req.ip ?? req.socket.remoteAddress ?? '',
+    clientAddress: req.ip,
     userAgent: typeof userAgent === 'string' ? userAgent : '',
   };
 }
 
 /** A `*path` parameter (express 5 answers its segments) joined back into a path. */
-export function pathParam(req: Request, name: string): string {
-  const value: unknown = (req.params as Record<string, unknown>)[name];
-  if (Array.isArray(value)) return value.join('/');
-  return typeof value === 'string' ? value : '';
+export function pathParam(req: VaultApiRequest, name: string): string {
+  return req.params[name] ?? '';
 }
 
 /** A named parameter of the route. */
-export function param(req: Request, name: string): string {
-  const value: unknown = (req.params as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : '';
+export function param(req: VaultApiRequest, name: string): string {
+  return req.params[name] ?? '';
 }
 
 /**
  * Whether a GET is Vault's LIST. Node's HTTP parser refuses the LIST method itself, so clients
  * use `?list=true` (node-vault: `noCustomHTTPVerbs: true`), which Vault accepts too.
  */
-export function isList(req: Request): boolean {
+export function isList(req: VaultApiRequest): boolean {
   const list = req.query.list;
   return list === 'true' || list === '1';
 }

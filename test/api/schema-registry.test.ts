@@ -153,6 +153,7 @@ describe('the wire format', () => {
     ['PUT', '/config/users-value', 422, 42203, { compatibility: 'SIDEWAYS' }],
     ['POST', '/subjects/users-value/versions', 422, 42201, { schema: '{"type": "recrod"}' }],
     ['POST', '/subjects/users-value', 404, 40403, { schema: JSON.stringify(userBroken) }],
+    ['GET', '/subjects/users%ZZ/versions', 400, 400, undefined],
   ])('%s %s answers %i with error_code %i', async (method, path, status, code, body) => {
     const answer = await registry(method, path, body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(status);

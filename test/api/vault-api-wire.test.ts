@@ -39,6 +39,14 @@ describe("the Vault API's wire format", () => {
       ['the request body must be a JSON object'],
     ],
     ['an unknown path', 'GET', '/v1/nothing/here', undefined, 404, []],
+    [
+      'a path that is not valid percent-encoding',
+      'GET',
+      '/v1/secret/data/app%ZZ',
+      undefined,
+      400,
+      ['the request path is not valid percent-encoded UTF-8: cannot decode app%ZZ'],
+    ],
     ['a secret never written', 'GET', '/v1/secret/data/missing', undefined, 404, []],
     [
       'a duration that is not one',

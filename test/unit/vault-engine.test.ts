@@ -176,6 +176,43 @@ describe('vault engine', () => {
     });
   });
 
+  describe('read-only requests', () => {
+    beforeEach(unseal);
+    const read = (path: string) =>
+      cluster.perform(
+        PLATFORM_CALLER,
+        { operation: 'READ', path: `secret/data/${path}`, successStatus: 200, readOnly: true },
+        (ops) => ops.kv.read(path),
+      );
+    const auditCount = async () =>
+      (await vault.sqlite.database.kysely.selectFrom('vault_audit_entries').select('id').execute()).length;
+
+    it('writes one audit entry for each of twenty concurrent reads', async () => {
+      await run((ops) => ops.kv.write('app/db', { v: 1 }));
+      const before = await auditCount();
+      const reads = await Promise.all(Array.from({ length: 20 }, () => read('app/db')));
+      expect(reads.map((secret) => secret.data)).toEqual(Array.from({ length: 20 }, () => ({ v: 1 })));
+      expect(await auditCount()).toBe(before + 20);
+    });
+
+    it('fails the read when its audit entry cannot be written (fail closed)', async () => {
+      await run((ops) => ops.kv.write('app/db', { v: 1 }));
+      await vault.sqlite.database.kysely.schema.dropTable('vault_audit_entries').execute();
+      expect((await refusal(read('app/db'))).kind).toBe('audit_unavailable');
+    });
+
+    it('runs an encryption that must create its key in a transaction, audited once', async () => {
+      const before = await auditCount();
+      const ciphertext = await cluster.perform(
+        PLATFORM_CALLER,
+        { operation: 'UPDATE', path: 'transit/encrypt/new', successStatus: 200, readOnly: true },
+        (ops) => ops.transit.encrypt('new', Buffer.from('hello').toString('base64')),
+      );
+      expect(ciphertext).toMatch(/^vault:v1:/);
+      expect(await auditCount()).toBe(before + 1);
+    });
+  });
+
   describe('tokens and policies', () => {
     beforeEach(unseal);
 

@@ -73,7 +73,13 @@ async function listVaultSecrets(
   const keys = await answering(() =>
     cluster.perform(
       callerOf(ctx),
-      { operation: 'LIST', path: `secret/metadata/${prefix}`, capability: 'list', successStatus: 200 },
+      {
+        operation: 'LIST',
+        path: `secret/metadata/${prefix}`,
+        capability: 'list',
+        successStatus: 200,
+        readOnly: true,
+      },
       (ops) => ops.kv.list(prefix, ctx.query.list),
     ),
   );
@@ -114,7 +120,13 @@ async function getVaultSecret(
   const secret = await answering(() =>
     cluster.perform(
       callerOf(ctx),
-      { operation: 'READ', path: `secret/data/${path}`, capability: 'read', successStatus: 200 },
+      {
+        operation: 'READ',
+        path: `secret/data/${path}`,
+        capability: 'read',
+        successStatus: 200,
+        readOnly: true,
+      },
       (ops) => ops.kv.read(path, ctx.query.version),
     ),
   );
@@ -142,7 +154,13 @@ async function encryptWithKey(
   const cipherText = await answering(() =>
     cluster.perform(
       callerOf(ctx),
-      { operation: 'UPDATE', path: `transit/encrypt/${key}`, capability: 'update', successStatus: 200 },
+      {
+        operation: 'UPDATE',
+        path: `transit/encrypt/${key}`,
+        capability: 'update',
+        successStatus: 200,
+        readOnly: true,
+      },
       (ops) => ops.transit.encrypt(key, ctx.body.plaintext),
     ),
   );
@@ -157,7 +175,13 @@ async function decryptWithKey(
   const plaintext = await answering(() =>
     cluster.perform(
       callerOf(ctx),
-      { operation: 'UPDATE', path: `transit/decrypt/${key}`, capability: 'update', successStatus: 200 },
+      {
+        operation: 'UPDATE',
+        path: `transit/decrypt/${key}`,
+        capability: 'update',
+        successStatus: 200,
+        readOnly: true,
+      },
       (ops) => ops.transit.decrypt(key, ctx.body.cipher_text),
     ),
   );
