@@ -9,7 +9,7 @@ import { loadKinds } from '../crds/registry.js';
 import { openDataPlane, type DataPlane } from '../data-plane/data-plane.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { assemblePlatform, type Platform } from './platform.js';
+import { assemblePlatform, serveRestApi, type Platform } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -54,14 +54,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   // The REST API answers (and `/health` says so) before anything it does not need exists: the
   // controllers, the scheduler, the background workers and the Kubernetes API start behind it and
   // pick up whatever was asked of them meanwhile, as they would after a restart.
-  const { http } = config;
-  const server = await startServer(platform.restApi(), {
-    host: http.host,
-    port: http.port,
-    listMethod: true,
-  });
-  http.publicUrl.follow(server.url);
-  const eventStream = await platform.attachEventStream(server.server);
+  const { server, eventStream } = await serveRestApi(platform, config.http);
   logger.info({ url: server.url, mode: 'embedded', dataDir }, `cloudplane serving on ${server.url}`);
 
   const background = await startBackground({ config, logger, metrics, store, database, platform });
