@@ -1,15 +1,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { platformKubeAuthenticator } from '../accounts/kube-identity.js';
+import { organizationNamespace } from '../accounts/organizations.js';
 import { startServer } from '../apiserver/server.js';
 import type { Config } from '../config/index.js';
 import type { ProcessConfig } from '../config/process.js';
 import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
-import { openEmbeddedStore, type EmbeddedStore } from '../control-plane/embedded-store/index.js';
+import { openEmbeddedStore } from '../control-plane/embedded-store/index.js';
+import {
+  combineKubeAuthenticators,
+  generateStartupToken,
+  kubernetesApiApp,
+  loadServingCertificate,
+  startupTokenAuthenticator,
+  writeKubeconfig,
+} from '../control-plane/kubernetes-api/index.js';
+import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { loadKinds } from '../crds/registry.js';
-import { openDataPlane, type DataPlane } from '../data-plane/data-plane.js';
+import { deriveKey } from '../security/key-derivation.js';
+import { openDataPlane } from '../data-plane/data-plane.js';
+import { JOBS } from '../jobs/index.js';
+import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
-import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { assemblePlatform, serveRestApi, type Platform } from './platform.js';
+import { createMetrics } from '../observability/metrics.js';
+import { assemblePlatform, serveRestApi } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -50,57 +64,6 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
 
   const platform = await assemblePlatform({ config, logger, metrics, store, database });
-
-  // The REST API answers (and `/health` says so) before anything it does not need exists: the
-  // controllers, the scheduler, the background workers and the Kubernetes API start behind it and
-  // pick up whatever was asked of them meanwhile, as they would after a restart.
-  const { server, eventStream } = await serveRestApi(platform, config.http);
-  logger.info({ url: server.url, mode: 'embedded', dataDir }, `cloudplane serving on ${server.url}`);
-
-  const background = await startBackground({ config, logger, metrics, store, database, platform });
-  const kubernetesApi = await startKubernetesApi({ config, logger, store, platform });
-
-  return {
-    url: server.url,
-    async stop() {
-      // Stream sockets outlive the server's own shutdown: they go first.
-      await eventStream.close();
-      await Promise.all([server.close(), kubernetesApi.close()]);
-      await platform.idle();
-      await background.stop();
-      await platform.close();
-      await database.close();
-      await store.close();
-    },
-  };
-}
-
-interface BackgroundDependencies {
-  config: Config;
-  logger: Logger;
-  metrics: Metrics;
-  store: EmbeddedStore;
-  database: DataPlane;
-  platform: Platform;
-}
-
-/**
- * The controllers, the scheduled jobs and the event and deletion workers; loaded here rather than
- * with the module, so their code is read after the REST API listens.
- */
-async function startBackground({
-  config,
-  logger,
-  metrics,
-  store,
-  database,
-  platform,
-}: BackgroundDependencies) {
-  const [{ ControllerRunner }, { JOBS }, { createScheduler }] = await Promise.all([
-    import('../controllers/runtime/controller-runner.js'),
-    import('../jobs/index.js'),
-    import('../jobs/scheduler.js'),
-  ]);
   const controllers = new ControllerRunner({ store, logger, metrics });
   for (const controller of platform.controllers) controllers.register(controller);
   await controllers.start();
@@ -121,48 +84,18 @@ async function startBackground({
   const eventBridge = platform.startEventBridge();
   const organizationDeletion = platform.startOrganizationDeletion();
   const connectWorker = platform.startConnectWorker();
-  return {
-    async stop() {
-      await eventBridge.stop();
-      await organizationDeletion.stop();
-      await connectWorker.stop();
-      await eventDelivery.stop();
-      await scheduler.stop();
-      await controllers.stop();
-    },
-  };
-}
 
-/**
- * The Kubernetes API over the embedded store, on its own TLS port, and the kubeconfig that reaches
- * it with a token minted for this run. Its code (OpenAPI documents, discovery, TLS) is loaded after
- * the REST API listens; the announcement that it is up comes last, when everything runs.
- */
-async function startKubernetesApi({
-  config,
-  logger,
-  store,
-  platform,
-}: Pick<BackgroundDependencies, 'config' | 'logger' | 'store' | 'platform'>) {
-  const [kube, { platformKubeAuthenticator }, { organizationNamespace }, { deriveKey }] = await Promise.all([
-    import('../control-plane/kubernetes-api/index.js'),
-    import('../accounts/kube-identity.js'),
-    import('../accounts/organizations.js'),
-    import('../security/key-derivation.js'),
-  ]);
   const { http } = config;
-  const startupToken = kube.generateStartupToken();
-  const certificate = kube.loadServingCertificate(config.process.dataDir, [
-    '127.0.0.1',
-    'localhost',
-    http.host,
-  ]);
+  const { server, eventStream } = await serveRestApi(platform, http);
+
+  const startupToken = generateStartupToken();
+  const certificate = loadServingCertificate(dataDir, ['127.0.0.1', 'localhost', http.host]);
   const kubernetesApi = await startServer(
-    kube.kubernetesApiApp({
+    kubernetesApiApp({
       store,
       logger,
-      authenticate: kube.combineKubeAuthenticators(
-        kube.startupTokenAuthenticator(startupToken),
+      authenticate: combineKubeAuthenticators(
+        startupTokenAuthenticator(startupToken),
         platformKubeAuthenticator(platform.authenticator, organizationNamespace),
       ),
       // Derived, so ServiceAccount tokens survive a restart.
@@ -171,14 +104,34 @@ async function startKubernetesApi({
     { host: http.host, port: config.process.kubeApiPort, tls: certificate },
   );
   const kubeconfig = kubeconfigPath(config.process);
-  kube.writeKubeconfig(kubeconfig, {
+  writeKubeconfig(kubeconfig, {
     server: kubernetesApi.url,
     token: startupToken,
     certificateAuthority: certificate.cert,
   });
+
+  logger.info({ url: server.url, mode: 'embedded', dataDir }, `cloudplane serving on ${server.url}`);
   logger.info(
     { url: kubernetesApi.url, kubeconfig },
     `Kubernetes API on ${kubernetesApi.url}: KUBECONFIG=${kubeconfig} kubectl api-resources`,
   );
-  return kubernetesApi;
+
+  return {
+    url: server.url,
+    async stop() {
+      // Stream sockets outlive the server's own shutdown: they go first.
+      await eventStream.close();
+      await Promise.all([server.close(), kubernetesApi.close()]);
+      await platform.idle();
+      await eventBridge.stop();
+      await organizationDeletion.stop();
+      await connectWorker.stop();
+      await eventDelivery.stop();
+      await scheduler.stop();
+      await controllers.stop();
+      await platform.close();
+      await database.close();
+      await store.close();
+    },
+  };
 }
