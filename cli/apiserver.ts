@@ -1,6 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { NAMESPACE_KIND } from '../control-plane/built-in-kinds.js';
-import { startServer } from '../apiserver/server.js';
 import { EVERY_KIND, type ApiPermission } from '../control-plane/api-permissions.js';
 import { CachedReadStore } from '../control-plane/cached-read-store.js';
 import { openKubernetesStore } from '../control-plane/kubernetes-store/index.js';
@@ -12,7 +11,7 @@ import type { Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { ConfigError } from '../config/env.js';
 import type { Config } from '../config/index.js';
-import { assemblePlatform } from './platform.js';
+import { assemblePlatform, serveRestApi } from './platform.js';
 import { dataPlanePath, type RunningPlatform } from './serve.js';
 
 /**
@@ -100,14 +99,7 @@ export async function serveApiserver(config: Config, logger: Logger): Promise<Ru
   try {
     await store.synced();
     const platform = await assemblePlatform({ config, logger, metrics, store, database });
-    const { http } = config;
-    const server = await startServer(platform.restApi(), {
-      host: http.host,
-      port: http.port,
-      listMethod: true,
-    });
-    http.publicUrl.follow(server.url);
-    const eventStream = await platform.attachEventStream(server.server);
+    const { server, eventStream } = await serveRestApi(platform, config.http);
     logger.info(
       { url: server.url, mode: 'cluster', component: 'apiserver' },
       `cloudplane API serving on ${server.url}`,

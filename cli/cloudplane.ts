@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import { ConfigError } from '../config/env.js';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../observability/logger.js';
@@ -30,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
     return runClient(argv);
   }
 
+  enableCompileCache();
   let config;
   try {
     config = loadConfig();
@@ -75,6 +77,15 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * Node 22.1 and later keep V8's compiled code of the modules on disk, so later start-ups skip
+ * compiling the server's thousand modules again; node 20 has no such cache and starts as before.
+ */
+function enableCompileCache(): void {
+  const { enableCompileCache: enable } = module as { enableCompileCache?: () => unknown };
+  enable?.();
 }
 
 /** Stops gracefully on the first SIGINT or SIGTERM; a second one exits at once. */

@@ -15,6 +15,8 @@ import { createOAuthProviders } from '../accounts/oauth/providers.js';
 import type { ScryptCost } from '../accounts/passwords.js';
 import type { Authenticator } from '../accounts/principal.js';
 import { createApp } from '../apiserver/app.js';
+import { startServer } from '../apiserver/server.js';
+import type { HttpConfig } from '../config/http.js';
 import { defaultConsoleDirectory } from '../apiserver/console-assets.js';
 import {
   CODEHOST_WEBHOOK_PATH,
@@ -323,4 +325,19 @@ export async function assemblePlatform(deps: PlatformDependencies): Promise<Plat
       await workloads.close();
     },
   };
+}
+
+/**
+ * The REST API on its configured address, its public URL following the port it got, and the
+ * event stream on the same server: what both serving modes put in front of the platform.
+ */
+export async function serveRestApi(platform: Platform, http: HttpConfig) {
+  const server = await startServer(platform.restApi(), {
+    host: http.host,
+    port: http.port,
+    listMethod: true,
+  });
+  http.publicUrl.follow(server.url);
+  const eventStream = await platform.attachEventStream(server.server);
+  return { server, eventStream };
 }

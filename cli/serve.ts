@@ -23,7 +23,7 @@ import { JOBS } from '../jobs/index.js';
 import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import { assemblePlatform } from './platform.js';
+import { assemblePlatform, serveRestApi } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -86,13 +86,7 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   const connectWorker = platform.startConnectWorker();
 
   const { http } = config;
-  const server = await startServer(platform.restApi(), {
-    host: http.host,
-    port: http.port,
-    listMethod: true,
-  });
-  http.publicUrl.follow(server.url);
-  const eventStream = await platform.attachEventStream(server.server);
+  const { server, eventStream } = await serveRestApi(platform, http);
 
   const startupToken = generateStartupToken();
   const certificate = loadServingCertificate(dataDir, ['127.0.0.1', 'localhost', http.host]);

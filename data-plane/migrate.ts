@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type MigrationProvider, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type MigrationProvider, type Migration } from 'kysely';
 import type { Logger } from '../observability/logger.js';
 import { DataPlaneOpenError } from './data-plane-open-error.js';
 import { MIGRATIONS, type DataPlaneMigration } from './migrations/index.js';
@@ -22,6 +22,7 @@ class CompiledMigrationProvider implements MigrationProvider {
  * failure leaves the schema as it was. Throws `DataPlaneOpenError` naming the failed migration.
  */
 export async function migrateToLatest(kysely: Kysely<unknown>, logger: Logger): Promise<void> {
+  if (await isCurrent(kysely)) return;
   const migrator = new Migrator({
     db: kysely,
     provider: new CompiledMigrationProvider(MIGRATIONS),
@@ -41,4 +42,19 @@ export async function migrateToLatest(kysely: Kysely<unknown>, logger: Logger): 
   }
   for (const result of results)
     logger.info({ migration: result.migrationName }, 'data-plane migration applied');
+}
+
+/**
+ * Whether the history records exactly the compiled migrations: one query on every start-up but the
+ * first, instead of the migrator's table checks and lock round trips. A batch commits in one
+ * transaction, so a concurrent migration is seen whole or not at all; anything else (no history
+ * yet, migrations missing or unknown) goes to the migrator, which applies or reports it.
+ */
+async function isCurrent(kysely: Kysely<unknown>): Promise<boolean> {
+  const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`
+    .execute(kysely)
+    .then(({ rows }) => rows.map((row) => row.name).sort())
+    .catch(() => undefined);
+  const compiled = MIGRATIONS.map((migration) => migration.name).sort();
+  return applied?.length === compiled.length && applied.every((name, index) => name === compiled[index]);
 }

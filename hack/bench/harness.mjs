@@ -12,15 +12,14 @@ const CHILD_STOP_TIMEOUT_MS = 10_000;
 
 /**
  * The arguments of `cloudplane serve` as `npm start` runs it (package.json's start script: node's
- * flags, the entry point, the command), so a benchmark measures the process a person starts.
+ * flags, the entry point, the command), so a benchmark measures the process a person starts;
+ * `checkout` (a directory URL) names another copy of the project, this one by default.
  */
-export function serveArgs() {
-  const packageUrl = new URL('../../package.json', import.meta.url);
+export function serveArgs(checkout = new URL('../../', import.meta.url)) {
+  const packageUrl = new URL('package.json', checkout);
   const [node, ...args] = JSON.parse(fs.readFileSync(packageUrl, 'utf8')).scripts.start.split(/\s+/);
   if (node !== 'node') throw new Error(`package.json's start script does not run node: ${node}`);
-  return args.map((arg) =>
-    arg.endsWith('.js') ? fileURLToPath(new URL(`../../${arg}`, import.meta.url)) : arg,
-  );
+  return args.map((arg) => (arg.endsWith('.js') ? fileURLToPath(new URL(arg, checkout)) : arg));
 }
 
 /** The compiled module at `relative` under dist/, for `import()`. */

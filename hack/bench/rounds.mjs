@@ -19,7 +19,7 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const ROUND_SECONDS = Number(process.env.BENCH_DURATION ?? 4);
 const STARTUP_TIMEOUT_MS = 60_000;
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -30,7 +30,7 @@ function freePort() {
   });
 }
 
-function get(url) {
+export function get(url) {
   return new Promise((resolve) => {
     const request = http.get(url, (response) => {
       response.resume();
@@ -46,7 +46,7 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function statusMb(pid, field) {
+export function statusMb(pid, field) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
 }
