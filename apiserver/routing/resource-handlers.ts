@@ -4,10 +4,17 @@
  */
 import type { Principal } from '../../accounts/principal.js';
 import type { KubeObject } from '../../control-plane/types.js';
+import { newRestId, type IdPrefix } from '../../crds/ids.js';
+import { conflict } from '../errors.js';
 import { withoutDeleted } from './deleted.js';
 import { byCreation, pageOf, type PageQuery } from './pagination.js';
 import type { RouteContext } from './route.js';
-import { findInOrganization, tenantNamespace, type OrganizationLookup } from './tenancy.js';
+import {
+  ensureTenantNamespace,
+  findInOrganization,
+  tenantNamespace,
+  type OrganizationLookup,
+} from './tenancy.js';
 
 /** What a family says once for its plain list, read and delete. */
 export interface ResourceFamily<T extends KubeObject, V> {
@@ -59,4 +66,40 @@ export async function deleteResource<T extends KubeObject>(
   const object = await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id);
   await ctx.store.delete(family.lookup.type, object.metadata.namespace, object.metadata.name);
   return {};
+}
+
+/** An object whose spec carries the display name that is unique in its organization. */
+type NamedObject = KubeObject<{ name: string }>;
+
+/** What a family says once more for its creates. */
+export interface CreatableFamily<T extends NamedObject, V> extends ResourceFamily<T, V> {
+  /** The prefix of the REST ids it hands out: `db` for `db_…`. */
+  idPrefix: IdPrefix;
+}
+
+/** Where a new object goes: its REST id and its organization's namespace. */
+export interface NewResourcePlace {
+  id: string;
+  namespace: string;
+}
+
+/**
+ * The part of a create that families share, once the family has validated the body: the caller's
+ * namespace (created when missing), a 409 on `name` when a live object of the family has that name,
+ * a new id, the family's `write` (which charges its quota when it has one), and the 201 with the
+ * REST view.
+ */
+export async function createResource<T extends NamedObject, V>(
+  ctx: CallerContext,
+  family: CreatableFamily<T, V>,
+  name: string,
+  write: (place: NewResourcePlace) => Promise<T>,
+) {
+  const namespace = await ensureTenantNamespace(ctx.store, ctx.principal);
+  const { items } = await ctx.store.list<T>(family.lookup.type, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a ${family.lookup.noun} named ${name} exists`, { details: { field: 'name' } });
+  }
+  const created = await write({ id: newRestId(family.idPrefix), namespace });
+  return { status: 201, data: family.view(created) };
 }

@@ -29,13 +29,18 @@ import {
   databaseEngines,
   engineNamed,
 } from '../../../crds/database-engines/index.js';
-import { newRestId, restIdOf, workloadIdOf } from '../../../crds/ids.js';
+import { restIdOf, workloadIdOf } from '../../../crds/ids.js';
 import { conflict, notFound, serviceUnavailable } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
-import { ensureTenantNamespace, findInOrganization } from '../../routing/tenancy.js';
+import {
+  createResource,
+  deleteResource,
+  listResources,
+  readResource,
+} from '../../routing/resource-handlers.js';
+import { findInOrganization } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
@@ -197,7 +202,7 @@ async function listDatabaseVersions({ query }: AuthenticatedContext<{ query: Pag
   return pageOf(rows, query);
 }
 
-const DATABASE_FAMILY = { lookup: DATABASES, view: describeDatabase };
+const DATABASE_FAMILY = { lookup: DATABASES, view: describeDatabase, idPrefix: 'db' } as const;
 
 async function listDatabases({
   query,
@@ -229,32 +234,28 @@ async function createDatabase({
   const problem = versionProblem(engine, body.version) ?? sizeFieldProblem(engine, body);
   if (problem) throw invalidField(problem);
   sizeLimits(body, workloadsConfig);
-  const namespace = await ensureTenantNamespace(store, principal);
   const name = body.name.trim();
-  const { items } = await store.list<Database>(DATABASE, { namespace });
-  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-    throw conflict(`a database named ${name} exists`, { details: { field: 'name' } });
-  }
-  const id = newRestId('db');
   const storageGb = body.storage_gb ?? DEFAULT_STORAGE_GB;
-  const created = await createWithinQuota<Database>(
-    { store, database, now, quotas },
-    DATABASE,
-    id,
-    databaseQuotaAmounts(engine, storageGb),
-    {
-      namespace,
-      spec: {
-        name,
-        engine,
-        ...(body.version === undefined ? {} : { version: body.version as DatabaseVersion }),
-        ...(body.plan === undefined ? {} : { plan: body.plan }),
-        ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+  return createResource({ store, principal }, DATABASE_FAMILY, name, async ({ id, namespace }) => {
+    const created = await createWithinQuota<Database>(
+      { store, database, now, quotas },
+      DATABASE,
+      id,
+      databaseQuotaAmounts(engine, storageGb),
+      {
+        namespace,
+        spec: {
+          name,
+          engine,
+          ...(body.version === undefined ? {} : { version: body.version as DatabaseVersion }),
+          ...(body.plan === undefined ? {} : { plan: body.plan }),
+          ...(sizedByMemory(engine) ? { memoryMb: body.memory_mb ?? DEFAULT_MEMORY_MB } : { storageGb }),
+        },
       },
-    },
-  );
-  logger.info({ databaseId: id, engine }, 'database created');
-  return { status: 201, data: describeDatabase(created) };
+    );
+    logger.info({ databaseId: id, engine }, 'database created');
+    return created;
+  });
 }
 
 async function getDatabase(ctx: AuthenticatedContext<{ params: IdParams }>) {

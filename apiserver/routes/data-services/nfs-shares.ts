@@ -1,15 +1,19 @@
 /** `/v1/nfs-shares`: shared file systems. The controller makes and measures them. */
 import { shareQuotaAmounts } from '../../../controllers/data-services/index.js';
-import { newRestId, restIdOf } from '../../../crds/ids.js';
+import { restIdOf } from '../../../crds/ids.js';
 import { NFS_SHARE, type NfsShare, type NfsSharePhase } from '../../../crds/data-services.js';
 import { VPC } from '../../../crds/vpc.js';
 import { isStoreError } from '../../../control-plane/types.js';
-import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { deleteResource, listResources, readResource } from '../../routing/resource-handlers.js';
-import { ensureTenantNamespace } from '../../routing/tenancy.js';
+import {
+  createResource,
+  deleteResource,
+  listResources,
+  readResource,
+} from '../../routing/resource-handlers.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   createWithinQuota,
@@ -71,7 +75,7 @@ interface CreateBody {
   vpc_id?: string;
 }
 
-const SHARE_FAMILY = { lookup: NFS_SHARES, view: describeShare };
+const SHARE_FAMILY = { lookup: NFS_SHARES, view: describeShare, idPrefix: 'nfs' } as const;
 
 async function listNfsShares(ctx: AuthenticatedContext<{ query: PageQuery }>) {
   return listResources(ctx, SHARE_FAMILY);
@@ -92,10 +96,9 @@ async function createNfsShare({
       message: `must be at most ${workloadsConfig.maxStorageGb}`,
     });
   }
-  const namespace = await ensureTenantNamespace(store, principal);
   if (body.vpc_id !== undefined) {
     try {
-      await store.get(VPC, namespace, body.vpc_id);
+      await store.get(VPC, tenantNamespace(principal), body.vpc_id);
     } catch (error) {
       if (!isStoreError(error, 'NotFound')) throw error;
       throw invalidField({
@@ -105,25 +108,22 @@ async function createNfsShare({
     }
   }
   const name = body.name.trim();
-  const { items } = await store.list<NfsShare>(NFS_SHARE, { namespace });
-  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-    throw conflict(`a share named ${name} exists`, { details: { field: 'name' } });
-  }
-  const created = await createWithinQuota<NfsShare>(
-    { store, database, now, quotas },
-    NFS_SHARE,
-    newRestId('nfs'),
-    shareQuotaAmounts(body.size_gb),
-    {
-      namespace,
-      spec: {
-        name,
-        sizeGb: body.size_gb,
-        ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
+  return createResource({ store, principal }, SHARE_FAMILY, name, ({ id, namespace }) =>
+    createWithinQuota<NfsShare>(
+      { store, database, now, quotas },
+      NFS_SHARE,
+      id,
+      shareQuotaAmounts(body.size_gb),
+      {
+        namespace,
+        spec: {
+          name,
+          sizeGb: body.size_gb,
+          ...(body.vpc_id === undefined ? {} : { vpcId: body.vpc_id }),
+        },
       },
-    },
+    ),
   );
-  return { status: 201, data: describeShare(created) };
 }
 
 async function getNfsShare(ctx: AuthenticatedContext<{ params: IdParams }>) {
