@@ -6,6 +6,15 @@ import type { ResourceCatalog, ServedResource } from './served-resources.js';
  * The OpenAPI documents kubectl reads: v3 per group version (`kubectl explain`, and whether the
  * server validates fields itself, found from the PATCH operation's `fieldValidation` parameter)
  * and v2 for older clients. Kind schemas are the CRDs' openAPIV3Schema.
+ *
+ * Unlike kube-apiserver's, a v3 group-version document holds the kinds' schemas and the PATCH
+ * operations (the object's and its status's) only; /openapi/v2 keeps every operation. kubectl
+ * 1.33 with client-side validation parses the whole group-version document again for every
+ * object it applies (it keeps the document's bytes, not what it parsed), only to find the PATCH
+ * operation's `fieldValidation` parameter, so each operation more is paid once per object. The
+ * kind schemas stay whole (descriptions, x-kubernetes-* and group-version-kind extensions) for
+ * `kubectl explain` and the type information of server-side apply; the list kinds, ListMeta and
+ * Status, referred to only by the other operations, go with them.
  */
 
 type Flavor = 'v2' | 'v3';
@@ -41,6 +50,7 @@ function stringMap(description: string): JsonObject {
   return { type: 'object', description, additionalProperties: { type: 'string' } };
 }
 
+/** ObjectMeta, ListMeta, Status and the patch body; the v3 documents take what they refer to. */
 function metaSchemas(): Record<string, JsonObject> {
   const text = (description: string): JsonObject => ({ type: 'string', description });
   return {
@@ -156,6 +166,12 @@ function listSchema(resource: ServedResource, flavor: Flavor): JsonObject {
   };
 }
 
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
 const WRITE_PARAMETERS = ['dryRun', 'fieldManager', 'fieldValidation'];
 const QUERY_PARAMETERS: Record<string, string[]> = {
   list: [
@@ -189,19 +205,20 @@ function parameter(flavor: Flavor, name: string, where: 'query' | 'path'): JsonO
 }
 
 /**
- * A query parameter named once in the document's shared parameters and referred to from each
- * operation. PATCH keeps its own inline: kubectl finds whether the server validates fields by
- * reading the PATCH operation's parameters by name, and does not follow a v3 `$ref` there.
+ * A query parameter named once in the v2 document's shared parameters and referred to from each
+ * operation. PATCH keeps its own inline (and is the only operation of a v3 document): kubectl
+ * finds whether the server validates fields by reading the PATCH operation's parameters by
+ * name, and does not follow a v3 `$ref` there.
  */
 function queryParameter(flavor: Flavor, action: string, name: string): JsonObject {
   if (action === 'patch') return parameter(flavor, name, 'query');
-  return { $ref: flavor === 'v3' ? `#/components/parameters/${name}` : `#/parameters/${name}` };
+  return { $ref: `#/parameters/${name}` };
 }
 
-/** Every query parameter an operation refers to, as the document's shared parameters. */
-function sharedParameters(flavor: Flavor): Record<string, JsonObject> {
+/** Every query parameter an operation refers to, as the v2 document's shared parameters. */
+function sharedParameters(): Record<string, JsonObject> {
   const names = new Set(Object.values(QUERY_PARAMETERS).flat());
-  return Object.fromEntries([...names].map((name) => [name, parameter(flavor, name, 'query')]));
+  return Object.fromEntries([...names].map((name) => [name, parameter('v2', name, 'query')]));
 }
 
 function pascal(text: string): string {
@@ -238,38 +255,39 @@ function operation(
     flavor === 'v3'
       ? { '200': { description: 'OK', content: { 'application/json': { schema } } } }
       : { '200': { description: 'OK', schema } };
-  if (action === 'post' || action === 'put' || action === 'patch') {
+  if (flavor === 'v3') {
+    if (action === 'patch') entry.requestBody = { $ref: `#/components/requestBodies/${PATCH}` };
+  } else if (action === 'post' || action === 'put' || action === 'patch') {
     const body = ref(flavor, action === 'patch' ? PATCH : definitionName(descriptor));
-    const types =
-      action === 'patch'
-        ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']
-        : ['application/json'];
-    if (flavor === 'v3') {
-      entry.requestBody = {
-        required: true,
-        content: Object.fromEntries(types.map((type) => [type, { schema: body }])),
-      };
-    } else {
-      entry.parameters = [{ name: 'body', in: 'body', required: true, schema: body }, ...parameters];
-      entry.consumes = types;
-    }
+    entry.parameters = [{ name: 'body', in: 'body', required: true, schema: body }, ...parameters];
+    entry.consumes = action === 'patch' ? PATCH_TYPES : ['application/json'];
   }
   return entry;
 }
 
+/** `/apis/<group>/<version>`, or `/api/v1`; and below it the namespace's, for a namespaced kind. */
+function scopePaths(resource: ServedResource): { root: string; scope: string } {
+  const { group, version, namespaced } = resource.descriptor;
+  const root = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  return { root, scope: namespaced ? `${root}/namespaces/{namespace}` : root };
+}
+
+function scopeParameters(resource: ServedResource, flavor: Flavor): JsonObject[] {
+  return resource.descriptor.namespaced ? [parameter(flavor, 'namespace', 'path')] : [];
+}
+
+function itemParameters(resource: ServedResource, flavor: Flavor): JsonObject[] {
+  return [...scopeParameters(resource, flavor), parameter(flavor, 'name', 'path')];
+}
+
 /**
- * The paths of one resource. Path parameters are the path item's, shared by its operations, as
- * kube-apiserver writes them.
+ * The paths of one resource, every operation, as the v2 document lists them. Path parameters are
+ * the path item's, shared by its operations, as kube-apiserver writes them.
  */
 function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string, JsonObject> {
   const { descriptor } = resource;
-  const root = descriptor.group
-    ? `/apis/${descriptor.group}/${descriptor.version}`
-    : `/api/${descriptor.version}`;
+  const { root, scope } = scopePaths(resource);
   const namespaced = descriptor.namespaced;
-  const scope = namespaced ? `${root}/namespaces/{namespace}` : root;
-  const scopeParameters = namespaced ? [parameter(flavor, 'namespace', 'path')] : [];
-  const itemParameters = [...scopeParameters, parameter(flavor, 'name', 'path')];
   const kind = definitionName(descriptor);
   const list = `${kind}List`;
   const op = (action: string, response: string, suffix = '', inNamespace = namespaced) =>
@@ -279,14 +297,14 @@ function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string,
       get: op('list', list),
       post: op('post', kind),
       delete: op('deletecollection', STATUS),
-      ...(namespaced ? { parameters: scopeParameters } : {}),
+      ...(namespaced ? { parameters: scopeParameters(resource, flavor) } : {}),
     },
     [`${scope}/${descriptor.plural}/{name}`]: {
       get: op('get', kind),
       put: op('put', kind),
       patch: op('patch', kind),
       delete: op('delete', STATUS),
-      parameters: itemParameters,
+      parameters: itemParameters(resource, flavor),
     },
   };
   if (resource.hasStatus) {
@@ -294,7 +312,7 @@ function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string,
       get: op('get', kind, 'Status'),
       put: op('put', kind, 'Status'),
       patch: op('patch', kind, 'Status'),
-      parameters: itemParameters,
+      parameters: itemParameters(resource, flavor),
     };
   }
   if (namespaced) {
@@ -303,19 +321,84 @@ function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string,
   return paths;
 }
 
+/** The PATCH operations of one resource, the object's and its status's: all a v3 document lists. */
+function patchPaths(resource: ServedResource): Record<string, JsonObject> {
+  const item = `${scopePaths(resource).scope}/${resource.descriptor.plural}/{name}`;
+  const parameters = [
+    ...(resource.descriptor.namespaced ? [{ $ref: '#/components/parameters/namespace' }] : []),
+    { $ref: '#/components/parameters/name' },
+  ];
+  const kind = definitionName(resource.descriptor);
+  const namespaced = resource.descriptor.namespaced;
+  const paths: Record<string, JsonObject> = {
+    [item]: { patch: operation('v3', resource, 'patch', namespaced, kind), parameters },
+  };
+  if (resource.hasStatus) {
+    paths[`${item}/status`] = {
+      patch: operation('v3', resource, 'patch', namespaced, kind, 'Status'),
+      parameters,
+    };
+  }
+  return paths;
+}
+
+/**
+ * Names the item schema of `status.conditions` once, as `<group>.<version>.Condition`, and refers
+ * to it from every kind whose conditions have that same schema, as kube-apiserver refers to its
+ * shared types: kubectl parses the document once per object applied.
+ */
+function shareConditions(resources: readonly ServedResource[], schemas: Record<string, JsonObject>): void {
+  let shared: { name: string; text: string } | undefined;
+  for (const resource of resources) {
+    const status = schemas[definitionName(resource.descriptor)]?.properties;
+    const statusSchema = isJsonObject(status) ? status.status : undefined;
+    const conditions =
+      isJsonObject(statusSchema) && isJsonObject(statusSchema.properties)
+        ? statusSchema.properties.conditions
+        : undefined;
+    if (!isJsonObject(conditions) || !isJsonObject(conditions.items)) continue;
+    const text = JSON.stringify(conditions.items);
+    if (!shared) {
+      shared = { name: definitionName({ ...resource.descriptor, kind: 'Condition' }), text };
+      schemas[shared.name] = conditions.items;
+    }
+    if (text === shared.text) conditions.items = ref('v3', shared.name);
+  }
+}
+
 function documentFor(resources: readonly ServedResource[], flavor: Flavor, title: string): JsonObject {
-  const schemas: Record<string, JsonObject> = metaSchemas();
+  const meta = metaSchemas();
+  const schemas: Record<string, JsonObject> =
+    flavor === 'v3' ? { [OBJECT_META]: meta[OBJECT_META]!, [PATCH]: meta[PATCH]! } : meta;
   const paths: Record<string, JsonObject> = {};
   for (const resource of resources) {
     const name = definitionName(resource.descriptor);
     schemas[name] = kindSchema(resource, flavor);
-    schemas[`${name}List`] = listSchema(resource, flavor);
-    Object.assign(paths, resourcePaths(resource, flavor));
+    if (flavor === 'v2') schemas[`${name}List`] = listSchema(resource, flavor);
+    Object.assign(paths, flavor === 'v3' ? patchPaths(resource) : resourcePaths(resource, flavor));
   }
   const info = { title, version: 'v0.1.0' };
-  const parameters = sharedParameters(flavor);
-  if (flavor === 'v3') return { openapi: '3.0.0', info, paths, components: { schemas, parameters } };
-  return { swagger: '2.0', info, paths, definitions: asV2(schemas) as JsonObject, parameters };
+  if (flavor === 'v3') {
+    shareConditions(resources, schemas);
+    const requestBodies = {
+      [PATCH]: {
+        required: true,
+        content: Object.fromEntries(PATCH_TYPES.map((type) => [type, { schema: ref('v3', PATCH) }])),
+      },
+    };
+    const parameters = {
+      namespace: parameter('v3', 'namespace', 'path'),
+      name: parameter('v3', 'name', 'path'),
+    };
+    return { openapi: '3.0.0', info, paths, components: { schemas, requestBodies, parameters } };
+  }
+  return {
+    swagger: '2.0',
+    info,
+    paths,
+    definitions: asV2(schemas) as JsonObject,
+    parameters: sharedParameters(),
+  };
 }
 
 /** A v3 document as served: its JSON text and the hash that names this content. */
