@@ -188,6 +188,34 @@ describe('OpenAPI', () => {
     );
   });
 
+  it('lists only the PATCH operations in v3, with inline parameters, and every operation in v2', async () => {
+    const v3 = await json<{
+      components: { schemas: Record<string, unknown> };
+      paths: Record<string, Record<string, { parameters?: Record<string, unknown>[] }>>;
+    }>(await server.request('/openapi/v3/apis/test.cloudplane.dev/v1alpha1'));
+    const item = '/apis/test.cloudplane.dev/v1alpha1/namespaces/{namespace}/networks/{name}';
+    expect(Object.keys(v3.paths)).toEqual(expect.arrayContaining([item, `${item}/status`]));
+    for (const [path, operations] of Object.entries(v3.paths)) {
+      expect([path, Object.keys(operations).sort()]).toEqual([path, ['parameters', 'patch']]);
+      for (const parameter of operations.patch?.parameters ?? [])
+        expect(parameter).not.toHaveProperty('$ref');
+    }
+    expect(Object.keys(v3.components.schemas)).not.toContain('dev.cloudplane.test.v1alpha1.NetworkList');
+    expect(v3.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']).toBeDefined();
+
+    const v2 = await json<{
+      paths: Record<string, Record<string, unknown>>;
+      definitions: Record<string, unknown>;
+    }>(await server.request('/openapi/v2'));
+    expect(Object.keys(v2.paths[item] ?? {})).toEqual(
+      expect.arrayContaining(['get', 'put', 'patch', 'delete', 'parameters']),
+    );
+    expect(
+      Object.keys(v2.paths['/apis/test.cloudplane.dev/v1alpha1/namespaces/{namespace}/networks'] ?? {}),
+    ).toEqual(expect.arrayContaining(['get', 'post', 'delete']));
+    expect(v2.definitions['dev.cloudplane.test.v1alpha1.NetworkList']).toBeDefined();
+  });
+
   it('serves swagger 2.0 definitions as JSON, and 406 to a client that takes only protobuf', async () => {
     const body = await json<{ swagger: string; definitions: Record<string, unknown> }>(
       await server.request('/openapi/v2'),

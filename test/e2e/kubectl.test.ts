@@ -153,6 +153,44 @@ describe.skipIf(!available)('kubectl against the embedded control plane', () => 
     expect(spec).toMatch(/dnsServers\s+<\[\]string>/);
   });
 
+  it('explains every field recursively, shared schemas such as the conditions included', async () => {
+    const spec = await kubectl.ok('explain', 'network.spec', '--recursive');
+    expect(spec).toMatch(/cidrBlock\s+<string> -required-/);
+    expect(spec).toMatch(/dnsServers\s+<\[\]string>/);
+    expect(spec).toMatch(/zones\s+<integer>/);
+    const kind = await kubectl.ok('explain', 'network', '--recursive');
+    expect(kind).toMatch(/metadata\s+<ObjectMeta>\n\s+annotations\s+<map\[string\]string>/);
+    expect(kind).toMatch(/conditions\s+<\[\]Condition>\n\s+lastTransitionTime\s+<string>/);
+    const conditions = await kubectl.ok('explain', 'network.status.conditions');
+    expect(conditions).toMatch(/FIELD: conditions <\[\]Condition>/);
+    expect(conditions).toMatch(/status\s+<string> -required-/);
+  });
+
+  it('refuses with --validate=strict a manifest naming a field the schema does not have', async () => {
+    const manifest = network('strict').replace('spec:\n', 'spec:\n  colour: blue\n');
+    const refused = await kubectl.run(
+      'apply',
+      '--validate=strict',
+      '-f',
+      kubectl.manifest('strict.yaml', manifest),
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('unknown field "spec.colour"');
+    expect((await kubectl.run('get', 'network', 'strict')).code).not.toBe(0);
+  });
+
+  it('diffs a changed manifest against the live object, and finds nothing once applied', async () => {
+    const file = kubectl.manifest('diffed.yaml', network('diffed', { zones: 1 }));
+    await kubectl.ok('apply', '-f', file);
+    expect(await kubectl.run('diff', '-f', file)).toMatchObject({ code: 0, stdout: '' });
+    fs.writeFileSync(file, network('diffed', { zones: 2 }));
+    const changed = await kubectl.run('diff', '-f', file);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toMatch(/^-\s+zones: 1$/m);
+    expect(changed.stdout).toMatch(/^\+\s+zones: 2$/m);
+    expect((await stored('diffed')).spec?.zones).toBe(1);
+  });
+
   it('watches: a change shows up as a new line of get -w', async () => {
     await kubectl.ok('apply', '-f', kubectl.manifest('watched.yaml', network('watched')));
     const watch = kubectl.start('get', 'network', 'watched', '--watch');
