@@ -8,7 +8,7 @@ import type { ResourceCatalog, ServedResource } from './served-resources.js';
  * and v2 for older clients. Kind schemas are the CRDs' openAPIV3Schema.
  *
  * Unlike kube-apiserver's, a v3 group-version document holds the kinds' schemas and the PATCH
- * operations (the object's and its status's) only; /openapi/v2 keeps every operation. kubectl
+ * operation of each kind's object only; /openapi/v2 keeps every operation. kubectl
  * 1.33 with client-side validation parses the whole group-version document again for every
  * object it applies (it keeps the document's bytes, not what it parsed), only to find the PATCH
  * operation's `fieldValidation` parameter, so each operation more is paid once per object. The
@@ -321,25 +321,22 @@ function resourcePaths(resource: ServedResource, flavor: Flavor): Record<string,
   return paths;
 }
 
-/** The PATCH operations of one resource, the object's and its status's: all a v3 document lists. */
+/**
+ * The PATCH operation of one resource's object, all a v3 document lists of it: kubectl looks up a
+ * kind's `fieldValidation` there, never on `/status` (whose PATCH is in v2). A kind that answers
+ * no patch (the reviews) lists nothing.
+ */
 function patchPaths(resource: ServedResource): Record<string, JsonObject> {
+  if (!resource.verbs.includes('patch')) return {};
   const item = `${scopePaths(resource).scope}/${resource.descriptor.plural}/{name}`;
   const parameters = [
     ...(resource.descriptor.namespaced ? [{ $ref: '#/components/parameters/namespace' }] : []),
     { $ref: '#/components/parameters/name' },
   ];
   const kind = definitionName(resource.descriptor);
-  const namespaced = resource.descriptor.namespaced;
-  const paths: Record<string, JsonObject> = {
-    [item]: { patch: operation('v3', resource, 'patch', namespaced, kind), parameters },
+  return {
+    [item]: { patch: operation('v3', resource, 'patch', resource.descriptor.namespaced, kind), parameters },
   };
-  if (resource.hasStatus) {
-    paths[`${item}/status`] = {
-      patch: operation('v3', resource, 'patch', namespaced, kind, 'Status'),
-      parameters,
-    };
-  }
-  return paths;
 }
 
 /**

@@ -188,13 +188,14 @@ describe('OpenAPI', () => {
     );
   });
 
-  it('lists only the PATCH operations in v3, with inline parameters, and every operation in v2', async () => {
+  it('lists only the object PATCH operations in v3, with inline parameters, and every operation in v2', async () => {
     const v3 = await json<{
       components: { schemas: Record<string, unknown> };
       paths: Record<string, Record<string, { parameters?: Record<string, unknown>[] }>>;
     }>(await server.request('/openapi/v3/apis/test.cloudplane.dev/v1alpha1'));
     const item = '/apis/test.cloudplane.dev/v1alpha1/namespaces/{namespace}/networks/{name}';
-    expect(Object.keys(v3.paths)).toEqual(expect.arrayContaining([item, `${item}/status`]));
+    expect(Object.keys(v3.paths)).toContain(item);
+    expect(Object.keys(v3.paths)).not.toContain(`${item}/status`);
     for (const [path, operations] of Object.entries(v3.paths)) {
       expect([path, Object.keys(operations).sort()]).toEqual([path, ['parameters', 'patch']]);
       for (const parameter of operations.patch?.parameters ?? [])
