@@ -79,7 +79,7 @@ async function freePort() {
 async function serveBroker(root) {
   const [{ createLocalStreaming }, { scramCredential }, { pino }] = await Promise.all([
     import(distOf(root, 'workloads/local/streaming.js')),
-    import(distOf(root, 'workloads/local/kafka/index.js')),
+    import(distOf(root, 'security/scram.js')),
     import('pino'),
   ]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-streaming-'));
