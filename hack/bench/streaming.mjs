@@ -27,7 +27,8 @@
 //     broker's fetch without kafkajs's decoding in JavaScript. An idempotent librdkafka producer
 //     keeps at most 5 *messages* in flight per partition (its check counts messages, not
 //     requests), so with batches of hundreds it sends one request at a time; kcat serial is the
-//     plain producer held to that (`max.in.flight=1`, not read back).
+//     plain producer held to that (`max.in.flight=1`, not read back), which still builds its next
+//     request while one is in flight, where the idempotent one waits for the answer.
 //   - JetStream: a file-backed stream on a subject of its own per round; `js.publish` of each
 //     record awaiting its ack, with as many records in flight as the broker gets, latency per
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
