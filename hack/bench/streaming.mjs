@@ -16,12 +16,19 @@
 //     the metadata of every topic it has sent to, so a deleted one fails its next send); kafkajs `send` with acks=-1, latency per
 //     send; then a consumer group reading the topic back from the beginning (eachBatch).
 //   - idempotent: the same with kafkajs's idempotent producer (InitProducerId, sequence numbers
-//     checked and kept with the log in the same commit). kafkajs holds one produce per broker in
-//     flight for an idempotent producer, so its sends queue in the client.
+//     checked and kept with the log in the same commit; not read back). kafkajs holds one produce
+//     per broker in flight for an idempotent producer, so its sends queue in the client.
+//   - broker serial: the plain producer with one send at a time, so one produce request in flight
+//     as the idempotent one has: idempotent/broker serial is what the idempotence itself costs,
+//     idempotent/broker what the clients' narrower pipeline costs on top (not read back).
 //   - kcat, kcat idempotent: librdkafka producing the same records from stdin (`kcat -P`, acks=-1,
-//     then `-X enable.idempotence=true`), pipelining up to 5 requests; the rate is the whole run's,
-//     so no latency per send. The plain run's records are read back by `kcat -C` (librdkafka's
-//     consumer, no group): the broker's fetch without kafkajs's decoding in JavaScript.
+//     then `-X enable.idempotence=true`); the rate is the whole run's, so no latency per send. The
+//     plain run's records are read back by `kcat -C` (librdkafka's consumer, no group): the
+//     broker's fetch without kafkajs's decoding in JavaScript. An idempotent librdkafka producer
+//     keeps at most 5 *messages* in flight per partition (its check counts messages, not
+//     requests), so with batches of hundreds it sends one request at a time; kcat serial is the
+//     plain producer held to that (`max.in.flight=1`, not read back), which still builds its next
+//     request while one is in flight, where the idempotent one waits for the answer.
 //   - JetStream: a file-backed stream on a subject of its own per round; `js.publish` of each
 //     record awaiting its ack, with as many records in flight as the broker gets, latency per
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
@@ -79,7 +86,7 @@ async function freePort() {
 async function serveBroker(root) {
   const [{ createLocalStreaming }, { scramCredential }, { pino }] = await Promise.all([
     import(distOf(root, 'workloads/local/streaming.js')),
-    import(distOf(root, 'workloads/local/kafka/index.js')),
+    import(distOf(root, 'security/scram.js')),
     import('pino'),
   ]);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-streaming-'));
@@ -165,10 +172,32 @@ function produceFigures(records, { ms, latencies }) {
 }
 
 /**
- * The broker: one topic per round, produced with acks=-1, then read back by a consumer group;
- * `idempotent` makes the producer an idempotent one.
+ * The producers each client is run as: their names, kcat's settings for it, and whether its
+ * records are read back.
  */
-async function brokerSystem(details, idempotent = false, label = '') {
+const KINDS = {
+  plain: { broker: 'broker', kcat: 'kcat', kcatFlags: [], readBack: true },
+  serial: {
+    broker: 'broker serial',
+    kcat: 'kcat serial',
+    kcatFlags: ['-X', 'max.in.flight=1'],
+    readBack: false,
+  },
+  idempotent: {
+    broker: 'idempotent',
+    kcat: 'kcat idem',
+    kcatFlags: ['-X', 'enable.idempotence=true'],
+    readBack: false,
+  },
+};
+
+/**
+ * The broker: one topic per round, produced with acks=-1, then (the plain kind) read back by a
+ * consumer group; `kind` (a key of KINDS) makes the producer an idempotent one, or a plain one
+ * sending one batch at a time.
+ */
+async function brokerSystem(details, kind, label = '') {
+  const idempotent = kind === 'idempotent';
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: 'bench',
@@ -187,21 +216,22 @@ async function brokerSystem(details, idempotent = false, label = '') {
   const messages = Array.from({ length: BATCH_RECORDS }, () => ({ value }));
   let topics = 0;
   return {
-    name: `${label}${idempotent ? 'idempotent' : 'broker'}`,
+    name: `${label}${KINDS[kind].broker}`,
     async round(records) {
-      const topic = `bench-${idempotent ? 'idem' : 'plain'}-${++topics}`;
+      const topic = `bench-${kind}-${++topics}`;
       await admin.createTopics({
         topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
         waitForLeaders: true,
       });
       const sends = Math.ceil(records / BATCH_RECORDS);
-      const produced = await timedConcurrently(sends, SENDS_IN_FLIGHT, () =>
+      const produced = await timedConcurrently(sends, kind === 'serial' ? 1 : SENDS_IN_FLIGHT, () =>
         producer.send({ topic, acks: -1, messages }),
       );
+      const expected = sends * BATCH_RECORDS;
+      if (!KINDS[kind].readBack) return { ...produceFigures(expected, produced), readPerSecond: undefined };
       const consumer = kafka.consumer({ groupId: `bench-${topic}` });
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
-      const expected = sends * BATCH_RECORDS;
       let received = 0;
       let first = 0;
       const readMs = await new Promise((resolve, reject) => {
@@ -225,10 +255,11 @@ async function brokerSystem(details, idempotent = false, label = '') {
 }
 
 /** librdkafka through `kcat -P`: the same records from stdin, one topic per round. */
-async function kcatSystem(details, idempotent, label = '') {
+async function kcatSystem(details, kind, label = '') {
   const kcat = ['/usr/bin/kcat', '/usr/local/bin/kcat'].find((candidate) => fs.existsSync(candidate));
   if (!kcat) {
-    if (!idempotent && !label) console.error('!!! kcat skipped: not installed (apt-get install kcat) !!!');
+    if (kind === 'plain' && !label)
+      console.error('!!! kcat skipped: not installed (apt-get install kcat) !!!');
     return undefined;
   }
   const { Kafka, logLevel } = await import('kafkajs');
@@ -247,9 +278,9 @@ async function kcatSystem(details, idempotent, label = '') {
   const line = `${value.toString('hex').slice(0, RECORD_BYTES)}\n`;
   let topics = 0;
   return {
-    name: `${label}${idempotent ? 'kcat idem' : 'kcat'}`,
+    name: `${label}${KINDS[kind].kcat}`,
     async round(records) {
-      const topic = `bench-kcat-${idempotent ? 'idem' : 'plain'}-${++topics}`;
+      const topic = `bench-kcat-${kind}-${++topics}`;
       await admin.createTopics({
         topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
         waitForLeaders: true,
@@ -280,26 +311,23 @@ async function kcatSystem(details, idempotent, label = '') {
           stdin?.(child.stdin);
         });
       const started = performance.now();
-      await run(
-        ['-P', ...connection, '-X', 'acks=all', ...(idempotent ? ['-X', 'enable.idempotence=true'] : [])],
-        (stdin) => {
-          const chunk = line.repeat(BATCH_RECORDS);
-          let written = 0;
-          const pump = () => {
-            while (written < records) {
-              written += BATCH_RECORDS;
-              if (!stdin.write(chunk)) return stdin.once('drain', pump);
-            }
-            stdin.end();
-          };
-          pump();
-        },
-      );
+      await run(['-P', ...connection, '-X', 'acks=all', ...KINDS[kind].kcatFlags], (stdin) => {
+        const chunk = line.repeat(BATCH_RECORDS);
+        let written = 0;
+        const pump = () => {
+          while (written < records) {
+            written += BATCH_RECORDS;
+            if (!stdin.write(chunk)) return stdin.once('drain', pump);
+          }
+          stdin.end();
+        };
+        pump();
+      });
       const ms = performance.now() - started;
       // The plain run reads its records back with librdkafka's consumer (no group), timed from
       // its start (connection and SASL included) to its exit after the last record.
       let readPerSecond;
-      if (!idempotent) {
+      if (KINDS[kind].readBack) {
         const reading = performance.now();
         await run(['-C', ...connection, '-o', 'beginning', '-c', String(records), '-q', '-f', '%o\n']);
         readPerSecond = (records / (performance.now() - reading)) * 1000;
@@ -459,8 +487,10 @@ function report(results) {
     );
   }
   console.log(
-    `idempotent/broker produce ${over('idempotent', 'recordsPerSecond', 'broker')}; ` +
-      `kcat idem/kcat produce ${over('kcat idem', 'recordsPerSecond', 'kcat')}; ` +
+    `idempotent/broker produce ${over('idempotent', 'recordsPerSecond', 'broker')} ` +
+      `(/broker serial ${over('idempotent', 'recordsPerSecond', 'broker serial')}); ` +
+      `kcat idem/kcat produce ${over('kcat idem', 'recordsPerSecond', 'kcat')} ` +
+      `(/kcat serial ${over('kcat idem', 'recordsPerSecond', 'kcat serial')}); ` +
       `broker/raw store produce ${over('broker', 'recordsPerSecond', 'raw store')}`,
   );
   const before = comparedWithBefore([...summary.keys()]);
@@ -472,11 +502,12 @@ function report(results) {
   }
 }
 
-/** The clients run against a broker: kafkajs plain and idempotent, kcat plain and idempotent. */
+/** The clients run against a broker: kafkajs and kcat, each plain, serial and idempotent. */
 async function clientsOf(details, label) {
-  const systems = [await brokerSystem(details, false, label), await brokerSystem(details, true, label)];
-  for (const idempotent of [false, true]) {
-    const kcat = await kcatSystem(details, idempotent, label);
+  const systems = [];
+  for (const kind of Object.keys(KINDS)) systems.push(await brokerSystem(details, kind, label));
+  for (const kind of Object.keys(KINDS)) {
+    const kcat = await kcatSystem(details, kind, label);
     if (kcat) systems.push(kcat);
   }
   return systems;
