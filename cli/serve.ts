@@ -1,29 +1,17 @@
 import fs from 'node:fs';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { platformKubeAuthenticator } from '../accounts/kube-identity.js';
-import { organizationNamespace } from '../accounts/organizations.js';
+import { createApp } from '../apiserver/app.js';
+import { targetOf } from '../apiserver/routing/route-paths.js';
 import { startServer } from '../apiserver/server.js';
 import type { Config } from '../config/index.js';
 import type { ProcessConfig } from '../config/process.js';
 import { KUBERNETES_API_KINDS } from '../control-plane/built-in-kinds.js';
 import { openEmbeddedStore } from '../control-plane/embedded-store/index.js';
-import {
-  combineKubeAuthenticators,
-  generateStartupToken,
-  kubernetesApiApp,
-  loadServingCertificate,
-  startupTokenAuthenticator,
-  writeKubeconfig,
-} from '../control-plane/kubernetes-api/index.js';
-import { ControllerRunner } from '../controllers/runtime/controller-runner.js';
 import { loadKinds } from '../crds/registry.js';
-import { deriveKey } from '../security/key-derivation.js';
 import { openDataPlane } from '../data-plane/data-plane.js';
-import { JOBS } from '../jobs/index.js';
-import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import { assemblePlatform, serveRestApi } from './platform.js';
 
 /**
  * The control plane (CRs) and the data plane (records) live in two SQLite files. One file would
@@ -33,21 +21,28 @@ import { assemblePlatform, serveRestApi } from './platform.js';
  */
 export const controlPlanePath = (config: ProcessConfig) => path.join(config.dataDir, 'control-plane.db');
 export const dataPlanePath = (config: ProcessConfig) => path.join(config.dataDir, 'data-plane.db');
-export const kubeconfigPath = (config: ProcessConfig) => path.join(config.dataDir, 'kubeconfig');
 
 export interface RunningPlatform {
   url: string;
   stop(): Promise<void>;
 }
 
+/** What the REST API's server answers while the platform is still starting: the probes. */
+const ANSWERED_WHILE_STARTING = new Set(['/health', '/metrics']);
+
 /**
  * The embedded mode: object store and data plane on SQLite, controllers, scheduler, the REST
  * facade and the Kubernetes API in this process.
+ *
+ * The REST API listens as soon as the data plane is open and answers `/health` and `/metrics`
+ * from then on; every other request waits until the controllers have started and the whole API
+ * is there, so no request sees a platform that has not yet taken up its resources again.
  */
 export async function serveEmbedded(config: Config, logger: Logger): Promise<RunningPlatform> {
   const { dataDir } = config.process;
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createMetrics();
+  const startedAt = new Date();
 
   logger.info({ dataDir }, 'opening the embedded store');
   const store = openEmbeddedStore({
@@ -63,73 +58,45 @@ export async function serveEmbedded(config: Config, logger: Logger): Promise<Run
   });
   logger.info({ dialect: database.dialect }, 'data plane ready, migrations applied');
 
-  const platform = await assemblePlatform({ config, logger, metrics, store, database });
-  const controllers = new ControllerRunner({ store, logger, metrics });
-  for (const controller of platform.controllers) controllers.register(controller);
-  await controllers.start();
-
-  const scheduler = createScheduler({
-    jobs: JOBS,
-    deps: {
-      database,
-      config: config.jobs,
-      logger,
-      metrics,
-      store,
-      workloadsDir: config.workloads.runtime === 'local' ? config.workloads.dir : undefined,
-    },
-  });
-  scheduler.start();
-  const eventDelivery = platform.startEventDelivery();
-  const eventBridge = platform.startEventBridge();
-  const organizationDeletion = platform.startOrganizationDeletion();
-  const connectWorker = platform.startConnectWorker();
-
   const { http } = config;
-  const { server, eventStream } = await serveRestApi(platform, http);
-
-  const startupToken = generateStartupToken();
-  const certificate = loadServingCertificate(dataDir, ['127.0.0.1', 'localhost', http.host]);
-  const kubernetesApi = await startServer(
-    kubernetesApiApp({
-      store,
-      logger,
-      authenticate: combineKubeAuthenticators(
-        startupTokenAuthenticator(startupToken),
-        platformKubeAuthenticator(platform.authenticator, organizationNamespace),
-      ),
-      // Derived, so ServiceAccount tokens survive a restart.
-      tokenSigningKey: deriveKey(platform.platformKey, 'kubernetes-api:service-account-tokens'),
-    }),
-    { host: http.host, port: config.process.kubeApiPort, tls: certificate },
-  );
-  const kubeconfig = kubeconfigPath(config.process);
-  writeKubeconfig(kubeconfig, {
-    server: kubernetesApi.url,
-    token: startupToken,
-    certificateAuthority: certificate.cert,
+  const probes = createApp({ http, logger, metrics, store, database, startedAt });
+  let started: (restApi: RequestListener) => void = () => undefined;
+  const whenStarted = new Promise<RequestListener>((resolve) => (started = resolve));
+  let answer: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (ANSWERED_WHILE_STARTING.has(targetOf(req.url).path)) probes(req, res);
+    else void whenStarted.then((restApi) => restApi(req, res));
+  };
+  const server = await startServer((req, res) => answer(req, res), {
+    host: http.host,
+    port: http.port,
+    listMethod: true,
   });
+  http.publicUrl.follow(server.url);
+
+  let platform;
+  try {
+    const { startEmbeddedPlatform } = await import('./embedded-platform.js');
+    platform = await startEmbeddedPlatform({ config, logger, metrics, store, database, server, startedAt });
+  } catch (error) {
+    await server.close();
+    await database.close();
+    await store.close();
+    throw error;
+  }
+  answer = platform.restApi;
+  started(platform.restApi);
 
   logger.info({ url: server.url, mode: 'embedded', dataDir }, `cloudplane serving on ${server.url}`);
   logger.info(
-    { url: kubernetesApi.url, kubeconfig },
-    `Kubernetes API on ${kubernetesApi.url}: KUBECONFIG=${kubeconfig} kubectl api-resources`,
+    { url: platform.kubernetesApiUrl, kubeconfig: platform.kubeconfig },
+    `Kubernetes API on ${platform.kubernetesApiUrl}: KUBECONFIG=${platform.kubeconfig} kubectl api-resources`,
   );
 
+  const running = platform;
   return {
     url: server.url,
     async stop() {
-      // Stream sockets outlive the server's own shutdown: they go first.
-      await eventStream.close();
-      await Promise.all([server.close(), kubernetesApi.close()]);
-      await platform.idle();
-      await eventBridge.stop();
-      await organizationDeletion.stop();
-      await connectWorker.stop();
-      await eventDelivery.stop();
-      await scheduler.stop();
-      await controllers.stop();
-      await platform.close();
+      await running.stop();
       await database.close();
       await store.close();
     },

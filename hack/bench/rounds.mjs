@@ -41,7 +41,7 @@ export function get(url) {
 }
 
 /** CPU seconds (user + system) the process has used; /proc counts in ticks of 1/100 s. */
-function cpuSeconds(pid) {
+export function cpuSeconds(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -1,7 +1,9 @@
 // Start-up of `cloudplane serve`: the time from spawning the process to the first `/health` 200,
 // on a new data directory (migrations included) and on an existing one, run directly (the start
-// script's node command) and through `npm start`; and the idle RSS once it has settled after
-// start-up. The cases interleave in every run, so the machine's load falls on all alike.
+// script's node command) and through `npm start`; the CPU time the server had used by then (less
+// at the mercy of a busy machine than the wall time); the time to the first answer of the REST API
+// itself (an anonymous `GET /api/v1/vpcs`, 401 once every area is served); and the idle RSS once it
+// has settled after start-up. The cases interleave in every run, so the machine's load falls on all alike.
 // BENCH_BASELINE names another built checkout (such as the main branch's) whose cases run in the
 // same rounds, for before/after figures and their ratios.
 //
@@ -16,7 +18,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveArgs } from './harness.mjs';
-import { freePort, get, statusMb } from './rounds.mjs';
+import { cpuSeconds, freePort, get, statusMb } from './rounds.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 /** How long the server idles after its first `/health` 200 before its RSS is read. */
@@ -39,7 +41,7 @@ const CASES = CHECKOUTS.flatMap((checkout) =>
 
 /**
  * Starts `cloudplane serve` on `dataDir` and answers once `/health` is 200: the milliseconds that
- * took, the RSS of the server's node process after `SETTLE_MS` idle, and a stop function.
+ * took and the server's CPU seconds by then, the milliseconds to the REST API's first answer, the RSS of the server's node process after `SETTLE_MS` idle, and a stop function.
  */
 async function startOnce(root, dataDir, viaNpm) {
   const [port, kubePort] = [await freePort(), await freePort()];
@@ -67,13 +69,18 @@ async function startOnce(root, dataDir, viaNpm) {
     await delay(5);
   }
   const startupMs = performance.now() - started;
+  const server = serverPid(child.pid);
+  const cpuS = cpuSeconds(server);
+  if ((await get(`http://127.0.0.1:${port}/api/v1/vpcs`)) !== 401)
+    throw new Error('the REST API did not answer 401');
+  const apiMs = performance.now() - started;
   await delay(SETTLE_MS);
-  const rssMb = statusMb(serverPid(child.pid), 'VmRSS');
+  const rssMb = statusMb(server, 'VmRSS');
   process.kill(-child.pid, 'SIGTERM');
   const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
-  return { startupMs, rssMb };
+  return { startupMs, cpuS, apiMs, rssMb };
 }
 
 /** The node process serving: `pid` itself, or the descendant of npm whose command line runs serve. */
@@ -129,6 +136,14 @@ try {
         samples[index].map(({ startupMs }) => startupMs / 1000),
         2,
       );
+      const cpu = summary(
+        samples[index].map(({ cpuS }) => cpuS),
+        2,
+      );
+      const api = summary(
+        samples[index].map(({ apiMs }) => apiMs / 1000),
+        2,
+      );
       const rss = summary(
         samples[index].map(({ rssMb }) => rssMb),
         0,
@@ -146,6 +161,8 @@ try {
         'to /health s (median)': seconds.median,
         'min s': seconds.min,
         'max s': seconds.max,
+        'CPU s at /health (median)': cpu.median,
+        'to API answer s (median)': api.median,
         'idle RSS MB (median)': rss.median,
         'RSS min–max MB': `${rss.min}–${rss.max}`,
         ...(ratios ? { 'time ratio to baseline (median)': ratios.median } : {}),
