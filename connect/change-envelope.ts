@@ -5,8 +5,17 @@
  */
 import type { ConnectSchema } from './connect-record.js';
 
+/** The Debezium release whose records and configuration keys the change-capture sources follow. */
+export const DEBEZIUM_VERSION = '2.7.3.Final';
+
 export type ColumnValue = string | number | boolean | null;
 export type Row = Record<string, ColumnValue>;
+
+/** A source's offset as Debezium keeps it: per logical server, where the source resumes. */
+export interface SourceOffset<Offset extends object = Record<string, unknown>> {
+  partition: { server: string };
+  offset: Offset;
+}
 
 /** Debezium's operations: create, update, delete, and read (a row of the initial snapshot). */
 export type ChangeOp = 'c' | 'u' | 'd' | 'r';

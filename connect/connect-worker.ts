@@ -15,17 +15,8 @@ import { ConnectorEntry, type SinkTaskRun } from './connector-entry.js';
 import type { ProduceRecords, SourceRecord, SourceTask } from './change-envelope.js';
 import { listOf } from './connectors/plugin.js';
 import { pluginOf, taskCountOf } from './connector-plugins.js';
-import { MYSQL_SOURCE } from './connectors/mysql-source/index.js';
-import { POSTGRES_SOURCE } from './connectors/postgres-source/index.js';
 import { errorHandlingSettingsOf, stackTraceOf, type ConsumedRecord } from './error-handling.js';
 import type { ConnectorKey, ConnectorStore, StoredConnector } from './connector-store.js';
-import {
-  binlogOffsetOf,
-  isBinlogPosition,
-  MySqlSourceTask,
-  mySqlSourceSettingsOf,
-} from './connectors/mysql-source/task.js';
-import { dropSlot, PostgresSourceTask, postgresSourceSettingsOf } from './connectors/postgres-source/task.js';
 import { SinkPipeline, type DeadLetterWriter } from './sink-pipeline.js';
 import { kafkaHeadersOf } from './kafka-headers.js';
 import { SourcePipeline } from './source-pipeline.js';
@@ -416,49 +407,36 @@ export class ConnectWorker {
     produce: ProduceRecords,
     onFailed: (error: Error) => void,
   ): SourceTask {
-    const plugin = pluginOf(connector.config['connector.class']);
-    if (plugin === POSTGRES_SOURCE) {
-      return new PostgresSourceTask(
-        postgresSourceSettingsOf(connector, connector.config),
-        produce,
-        onFailed,
-        this.deps.now,
-      );
-    }
-    if (plugin === MYSQL_SOURCE) {
-      const settings = mySqlSourceSettingsOf(connector, connector.config);
-      const key = { cluster: connector.cluster, name: connector.name };
-      const offsets = {
-        // As Debezium's, the offset belongs to the logical server: a new topic.prefix starts afresh.
-        load: async () => {
-          const stored = await this.deps.offsets.get(key);
-          return stored?.partition.server === settings.topicPrefix && isBinlogPosition(stored.offset)
-            ? stored.offset
-            : undefined;
-        },
-        commit: (position: { file: string; pos: number }) =>
-          this.deps.offsets.commit(
-            key,
-            { partition: { server: settings.topicPrefix }, offset: binlogOffsetOf(position) },
-            this.deps.now(),
-          ),
-      };
-      return new MySqlSourceTask(settings, offsets, produce, onFailed, this.deps.now);
-    }
+    const key = { cluster: connector.cluster, name: connector.name };
+    const task = pluginOf(connector.config['connector.class'])?.sourceTask?.({
+      connector: key,
+      config: connector.config,
+      offsets: {
+        load: () => this.deps.offsets.get(key),
+        commit: (offset) => this.deps.offsets.commit(key, offset, this.deps.now()),
+      },
+      produce,
+      onFailed,
+      now: this.deps.now,
+    });
+    if (task) return task;
     throw new Error(`no source implements ${connector.config['connector.class']}`);
   }
 
-  /** What a deleted source leaves: its offset, and the PostgreSQL source's slot. */
+  /** What a deleted source leaves: its offset, and what its connector keeps in its database. */
   private async forgetSource(connector: StoredConnector): Promise<void> {
     await this.deps.offsets.remove(connector);
-    if (pluginOf(connector.config['connector.class']) !== POSTGRES_SOURCE) return;
+    const plugin = pluginOf(connector.config['connector.class']);
+    if (!plugin?.forgetSource) return;
     // Best effort: a server that cannot be reached keeps its slot, which its administrator may drop.
-    await dropSlot(postgresSourceSettingsOf(connector, connector.config)).catch((error: unknown) =>
-      this.deps.logger.warn(
-        { connector: idOf(connector), err: error },
-        'the replication slot of a deleted source could not be dropped',
-      ),
-    );
+    await plugin
+      .forgetSource(connector, connector.config)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { connector: idOf(connector), err: error },
+          'the replication slot of a deleted source could not be dropped',
+        ),
+      );
   }
 
   private async deliver(

@@ -4,13 +4,8 @@
  * after the brokers acknowledged every record before it, removed with the connector.
  */
 import type { DataPlane } from '../data-plane/data-plane.js';
+import type { SourceOffset } from './change-envelope.js';
 import type { ConnectorKey } from './connector-store.js';
-
-/** A source's offset as Debezium keeps it: per logical server, where the source resumes. */
-export interface SourceOffset<Offset extends object = Record<string, unknown>> {
-  partition: { server: string };
-  offset: Offset;
-}
 
 export class SourceOffsetStore {
   constructor(private readonly database: DataPlane) {}

@@ -12,17 +12,28 @@ import {
   type KindDescriptor,
 } from '../control-plane/kind-descriptor.js';
 
-export type IntegrationType = 'codehost' | 'edgenet' | 'monitor' | 'pager' | 'chat';
+/**
+ * The provider types the compiler knows: each provider module adds its own key
+ * (`declare module`), so adding a provider touches no list here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the provider modules
+export interface IntegrationTypes {}
 
-export const INTEGRATION_TYPES: readonly IntegrationType[] = [
-  'codehost',
-  'edgenet',
-  'monitor',
-  'pager',
-  'chat',
-];
+export type IntegrationType = keyof IntegrationTypes;
+
+/**
+ * The provider types the platform runs, in the order they were registered: the CRD's enum of
+ * `spec.type`. The provider list (`integrations/providers`) registers each type as it loads.
+ */
+const REGISTERED_TYPES: IntegrationType[] = [];
+
+export function registerIntegrationType(type: IntegrationType): void {
+  if (REGISTERED_TYPES.includes(type)) throw new Error(`integration type ${type} is registered twice`);
+  REGISTERED_TYPES.push(type);
+}
 
 export interface IntegrationSpec {
+  /** @asType string */
   type: IntegrationType;
   /** The display name, unique per organization. */
   name: string;
@@ -77,4 +88,7 @@ export const INTEGRATION: KindDescriptor = {
     READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/integration.ts',
+  // Before the provider list has loaded (a tool that reads the kinds alone), the generated enum stands.
+  specEnums: (): Record<string, readonly string[]> =>
+    REGISTERED_TYPES.length === 0 ? {} : { type: REGISTERED_TYPES },
 };

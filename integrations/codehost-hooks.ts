@@ -1,31 +1,12 @@
 /**
- * The repository webhooks of a codehost integration: created at a type-specific create, removed
- * when the integration is deleted. `configuration.hooks` maps each repository to the provider's
- * hook id so the removal knows what to remove.
+ * The removal of a codehost integration's repository webhooks when it is deleted (its create
+ * makes them: `installWebhooks` in providers/codehost.ts). `configuration.hooks` maps each
+ * repository to the provider's hook id so the removal knows what to remove.
  */
 import type { Logger } from '../observability/logger.js';
 import type { IntegrationCredentials } from './credentials.js';
-import { accessToken, createRepositoryWebhook, deleteRepositoryWebhook } from './providers/codehost.js';
+import { accessToken, deleteRepositoryWebhook } from './providers/codehost.js';
 import type { ProviderContext } from './providers/provider.js';
-
-/** Where a codehost integration's deliveries arrive. */
-export function codehostWebhookUrl(baseUrl: string, integrationId: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/webhooks/codehost/${integrationId}`;
-}
-
-/** Creates one webhook per repository; answers repository → hook id. */
-export async function installRepositoryHooks(
-  token: string,
-  repositories: readonly string[],
-  hook: { url: string; secret: string; events: readonly string[] },
-  context: ProviderContext,
-): Promise<Record<string, number>> {
-  const hooks: Record<string, number> = {};
-  for (const repository of repositories) {
-    hooks[repository] = await createRepositoryWebhook(token, repository, hook, context);
-  }
-  return hooks;
-}
 
 function hooksOf(configuration: Record<string, unknown>): [string, number][] {
   const hooks = configuration.hooks;

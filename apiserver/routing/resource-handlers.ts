@@ -45,13 +45,16 @@ export async function listResources<T extends KubeObject, V>(
   return pageOf(rows, ctx.query);
 }
 
-/** The REST view of the object in the path, or 404 (another organization's included). */
+/**
+ * The REST view of the object in the path, or 404 (another organization's included). A family
+ * whose single view reads more than the object (a stack's outputs) gives that view here.
+ */
 export async function readResource<T extends KubeObject, V>(
   ctx: CallerContext & { params: { id: string } },
-  family: ResourceFamily<T, V>,
+  family: { lookup: OrganizationLookup<T>; view: (object: T) => V | Promise<V> },
 ) {
   return {
-    data: family.view(await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id)),
+    data: await family.view(await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id)),
   };
 }
 
@@ -62,8 +65,11 @@ export async function readResource<T extends KubeObject, V>(
 export async function deleteResource<T extends KubeObject>(
   ctx: CallerContext & { params: { id: string } },
   family: { lookup: OrganizationLookup<T> },
+  /** What the object must record before it goes, for its finalizers to read. */
+  beforeDelete?: (object: T) => Promise<unknown>,
 ) {
   const object = await findInOrganization(ctx.store, ctx.principal, family.lookup, ctx.params.id);
+  await beforeDelete?.(object);
   await ctx.store.delete(family.lookup.type, object.metadata.namespace, object.metadata.name);
   return {};
 }
@@ -87,7 +93,7 @@ export interface NewResourcePlace {
  * The part of a create that families share, once the family has validated the body: the caller's
  * namespace (created when missing), a 409 on `name` when a live object of the family has that name,
  * a new id, the family's `write` (which charges its quota when it has one), and the 201 with the
- * REST view.
+ * REST view (a family whose create answers less gives that view here).
  */
 export async function createResource<T extends NamedObject, V>(
   ctx: CallerContext,

@@ -3,6 +3,7 @@
  * connector shares: the common, error-handling and dead-letter ones. Each connector is a folder
  * beside this file, registered in `index.ts`.
  */
+import type { ProduceRecords, SourceOffset, SourceTask } from '../change-envelope.js';
 import type { SinkTask } from '../sink-record.js';
 
 export type ConfigType = 'STRING' | 'INT' | 'SHORT' | 'LONG' | 'BOOLEAN' | 'LIST' | 'PASSWORD' | 'CLASS';
@@ -18,6 +19,22 @@ export interface ConfigDefinition {
   documentation: string;
 }
 
+/** What a source's task is given for one run of its connector. */
+export interface SourceTaskRun {
+  connector: { cluster: string; name: string };
+  config: Record<string, string>;
+  /** The connector's offset in the data plane, for a source whose database keeps no position for it. */
+  offsets: {
+    load(): Promise<SourceOffset | undefined>;
+    commit(offset: SourceOffset<object>): Promise<void>;
+  };
+  /** Writes records to the brokers; resolves once every in-sync replica has them. */
+  produce: ProduceRecords;
+  /** Hears of a failure between records, such as a lost replication connection. */
+  onFailed: (error: Error) => void;
+  now: () => Date;
+}
+
 export interface ConnectorPlugin {
   class: string;
   type: 'sink' | 'source';
@@ -27,6 +44,13 @@ export interface ConnectorPlugin {
   crossCheck?(config: Record<string, string>): Record<string, string[]>;
   /** A sink's task, made for one run of the connector; `onBroken` hears of a connection lost between batches. */
   sinkTask?(config: Record<string, string>, onBroken: (error: Error) => void): SinkTask;
+  /** A source's task, made for one run of the connector. */
+  sourceTask?(run: SourceTaskRun): SourceTask;
+  /**
+   * Removes what a deleted source leaves in its database (a replication slot that keeps WAL);
+   * rejects when the database cannot be reached.
+   */
+  forgetSource?(connector: { cluster: string; name: string }, config: Record<string, string>): Promise<void>;
 }
 
 export const errorsKey = (

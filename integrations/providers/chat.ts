@@ -8,6 +8,7 @@ import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
 import { JSON_HEADERS, requiredForDelivery, summaryOf } from '../events/forwarding.js';
 import {
+  createRequestOf,
   providerRequest,
   ProviderError,
   requiredCredential,
@@ -74,7 +75,14 @@ async function verify(
   return { accountKey: `webhook:${fingerprint.slice(0, 24)}`, configuration: {} };
 }
 
+declare module '../../crds/integration.js' {
+  interface IntegrationTypes {
+    chat: true;
+  }
+}
+
 export const chatProvider: ProviderAdapter = {
+  type: 'chat',
   settings: {
     configuration: {
       channels: (value, field) => {
@@ -93,7 +101,7 @@ export const chatProvider: ProviderAdapter = {
       },
     },
     requiredConfiguration: [],
-    credentials: { required: ['webhook_url'], optional: [] },
+    credentials: { required: ['webhook_url'], optional: [], outboundUrls: ['webhook_url'] },
   },
   verify,
   test: (credentials, configuration, context) =>
@@ -110,5 +118,20 @@ export const chatProvider: ProviderAdapter = {
       headers: JSON_HEADERS,
       body: JSON.stringify({ text: `[${event.type}] ${summaryOf(event)}`, channel }),
     }),
+  },
+  create: {
+    summary: 'Connect a chat workspace through an incoming webhook',
+    description: 'A test message is posted to each channel; the webhook URL must be a public https URL.',
+    required: ['webhook_url', 'channels'],
+    fields: {
+      webhook_url: { type: 'string', minLength: 1, maxLength: 2048 },
+      channels: {
+        type: 'object',
+        propertyNames: { enum: CHAT_PURPOSES },
+        additionalProperties: { type: 'string', maxLength: 80 },
+      },
+    },
+    request: (body) => createRequestOf(body, ['channels'], ['webhook_url']),
+    answerFields: { channels: { type: 'object' } },
   },
 };

@@ -3,21 +3,24 @@
  * access token) gives access to repositories; each subscribed repository gets a webhook that
  * points back at `/webhooks/codehost/<integration id>`, signed with the integration's secret.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
+import { codehostWebhookId } from '../ids.js';
 import {
   jsonBody,
   providerRequest,
   ProviderError,
   requiredCredential,
   testByVerifying,
+  type Connected,
+  type CreateRequest,
   type ProviderAdapter,
   type ProviderContext,
   type Verified,
 } from './provider.js';
-import { stringArray, text } from './settings.js';
+import { once, stringArray, text } from './settings.js';
 
 const ACCEPT = 'application/vnd.github+json';
 const API_VERSION = '2022-11-28';
@@ -248,13 +251,61 @@ export async function deleteRepositoryWebhook(
 /** Inbound codehost events an integration may subscribe to. */
 const CODEHOST_EVENTS = ['push', 'pull_request', 'release'] as const;
 
+/** Where a codehost integration's deliveries arrive. */
+export function codehostWebhookUrl(baseUrl: string, integrationId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/webhooks/codehost/${integrationId}`;
+}
+
+/**
+ * Creates one webhook per repository of a new integration, signed with a new secret that only the
+ * create's answer shows; the configuration keeps repository → hook id for their removal.
+ */
+async function installWebhooks(
+  id: string,
+  request: CreateRequest,
+  context: ProviderContext & { publicUrl: string },
+): Promise<Connected> {
+  const { installation_id, repositories } = request.configuration as {
+    installation_id: string;
+    repositories: string[];
+  };
+  const events = request.checked!.events as string[];
+  const secret = randomBytes(32).toString('hex');
+  const url = codehostWebhookUrl(context.publicUrl, id);
+  const hooks: Record<string, number> = {};
+  try {
+    const token = await accessToken({}, { installation_id }, context);
+    for (const repository of repositories) {
+      hooks[repository] = await createRepositoryWebhook(token, repository, { url, secret, events }, context);
+    }
+  } catch (error) {
+    // A refusal here is about the repositories, unless the provider named another field.
+    if (error instanceof ProviderError && error.field === undefined) {
+      throw new ProviderError(error.failure, error.message, 'repositories');
+    }
+    throw error;
+  }
+  return {
+    configuration: { webhook_id: codehostWebhookId(id), webhook_events: events, hooks },
+    credentials: { webhook_secret: secret },
+    answer: { webhook_url: url, webhook_secret: secret },
+  };
+}
+
 const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const codehostEvents = stringArray(
   (item) => (CODEHOST_EVENTS as readonly string[]).includes(item),
   CODEHOST_EVENTS.join(', '),
 );
 
+declare module '../../crds/integration.js' {
+  interface IntegrationTypes {
+    codehost: true;
+  }
+}
+
 export const codehostProvider: ProviderAdapter = {
+  type: 'codehost',
   settings: {
     configuration: {
       installation_id: (value, field) =>
@@ -270,4 +321,32 @@ export const codehostProvider: ProviderAdapter = {
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),
+  create: {
+    summary: 'Connect a codehost installation',
+    description:
+      'Creates a webhook on each repository delivering the events to webhook_url, signed with ' +
+      'webhook_secret, which is shown only in this answer.',
+    required: ['installation_id', 'repositories', 'events'],
+    fields: {
+      installation_id: { type: 'string', pattern: '^\\d+$', maxLength: 20 },
+      repositories: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 100,
+        items: { type: 'string', maxLength: 200 },
+      },
+      events: { type: 'array', minItems: 1, items: { type: 'string', maxLength: 64 } },
+    },
+    request(body) {
+      const { installation_id, repositories } = body;
+      return {
+        configuration: { installation_id, repositories },
+        credentials: {},
+        credentialField: 'installation_id',
+        checked: { installation_id, repositories, events: once(body.events as string[]) },
+      };
+    },
+    answerFields: { webhook_url: { type: 'string' }, webhook_secret: { type: 'string' } },
+    connect: installWebhooks,
+  },
 };

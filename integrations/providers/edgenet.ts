@@ -7,6 +7,7 @@ import type { SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
 import {
   jsonBody,
+  createRequestOf,
   providerRequest,
   ProviderError,
   requiredCredential,
@@ -15,7 +16,7 @@ import {
   type ProviderContext,
   type Verified,
 } from './provider.js';
-import { stringArray } from './settings.js';
+import { once, SECRET_FIELD, stringArray } from './settings.js';
 
 interface Envelope<T> {
   success?: boolean;
@@ -116,7 +117,14 @@ async function verify(
 
 const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+declare module '../../crds/integration.js' {
+  interface IntegrationTypes {
+    edgenet: true;
+  }
+}
+
 export const edgenetProvider: ProviderAdapter = {
+  type: 'edgenet',
   settings: {
     configuration: { zones: stringArray((item) => ZONE.test(item), 'a zone name such as example.com') },
     requiredConfiguration: [],
@@ -125,4 +133,16 @@ export const edgenetProvider: ProviderAdapter = {
   verify,
   test: (credentials, configuration, context) =>
     testByVerifying(() => verify(credentials, configuration, context)),
+  create: {
+    summary: 'Connect an edgenet account',
+    required: ['api_token', 'zones'],
+    fields: {
+      api_token: SECRET_FIELD,
+      zones: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 253 } },
+    },
+    request: (body) =>
+      createRequestOf({ ...body, zones: once(body.zones as string[]) }, ['zones'], ['api_token']),
+    answerDescription: 'The integration, connected, with the zone ids found',
+    answerFields: { zones: { type: 'array' } },
+  },
 };

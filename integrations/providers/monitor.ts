@@ -10,6 +10,7 @@ import { definitionOf } from '../events/catalogue.js';
 import { JSON_HEADERS, requiredForDelivery, summaryOf, UndeliverableError } from '../events/forwarding.js';
 import {
   jsonBody,
+  createRequestOf,
   providerRequest,
   ProviderError,
   requiredCredential,
@@ -18,7 +19,7 @@ import {
   type ProviderContext,
   type Verified,
 } from './provider.js';
-import { stringArray } from './settings.js';
+import { once, SECRET_FIELD, stringArray } from './settings.js';
 
 export const MONITOR_SITES: readonly MonitorSite[] = ['datadoghq.com', 'datadoghq.eu'];
 
@@ -85,7 +86,14 @@ function stringTags(configuration: Record<string, unknown>): string[] {
   return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
 }
 
+declare module '../../crds/integration.js' {
+  interface IntegrationTypes {
+    monitor: true;
+  }
+}
+
 export const monitorProvider: ProviderAdapter = {
+  type: 'monitor',
   settings: {
     configuration: {
       site: (value, field) =>
@@ -120,5 +128,22 @@ export const monitorProvider: ProviderAdapter = {
         }),
       };
     },
+  },
+  create: {
+    summary: 'Connect a monitor account',
+    required: ['api_key', 'site'],
+    fields: {
+      api_key: SECRET_FIELD,
+      app_key: SECRET_FIELD,
+      site: { type: 'string', enum: MONITOR_SITES, 'x-domain-rule': true },
+      tags: { type: 'array', maxItems: 50, items: { type: 'string', maxLength: 200 } },
+    },
+    request: (body) =>
+      createRequestOf(
+        { ...body, tags: once((body.tags as string[] | undefined) ?? []) },
+        ['site', 'tags'],
+        ['api_key', 'app_key'],
+      ),
+    answerFields: { tags: { type: 'array', items: { type: 'string' } } },
   },
 };

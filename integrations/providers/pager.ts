@@ -9,6 +9,7 @@ import type { IntegrationCredentials } from '../credentials.js';
 import { JSON_HEADERS, requiredForDelivery, summaryOf } from '../events/forwarding.js';
 import {
   jsonBody,
+  createRequestOf,
   providerRequest,
   ProviderError,
   requiredCredential,
@@ -115,7 +116,14 @@ async function test(credentials: IntegrationCredentials, _configuration: unknown
   return result;
 }
 
+declare module '../../crds/integration.js' {
+  interface IntegrationTypes {
+    pager: true;
+  }
+}
+
 export const pagerProvider: ProviderAdapter = {
+  type: 'pager',
   settings: {
     configuration: { service_id: text },
     requiredConfiguration: [],
@@ -160,5 +168,18 @@ export const pagerProvider: ProviderAdapter = {
         body: JSON.stringify(message),
       };
     },
+  },
+  create: {
+    summary: 'Connect a pager service',
+    description:
+      'The routing key is checked for its form only: the pager has no way to check it without paging; ' +
+      'POST /integrations/:id/test sends a trigger and resolves it at once.',
+    required: ['integration_key', 'service_id'],
+    fields: {
+      integration_key: { type: 'string', minLength: 1, maxLength: 64 },
+      service_id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
+    },
+    request: (body) => createRequestOf(body, ['service_id'], ['integration_key']),
+    answerFields: { service_id: { type: 'string' } },
   },
 };

@@ -4,11 +4,12 @@
  * rules whatever base URL the operator configured.
  */
 import type { IntegrationsConfig } from '../../config/integrations.js';
+import type { IntegrationType } from '../../crds/integration.js';
 import { EgressError, safeFetch, type EgressPolicy, type SafeResponse } from '../../security/egress.js';
 import type { IntegrationCredentials } from '../credentials.js';
 import type { EventDefinition } from '../events/catalogue.js';
 import type { EventToSend, ProviderEndpoints, ProviderRequest } from '../events/forwarding.js';
-import type { ProviderSettings } from './settings.js';
+import type { FieldSchema, ProviderSettings } from './settings.js';
 
 /** Where the providers answer and what outbound requests may reach. */
 export interface ProviderContext {
@@ -67,7 +68,80 @@ export interface EventForwarding {
   ): ProviderRequest;
 }
 
+/** What a type-specific create asks for the integration it makes. */
+export interface CreateRequest {
+  configuration: Record<string, unknown>;
+  credentials: IntegrationCredentials;
+  /** The body field a refusal of the credentials is about. */
+  credentialField: string;
+  /** What the provider's configuration checks read, when not `configuration` itself. */
+  checked?: Record<string, unknown>;
+}
+
+/** What a create adds once the provider verified the request: kept, and told only in the 201. */
+export interface Connected {
+  configuration: Record<string, unknown>;
+  credentials: IntegrationCredentials;
+  answer: Record<string, unknown>;
+}
+
+/**
+ * The type-specific create (`POST /api/v1/integrations/<type>`): its body beside `name`, what it
+ * stands for, and what the 201 adds to the integration's id, name, type and status.
+ */
+export interface ProviderCreate {
+  summary: string;
+  description?: string;
+  fields: Readonly<Record<string, FieldSchema>>;
+  required: readonly string[];
+  request(body: Record<string, unknown>): CreateRequest;
+  /** What the 201 says of the integration, when more than that it is connected. */
+  answerDescription?: string;
+  /** The 201's own fields: the configuration's as stored, then what `connect` answers. */
+  answerFields: Readonly<Record<string, FieldSchema>>;
+  /**
+   * Runs after the verification with the new integration's id, before anything is stored (the
+   * codehost creates its repository webhooks here).
+   */
+  connect?(
+    id: string,
+    request: CreateRequest,
+    context: ProviderContext & { publicUrl: string },
+  ): Promise<Connected>;
+}
+
+/** The body's values under `keys`, those it has. */
+function pick(body: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((key) => body[key] !== undefined).map((key) => [key, body[key]]));
+}
+
+/**
+ * The request of a create body whose `configurationKeys` are settings and `credentialKeys`
+ * secrets; a refusal of the credentials names the first.
+ */
+export function createRequestOf(
+  body: Record<string, unknown>,
+  configurationKeys: readonly string[],
+  credentialKeys: readonly [string, ...string[]],
+): CreateRequest {
+  return {
+    configuration: pick(body, configurationKeys),
+    credentials: pick(body, credentialKeys) as IntegrationCredentials,
+    credentialField: credentialKeys[0],
+  };
+}
+
+/** The 201's own fields of a create, from the configuration as stored. */
+export function createAnswerOf(
+  create: ProviderCreate,
+  configuration: Record<string, unknown>,
+): Record<string, unknown> {
+  return pick(configuration, Object.keys(create.answerFields));
+}
+
 export interface ProviderAdapter {
+  /** The type's name: the CRD's `spec.type`, the generic create's `type`, the create route's path. */
+  type: IntegrationType;
   /** What an integration of the type takes: its configuration and credential keys. */
   settings: ProviderSettings;
   /** Checks the credentials against the provider; throws `ProviderError` when they do not work. */
@@ -84,6 +158,8 @@ export interface ProviderAdapter {
   ): Promise<ProviderTestResult>;
   /** Absent: the provider takes events only at `configuration.event_webhook_url`. */
   events?: EventForwarding;
+  /** Absent: an integration of the type is created only through the generic create. */
+  create?: ProviderCreate;
 }
 
 /** Sends one request to a provider; a refused or failed connection becomes an `unreachable` ProviderError. */

@@ -4,7 +4,7 @@
  * validation, written as a Database object the CRD's schema accepts, and answered by the local
  * runtime, which has no server for it, as recorded.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { registerDatabaseEngine } from '../../crds/database-engines/index.js';
 
 // Before the platform's modules load: route and template schemas are built from the list then.
@@ -17,25 +17,11 @@ registerDatabaseEngine({
   sizedBy: 'storage',
   port: 7777,
 });
-const { startPlatform } = await import('../fixtures/platform.js');
-const { registerAndSignIn } = await import('../fixtures/accounts-app.js');
+const { useSignedInPlatform } = await import('../fixtures/signed-in-platform.js');
 const { eventually } = await import('../fixtures/eventually.js');
 
 type Json = Record<string, unknown>;
-let app: Awaited<ReturnType<typeof startPlatform>>;
-let token: string;
-
-beforeAll(async () => {
-  app = await startPlatform();
-  token = (await registerAndSignIn(app)).token;
-}, 60_000);
-afterAll(async () => app?.close(), 60_000);
-
-async function call(method: string, route: string, body?: unknown) {
-  const response = await app.call(method, route, { token, body });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Json };
-}
+const call = useSignedInPlatform();
 const data = (answer: { body: Json }) => answer.body.data as Json;
 const errorOf = (answer: { body: Json }) => answer.body.error as { code: string; message: string };
 

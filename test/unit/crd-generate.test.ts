@@ -6,6 +6,8 @@ import { parse } from 'yaml';
 import { checkGeneratedCrds, generateCrd, writeGeneratedCrds } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';
+// The Integration CRD's enum of types is the provider list, which registers them as it loads.
+import '../../integrations/providers/index.js';
 import { mixedKind, treeKind } from '../fixtures/crd-unsupported.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
 

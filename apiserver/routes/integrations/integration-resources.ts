@@ -1,4 +1,5 @@
 import type { PublicUrl } from '../../../config/http.js';
+import { providerTypes } from '../../../integrations/providers/index.js';
 import type { IntegrationsConfig } from '../../../config/integrations.js';
 /**
  * What the integration routes share: the REST shapes, reading an integration of the caller's
@@ -7,7 +8,6 @@ import type { IntegrationsConfig } from '../../../config/integrations.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
   INTEGRATION,
-  INTEGRATION_TYPES,
   type Integration,
   type IntegrationPhase,
   type IntegrationType,
@@ -74,7 +74,7 @@ export const INTEGRATION_SUMMARY = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
-    type: { type: 'string', enum: INTEGRATION_TYPES },
+    type: { type: 'string', enum: providerTypes() },
     status: { type: 'string', enum: PHASES },
     configuration: { type: 'object' },
     enabled: { type: 'boolean' },

@@ -4,12 +4,8 @@
  * the credentials with the provider and reports the phase.
  */
 import { readActivity } from '../../../integrations/activity.js';
-import {
-  INTEGRATION,
-  INTEGRATION_TYPES,
-  type Integration,
-  type IntegrationType,
-} from '../../../crds/integration.js';
+import { INTEGRATION, type Integration, type IntegrationType } from '../../../crds/integration.js';
+import { PROVIDERS, providerTypes } from '../../../integrations/providers/index.js';
 import { newIntegrationId } from '../../../integrations/ids.js';
 import { configurationProblems, credentialProblems } from '../../../controllers/integration/index.js';
 import { checkOutboundUrl, EgressError } from '../../../security/egress.js';
@@ -55,9 +51,9 @@ interface PatchBody {
 }
 
 function knownType(type: string): IntegrationType {
-  if (!(INTEGRATION_TYPES as readonly string[]).includes(type)) {
+  if (!(providerTypes() as readonly string[]).includes(type)) {
     throw unprocessable(
-      `type ${JSON.stringify(type)} is not an integration type; use ${INTEGRATION_TYPES.join(', ')}`,
+      `type ${JSON.stringify(type)} is not an integration type; use ${providerTypes().join(', ')}`,
       {
         details: {
           fields: [{ in: 'body', field: 'type', rule: 'enum', message: 'unknown integration type' }],
@@ -108,14 +104,14 @@ async function createAnyIntegration(
   const credentialIssues = credentialProblems(type, body.credentials);
   if (credentialIssues.length > 0) throw invalidCredentials(credentialIssues);
   const services = servicesOf(ctx);
-  if (type === 'chat') {
+  for (const key of PROVIDERS[type].settings.credentials.outboundUrls ?? []) {
     try {
-      await checkOutboundUrl(String(body.credentials.webhook_url), {
+      await checkOutboundUrl(String(body.credentials[key]), {
         allowPrivate: services.config.allowPrivateEgress,
       });
     } catch (error) {
       if (!(error instanceof EgressError)) throw error;
-      throw invalidCredentials([{ field: 'credentials.webhook_url', message: error.message }]);
+      throw invalidCredentials([{ field: `credentials.${key}`, message: error.message }]);
     }
   }
   const namespace = await ensureTenantNamespace(ctx.store, principal);
@@ -206,7 +202,7 @@ export const integrationRoutes: RouteModule<IntegrationRouteServices> = {
         query: {
           type: 'object',
           properties: {
-            type: { type: 'string', enum: INTEGRATION_TYPES, 'x-domain-rule': true },
+            type: { type: 'string', enum: providerTypes(), 'x-domain-rule': true },
             status: { type: 'string', enum: PHASES },
             ...limitOffsetProperties({ defaultLimit: 20, maxLimit: 100 }),
           },

@@ -43,7 +43,7 @@ export async function findStack(store: ObjectStore, principal: Principal, id: st
   return findInOrganization(store, principal, STACKS, id);
 }
 
-const STACKS: OrganizationLookup<Stack> = {
+export const STACKS: OrganizationLookup<Stack> = {
   type: STACK,
   objectName: objectNameOf,
   noun: 'stack',

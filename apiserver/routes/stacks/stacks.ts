@@ -2,17 +2,20 @@
  * `/v1/stacks`: declarative templates and their plan. Applying and destroying are executions
  * (executions.ts); what a stack applied is read from the data plane (artifacts.ts).
  */
-import { newRestId, objectNameOf } from '../../../crds/ids.js';
+import { objectNameOf, restIdOf } from '../../../crds/ids.js';
 import { DESTROY_RESOURCES_ANNOTATION, UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import { listEntries, planStack, type StackTemplate } from '../../../controllers/stacks/index.js';
 import { STACK, type Stack } from '../../../crds/stacks.js';
-import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, pageOf, PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { withoutDeleted } from '../../routing/deleted.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import {
+  createResource,
+  deleteResource,
+  listResources,
+  readResource,
+} from '../../routing/resource-handlers.js';
 import {
   BASE,
   describeStack,
@@ -22,6 +25,7 @@ import {
   STACK_DETAIL,
   STACK_PARAMS,
   STACK_SUMMARY,
+  STACKS,
   STATUSES,
   templateError,
   WRITE,
@@ -90,15 +94,27 @@ interface CreateBody {
   template: Record<string, unknown>;
 }
 
-async function listStacks({ query, principal, store }: AuthenticatedContext<{ query: ListQuery }>) {
-  const { items } = await store.list<Stack>(STACK, { namespace: tenantNamespace(principal) });
-  const rows = withoutDeleted(items)
-    .filter((stack) => stack.spec)
-    .sort(byCreation)
-    .map(describeStackSummary)
-    .filter((stack) => query.status === undefined || stack.status === query.status)
-    .filter((stack) => query.tenant === undefined || stack.tenant === query.tenant);
-  return pageOf(rows, query);
+const STACK_FAMILY = { lookup: STACKS, view: describeStackSummary, idPrefix: 'stk' } as const;
+
+async function listStacks(ctx: AuthenticatedContext<{ query: ListQuery }>) {
+  const { query } = ctx;
+  return listResources(
+    ctx,
+    STACK_FAMILY,
+    (stack) =>
+      (query.status === undefined || stack.status === query.status) &&
+      (query.tenant === undefined || stack.tenant === query.tenant),
+  );
+}
+
+/** A create answers the stack's id, name, version and that nothing is applied yet. */
+function describeNewStack(stack: Stack) {
+  return {
+    id: restIdOf(stack.metadata.name),
+    name: stack.spec!.name,
+    status: 'pending',
+    version: stack.spec!.version,
+  };
 }
 
 async function createStack({
@@ -110,40 +126,31 @@ async function createStack({
 }: AuthenticatedContext<{ body: CreateBody }, StackRouteServices>) {
   const problem = templateError(body.template, workloadsConfig);
   if (problem) throw problem;
-  const namespace = await ensureTenantNamespace(store, principal);
-  const { items } = await store.list<Stack>(STACK, { namespace });
-  if (items.some((other) => other.spec?.name === body.name && !other.metadata.deletionTimestamp)) {
-    throw conflict(`a stack named ${body.name} exists`, { details: { field: 'name' } });
-  }
-  const id = newRestId('stk');
-  const created = await store.create<Stack>(STACK, {
-    apiVersion: API_VERSION,
-    kind: STACK.kind,
-    metadata: {
-      name: objectNameOf(id),
-      namespace,
-      annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
-    },
-    spec: { name: body.name, tenant: body.tenant, template: body.template, version: 1 },
-  });
-  return {
-    status: 201,
-    data: { id, name: created.spec!.name, status: 'pending', version: created.spec!.version },
-  };
+  const family = { ...STACK_FAMILY, view: describeNewStack };
+  return createResource({ store, principal }, family, body.name, ({ id, namespace }) =>
+    store.create<Stack>(STACK, {
+      apiVersion: API_VERSION,
+      kind: STACK.kind,
+      metadata: {
+        name: objectNameOf(id),
+        namespace,
+        annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+      },
+      spec: { name: body.name, tenant: body.tenant, template: body.template, version: 1 },
+    }),
+  );
 }
 
-async function getStack({
-  params,
-  principal,
-  store,
-  database,
-}: AuthenticatedContext<{ params: StackParams }>) {
-  const stack = await findStack(store, principal, params.id);
-  const entries = await listEntries(database, {
-    namespace: stack.metadata.namespace!,
-    stack: stack.metadata.name,
+async function getStack(ctx: AuthenticatedContext<{ params: StackParams }>) {
+  const { database } = ctx;
+  return readResource(ctx, {
+    lookup: STACKS,
+    view: async (stack: Stack) =>
+      describeStack(
+        stack,
+        await listEntries(database, { namespace: stack.metadata.namespace!, stack: stack.metadata.name }),
+      ),
   });
-  return { data: describeStack(stack, entries) };
 }
 
 async function replaceStack({
@@ -179,15 +186,13 @@ async function replaceStack({
   };
 }
 
-async function deleteStack({
-  params,
-  query,
-  principal,
-  store,
-}: AuthenticatedContext<{ params: StackParams; query: { destroy_resources: boolean } }>) {
-  const stack = await findStack(store, principal, params.id);
+async function deleteStack(
+  ctx: AuthenticatedContext<{ params: StackParams; query: { destroy_resources: boolean } }>,
+) {
+  const { store, query } = ctx;
   const wanted = String(query.destroy_resources);
-  if (stack.metadata.annotations?.[DESTROY_RESOURCES_ANNOTATION] !== wanted) {
+  return deleteResource(ctx, STACK_FAMILY, async (stack) => {
+    if (stack.metadata.annotations?.[DESTROY_RESOURCES_ANNOTATION] === wanted) return;
     await store.update<Stack>(STACK, {
       ...stack,
       metadata: {
@@ -195,9 +200,7 @@ async function deleteStack({
         annotations: { ...stack.metadata.annotations, [DESTROY_RESOURCES_ANNOTATION]: wanted },
       },
     });
-  }
-  await store.delete(STACK, stack.metadata.namespace, stack.metadata.name);
-  return {};
+  });
 }
 
 async function previewStackPlan({

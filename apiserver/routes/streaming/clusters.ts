@@ -2,7 +2,7 @@
  * `/v1/streaming/clusters`: event-streaming clusters. The routes validate and write the
  * StreamingCluster object; its controller starts the brokers and reports where they are.
  */
-import { newRestId, objectNameOf, restIdOf } from '../../../crds/ids.js';
+import { objectNameOf, restIdOf } from '../../../crds/ids.js';
 import { API_VERSION } from '../../../control-plane/kind-descriptor.js';
 import {
   DEFAULT_TIER,
@@ -18,12 +18,15 @@ import {
   type StreamingClusterPhase,
   type StreamingTierName,
 } from '../../../crds/streaming.js';
-import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
-import { byCreation, PAGE_QUERY_PROPERTIES, pageOf, type PageQuery } from '../../routing/pagination.js';
-import { deleteResource } from '../../routing/resource-handlers.js';
+import { PAGE_QUERY_PROPERTIES, type PageQuery } from '../../routing/pagination.js';
+import {
+  createResource,
+  deleteResource,
+  listResources,
+  readResource,
+} from '../../routing/resource-handlers.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
 import {
   BASE,
   CLUSTER_PARAMS,
@@ -36,7 +39,6 @@ import {
   type ClusterParams,
   type StreamingRouteServices,
 } from './streaming-resources.js';
-import { withoutDeleted } from '../../routing/deleted.js';
 
 const STATUSES: readonly StreamingClusterPhase[] = [
   'provisioning',
@@ -133,25 +135,26 @@ interface ListQuery extends PageQuery {
   tier?: StreamingTierName;
 }
 
-async function listStreamingClusters({
-  query,
-  principal,
-  store,
-  publicUrl,
-}: AuthenticatedContext<{ query: ListQuery }, StreamingRouteServices>) {
-  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, {
-    namespace: tenantNamespace(principal),
-  });
-  const rows = withoutDeleted(items)
-    .filter((cluster) => cluster.spec)
-    .sort(byCreation)
-    .map((cluster) => describeCluster(cluster, publicUrl.href))
-    .filter(
-      (row) =>
-        (query.status === undefined || row.status === query.status) &&
-        (query.tier === undefined || row.tier === query.tier),
-    );
-  return pageOf(rows, query);
+/** The clusters as the REST API shows them, their URLs under the platform's public URL. */
+function clusterFamily(publicUrl: StreamingRouteServices['publicUrl']) {
+  return {
+    lookup: STREAMING_CLUSTERS,
+    view: (cluster: StreamingCluster) => describeCluster(cluster, publicUrl.href),
+    idPrefix: 'esc',
+  } as const;
+}
+
+async function listStreamingClusters(
+  ctx: AuthenticatedContext<{ query: ListQuery }, StreamingRouteServices>,
+) {
+  const { query } = ctx;
+  return listResources(
+    ctx,
+    clusterFamily(ctx.publicUrl),
+    (row) =>
+      (query.status === undefined || row.status === query.status) &&
+      (query.tier === undefined || row.tier === query.tier),
+  );
 }
 
 async function createStreamingCluster({
@@ -164,31 +167,24 @@ async function createStreamingCluster({
 }: AuthenticatedContext<{ body: CreateBody }, StreamingRouteServices>) {
   const problem = regionProblem(body.region, vpcConfig.regions);
   if (problem) throw invalidField(problem);
-  const namespace = await ensureTenantNamespace(store, principal);
   const name = body.name.trim();
-  const { items } = await store.list<StreamingCluster>(STREAMING_CLUSTER, { namespace });
-  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-    throw conflict(`a streaming cluster named ${name} exists`, { details: { field: 'name' } });
-  }
-  const id = newRestId('esc');
   const tier = body.tier ?? DEFAULT_TIER;
-  const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
-    apiVersion: API_VERSION,
-    kind: STREAMING_CLUSTER.kind,
-    metadata: { name: objectNameOf(id), namespace },
-    spec: { name, tier, region: body.region },
+  return createResource({ store, principal }, clusterFamily(publicUrl), name, async ({ id, namespace }) => {
+    const created = await store.create<StreamingCluster>(STREAMING_CLUSTER, {
+      apiVersion: API_VERSION,
+      kind: STREAMING_CLUSTER.kind,
+      metadata: { name: objectNameOf(id), namespace },
+      spec: { name, tier, region: body.region },
+    });
+    logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
+    return created;
   });
-  logger.info({ streamingClusterId: id, tier }, 'streaming cluster created');
-  return { status: 201, data: describeCluster(created, publicUrl.href) };
 }
 
-async function getStreamingCluster({
-  params,
-  principal,
-  store,
-  publicUrl,
-}: AuthenticatedContext<{ params: ClusterParams }, StreamingRouteServices>) {
-  return { data: describeCluster(await findCluster(store, principal, params.id), publicUrl.href) };
+async function getStreamingCluster(
+  ctx: AuthenticatedContext<{ params: ClusterParams }, StreamingRouteServices>,
+) {
+  return readResource(ctx, clusterFamily(ctx.publicUrl));
 }
 
 async function deleteStreamingCluster(ctx: AuthenticatedContext<{ params: ClusterParams }>) {

@@ -1,11 +1,12 @@
 /** Debezium's MongoDB source: its configuration keys (connect/unavailable-connectors.ts says why it does not run). */
+import { DEBEZIUM_VERSION } from '../../change-envelope.js';
 import { CONNECTOR_COMMON, prefixProblems, TOPIC_PREFIX, type ConnectorPlugin } from '../plugin.js';
 
 /** Debezium's MongoDB source: validated and kept; its task fails naming the server it lacks. */
 export const MONGODB_SOURCE: ConnectorPlugin = {
   class: 'io.debezium.connector.mongodb.MongoDbConnector',
   type: 'source',
-  version: '2.7.3.Final',
+  version: DEBEZIUM_VERSION,
   definitions: [
     ...CONNECTOR_COMMON,
     {

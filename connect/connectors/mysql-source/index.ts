@@ -1,4 +1,6 @@
 /** Debezium's MySQL source (MySQL and MariaDB): its configuration keys; its task is `task.ts`. */
+import { DEBEZIUM_VERSION } from '../../change-envelope.js';
+import { binlogOffsetOf, isBinlogPosition, MySqlSourceTask, mySqlSourceSettingsOf } from './task.js';
 import {
   CONNECTOR_COMMON,
   databaseKey,
@@ -16,7 +18,7 @@ export const MYSQL_SNAPSHOT_MODES = ['initial', 'no_data', 'never'] as const;
 export const MYSQL_SOURCE: ConnectorPlugin = {
   class: 'io.debezium.connector.mysql.MySqlConnector',
   type: 'source',
-  version: '2.7.3.Final',
+  version: DEBEZIUM_VERSION,
   definitions: [
     ...CONNECTOR_COMMON,
     databaseKey('hostname', 'STRING', 'Host of the MySQL or MariaDB server.'),
@@ -73,5 +75,25 @@ export const MYSQL_SOURCE: ConnectorPlugin = {
         problems[key] = invalid.map((pattern) => `${pattern} is not a regular expression`);
     }
     return problems;
+  },
+  sourceTask({ connector, config, offsets, produce, onFailed, now }) {
+    const settings = mySqlSourceSettingsOf(connector, config);
+    return new MySqlSourceTask(
+      settings,
+      {
+        // As Debezium's, the offset belongs to the logical server: a new topic.prefix starts afresh.
+        load: async () => {
+          const stored = await offsets.load();
+          return stored?.partition.server === settings.topicPrefix && isBinlogPosition(stored.offset)
+            ? stored.offset
+            : undefined;
+        },
+        commit: (position) =>
+          offsets.commit({ partition: { server: settings.topicPrefix }, offset: binlogOffsetOf(position) }),
+      },
+      produce,
+      onFailed,
+      now,
+    );
   },
 };

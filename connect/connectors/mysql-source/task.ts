@@ -14,6 +14,7 @@ import type { ConnectSchema } from '../../connect-record.js';
 import {
   changeRecordOf,
   changeSchemasOf,
+  DEBEZIUM_VERSION,
   topicOf,
   type ChangeOp,
   type ProduceRecords,
@@ -22,7 +23,6 @@ import {
   type SourceRecord,
   type SourceTask,
 } from '../../change-envelope.js';
-import { MYSQL_SOURCE } from './index.js';
 
 /** Debezium's `io.debezium.connector.mysql.Source` struct, of the fields this source writes. */
 const MYSQL_SOURCE_SCHEMA: ConnectSchema = {
@@ -367,7 +367,7 @@ export class MySqlSourceTask implements SourceTask {
         before,
         after,
         source: {
-          version: MYSQL_SOURCE.version,
+          version: DEBEZIUM_VERSION,
           connector: 'mysql',
           name: this.settings.topicPrefix,
           ts_ms: at.ts_ms,

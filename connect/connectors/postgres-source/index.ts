@@ -1,5 +1,13 @@
 /** Debezium's PostgreSQL source: its configuration keys; its task is `task.ts`. */
+import { DEBEZIUM_VERSION } from '../../change-envelope.js';
 import { CONNECTOR_COMMON, databaseKey, prefixProblems, type ConnectorPlugin } from '../plugin.js';
+import {
+  dropSlot,
+  POSTGRES_DECODING_PLUGINS,
+  PostgresSourceTask,
+  postgresSourceSettingsOf,
+  PUBLICATION_AUTOCREATE_MODES,
+} from './task.js';
 
 /**
  * The snapshot modes of the PostgreSQL source: the rows there when the slot is made, then its
@@ -8,19 +16,13 @@ import { CONNECTOR_COMMON, databaseKey, prefixProblems, type ConnectorPlugin } f
  */
 export const POSTGRES_SNAPSHOT_MODES = ['initial', 'always', 'no_data', 'never', 'exported'] as const;
 
-/** How the source's publication is made when missing (Debezium's `publication.autocreate.mode`). */
-export const PUBLICATION_AUTOCREATE_MODES = ['all_tables', 'filtered', 'disabled', 'no_tables'] as const;
-
-/** The logical decoding plugins the PostgreSQL source reads. */
-export const POSTGRES_DECODING_PLUGINS = ['pgoutput', 'test_decoding'] as const;
-
 const POSTGRES_IDENTIFIER = /^[a-z0-9_]{1,63}$/;
 
 /** Debezium's PostgreSQL source, over logical decoding with `pgoutput` (or `test_decoding`). */
 export const POSTGRES_SOURCE: ConnectorPlugin = {
   class: 'io.debezium.connector.postgresql.PostgresConnector',
   type: 'source',
-  version: '2.7.3.Final',
+  version: DEBEZIUM_VERSION,
   definitions: [
     ...CONNECTOR_COMMON,
     databaseKey('hostname', 'STRING', 'Host of the PostgreSQL server.'),
@@ -99,4 +101,8 @@ export const POSTGRES_SOURCE: ConnectorPlugin = {
     }
     return problems;
   },
+  // The replication slot keeps the source's position: it needs no offsets of the data plane.
+  sourceTask: ({ connector, config, produce, onFailed, now }) =>
+    new PostgresSourceTask(postgresSourceSettingsOf(connector, config), produce, onFailed, now),
+  forgetSource: (connector, config) => dropSlot(postgresSourceSettingsOf(connector, config)),
 };

@@ -13,6 +13,7 @@ import type { ConnectSchema } from '../../connect-record.js';
 import {
   changeRecordOf,
   changeSchemasOf,
+  DEBEZIUM_VERSION,
   topicOf,
   type CapturedColumn,
   type ColumnValue,
@@ -23,11 +24,6 @@ import {
   type SourceTask,
 } from '../../change-envelope.js';
 import { listOf } from '../plugin.js';
-import {
-  POSTGRES_SOURCE,
-  type POSTGRES_DECODING_PLUGINS,
-  type PUBLICATION_AUTOCREATE_MODES,
-} from './index.js';
 import { columnSchemaOf, columnValueOf, decodePgoutput, rowOf, type PgoutputRelation } from './pgoutput.js';
 
 /** Debezium's `io.debezium.connector.postgresql.Source` struct, of the fields this source writes. */
@@ -154,6 +150,12 @@ export interface PostgresSourceInfo extends SourceInfo {
   /** Debezium's marks: `true` for a row of the snapshot, `last` for its last row, `false` for a change. */
   snapshot: 'true' | 'last' | 'false';
 }
+
+/** How the source's publication is made when missing (Debezium's `publication.autocreate.mode`). */
+export const PUBLICATION_AUTOCREATE_MODES = ['all_tables', 'filtered', 'disabled', 'no_tables'] as const;
+
+/** The logical decoding plugins the PostgreSQL source reads. */
+export const POSTGRES_DECODING_PLUGINS = ['pgoutput', 'test_decoding'] as const;
 
 export type DecodingPlugin = (typeof POSTGRES_DECODING_PLUGINS)[number];
 
@@ -478,7 +480,7 @@ export class PostgresSourceTask implements SourceTask {
         before: null,
         after: row,
         source: {
-          version: POSTGRES_SOURCE.version,
+          version: DEBEZIUM_VERSION,
           connector: 'postgresql',
           name: this.settings.topicPrefix,
           db: this.settings.database,
@@ -617,7 +619,7 @@ export class PostgresSourceTask implements SourceTask {
         after: line.kind === 'delete' ? null : line.after,
         fallbackKey: line.kind === 'insert' ? null : line.oldKey,
         source: {
-          version: POSTGRES_SOURCE.version,
+          version: DEBEZIUM_VERSION,
           connector: 'postgresql',
           name: this.settings.topicPrefix,
           db: this.settings.database,
