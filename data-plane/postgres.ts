@@ -20,13 +20,24 @@ export function describePostgresUrl(url: string): string {
   }
 }
 
-/** A pool for the URL. `onConnectionsChanged` fires whenever the pool opens or closes a connection. */
+/**
+ * A pool for the URL. `onConnectionsChanged` fires whenever the pool opens or closes a connection;
+ * `onQuery` for every statement any of its connections sends, whoever sends it.
+ */
 export function openPostgresPool(
   url: string,
   logger: Logger,
   onConnectionsChanged: () => void,
+  onQuery: () => void,
 ): PostgresConnection {
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  pool.on('connect', (client) => {
+    const query = client.query;
+    client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      onQuery();
+      return Reflect.apply(query, this, args) as unknown;
+    } as typeof client.query;
+  });
   // Without a listener, an idle connection dropped by the server would crash the process.
   pool.on('error', (error) => {
     logger.error({ err: error, database: describePostgresUrl(url) }, 'idle PostgreSQL connection failed');
