@@ -1,5 +1,5 @@
-import { CompiledQuery } from 'kysely';
 import type { DataPlane } from '../data-plane/data-plane.js';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 
 /** What a resolved credential stays good for without asking the data plane again. */
 export interface ResolvedCredential<T> {
@@ -11,7 +11,23 @@ export interface ResolvedCredential<T> {
 /** The most credentials kept; past it the longest-kept go first. */
 const MAX_ENTRIES = 10_000;
 
-const READ_EPOCH = CompiledQuery.raw('select epoch from credential_epoch where id = 1');
+const readEpoch = preparedQuery((db) =>
+  db.selectFrom('credential_epoch').select('epoch').where('id', '=', 1),
+);
+
+/** The highest credential epoch this process has read, per data plane. */
+const highestEpochRead = new WeakMap<DataPlane, bigint>();
+
+/**
+ * The highest credential epoch this process has read from `database`; undefined before the first
+ * read. The epoch moves in the transaction of every change to a credential or to what a profile
+ * shows (migrations 0022 and 0023), and never moves back: whatever is read from the data plane
+ * after this call is at least as new as the epoch it answers, and a request that has just read the
+ * epoch finds that epoch here, or a later one.
+ */
+export function credentialEpochRead(database: DataPlane): bigint | undefined {
+  return highestEpochRead.get(database);
+}
 
 /**
  * Credentials this replica resolved, kept until they expire or the data plane's credential epoch
@@ -49,6 +65,9 @@ export class CredentialCache<T> {
     const mark = this.database.commitMark();
     if (mark !== undefined && mark === this.epochMark && this.epoch !== undefined) return this.epoch;
     const epoch = await this.readEpoch();
+    // Reads answer out of order on PostgreSQL's pool: the highest is kept, not the last.
+    const highest = highestEpochRead.get(this.database);
+    if (highest === undefined || BigInt(epoch) > highest) highestEpochRead.set(this.database, BigInt(epoch));
     // The epoch and its mark change together, in the same turn: a request must never pair the
     // new mark with the old epoch. SQLite answers reads in the order they were asked.
     if (epoch !== this.epoch) {
@@ -60,7 +79,7 @@ export class CredentialCache<T> {
   }
 
   private async readEpoch(): Promise<string> {
-    const { rows } = await this.database.kysely.executeQuery<{ epoch: number | string }>(READ_EPOCH);
+    const rows = await readEpoch(this.database.kysely);
     return String(rows[0]?.epoch);
   }
 }

@@ -1,5 +1,6 @@
 import { notFound, refused } from './account-error.js';
 import type { Principal } from './principal.js';
+import { credentialEpochRead } from './credential-cache.js';
 import type { AccountsDeps } from './deps.js';
 import { listMemberships, membershipOf } from './organizations.js';
 import { findUserById } from './users.js';
@@ -48,7 +49,9 @@ export interface ProfileChange {
 
 export async function profileOf(deps: AccountsDeps, userId: string): Promise<UserView> {
   // Taken before the reads: a commit while they run moves it, and the answer is never kept.
-  const mark = deps.database.commitMark();
+  // Without a commit mark (PostgreSQL), the credential epoch, which every change a profile shows
+  // moves and the request's authentication has just read (or a later one).
+  const mark = deps.database.commitMark() ?? credentialEpochRead(deps.database);
   const kept = mark === undefined ? undefined : keptProfiles(deps.database, mark).get(userId);
   if (kept) return { ...kept };
   const view = await readProfile(deps, userId);
@@ -66,15 +69,17 @@ const MAX_KEPT_PROFILES = 10_000;
 /** Profiles read while the data plane's commit mark stood at `mark`, per data plane. */
 const profilesByDatabase = new WeakMap<
   AccountsDeps['database'],
-  { mark: number; profiles: Map<string, UserView> }
+  { mark: number | bigint; profiles: Map<string, UserView> }
 >();
 
 /**
  * The profiles read at the data plane's current commit mark: `GET /v1/auth/me` is asked far more
  * often than anything about a user changes, and while nothing was committed (SQLite's mark stays)
- * the two reads behind a profile would answer the same. Without a mark (PostgreSQL), none is kept.
+ * the two reads behind a profile would answer the same. On PostgreSQL the mark is the credential
+ * epoch: every replica reads it on each authenticated request, so a profile changed through one
+ * replica is read afresh by the next request on any other.
  */
-function keptProfiles(database: AccountsDeps['database'], mark: number): Map<string, UserView> {
+function keptProfiles(database: AccountsDeps['database'], mark: number | bigint): Map<string, UserView> {
   let kept = profilesByDatabase.get(database);
   if (kept?.mark !== mark) {
     kept = { mark, profiles: new Map() };

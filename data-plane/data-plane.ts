@@ -53,8 +53,13 @@ function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
 }
 
-function postgresBackend(url: string, logger: Logger, onConnectionsChanged: () => void): Backend {
-  const { pool, dialect } = openPostgresPool(url, logger, onConnectionsChanged);
+function postgresBackend(
+  url: string,
+  logger: Logger,
+  onConnectionsChanged: () => void,
+  onQuery: () => void,
+): Backend {
+  const { pool, dialect } = openPostgresPool(url, logger, onConnectionsChanged, onQuery);
   return {
     dialect,
     name: 'postgres',
@@ -90,7 +95,12 @@ export async function connectDataPlane(options: OpenDataPlaneOptions): Promise<D
   const { url, sqlitePath, logger, metrics } = options;
   let closed = false;
   const backend = isPostgresUrl(url)
-    ? postgresBackend(url, logger, () => reportConnections())
+    ? postgresBackend(
+        url,
+        logger,
+        () => reportConnections(),
+        () => metrics?.databaseQueriesTotal.inc(),
+      )
     : sqliteBackend(sqlitePath);
   const activeConnections = (): number => (closed ? 0 : backend.openConnections());
   const reportConnections = (): void => metrics?.databaseConnectionsActive.set(activeConnections());

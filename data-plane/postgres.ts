@@ -20,13 +20,38 @@ export function describePostgresUrl(url: string): string {
   }
 }
 
-/** A pool for the URL. `onConnectionsChanged` fires whenever the pool opens or closes a connection. */
+/** Statement texts sent as named statements, and their names. */
+const statementNames = new Map<string, string>();
+
+/**
+ * Sends `text` as a named statement from now on: each connection has PostgreSQL parse and plan it
+ * once, then only binds each call's values. For the few fixed texts run on every request
+ * (`preparedQuery`): a name lives as long as the connection, so texts that vary must not get one.
+ */
+export function nameStatement(text: string): void {
+  if (!statementNames.has(text)) statementNames.set(text, `cloudplane_${statementNames.size + 1}`);
+}
+
+/**
+ * A pool for the URL. `onConnectionsChanged` fires whenever the pool opens or closes a connection;
+ * `onQuery` for every statement any of its connections sends, whoever sends it.
+ */
 export function openPostgresPool(
   url: string,
   logger: Logger,
   onConnectionsChanged: () => void,
+  onQuery: () => void,
 ): PostgresConnection {
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  pool.on('connect', (client) => {
+    const query = client.query;
+    client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      onQuery();
+      const [text, values, ...rest] = args;
+      const name = typeof text === 'string' ? statementNames.get(text) : undefined;
+      return Reflect.apply(query, this, name ? [{ name, text, values }, ...rest] : args) as unknown;
+    } as typeof client.query;
+  });
   // Without a listener, an idle connection dropped by the server would crash the process.
   pool.on('error', (error) => {
     logger.error({ err: error, database: describePostgresUrl(url) }, 'idle PostgreSQL connection failed');

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import { nameStatement } from './postgres.js';
 import type { DataPlaneSchema } from './schema.js';
 
 type Database = Kysely<DataPlaneSchema>;
@@ -35,6 +36,8 @@ export function preparedQuery<Row, Args extends readonly unknown[]>(
       parameters.flatMap((parameter) => ('argument' in parameter ? [parameter.argument] : [])),
     );
     if (used.size !== arity) throw new Error(`a prepared query uses ${used.size} of its ${arity} arguments`);
+    // A server-side prepared statement on PostgreSQL; SQLite's driver keeps its own by text.
+    if (db.getExecutor().adapter instanceof PostgresAdapter) nameStatement(query.sql);
     return { sql: query.sql, parameters };
   };
   return async (db, ...args) => {

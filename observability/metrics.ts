@@ -9,6 +9,7 @@ export interface Metrics {
   httpRequestsTotal: Counter<'method' | 'route' | 'status'>;
   httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
   databaseConnectionsActive: Gauge;
+  databaseQueriesTotal: Counter;
   reconcileTotal: Counter<'kind' | 'result'>;
   reconcileDuration: Histogram<'kind'>;
   queueDepth: Gauge<'kind'>;
@@ -36,6 +37,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
     databaseConnectionsActive: new Gauge({
       name: 'database_connections_active',
       help: 'Data-plane database connections currently checked out or open',
+      registers: [registry],
+    }),
+    databaseQueriesTotal: new Counter({
+      name: 'database_queries_total',
+      help: 'Statements sent to the PostgreSQL data plane, transaction control included',
       registers: [registry],
     }),
     reconcileTotal: new Counter({

@@ -8,24 +8,23 @@
 //   BENCH_ROUNDS=5 BENCH_DURATION=10 npm run bench:http
 //   BENCH_BEFORE=/tmp/before npm run bench:http       # also the server of a checkout built there
 //       (see harness.mjs), its targets interleaved with this build's in the same rounds
-import { randomBytes } from 'node:crypto';
 import { BEFORE, BEFORE_ROOT, comparedWithBefore } from './harness.mjs';
-import { benchAccount, runRounds, startServe, withServers } from './rounds.mjs';
-
-const PLAINTEXT = randomBytes(1024).toString('base64');
+import {
+  PLAINTEXT,
+  benchAccount,
+  benchVault,
+  benchVpcAndKey,
+  runRounds,
+  startServe,
+  withServers,
+} from './rounds.mjs';
 
 /** A user, an API key, a VPC and an auto-unsealed vault on `serve`; answers its targets. */
 async function targetsOf(serve, prefix) {
   const idleMb = serve.rssMb();
   const account = await benchAccount(serve.url);
-  const apiKey = (
-    await account.call('POST', '/v1/auth/api-keys', { body: { name: 'bench', scopes: ['vpc:read'] } })
-  ).data.key;
-  const vpc = await account.call('POST', '/api/v1/vpcs', {
-    body: { name: 'bench', cidr_block: '10.20.0.0/16', region: 'us-east-1' },
-  });
-  const vault = await account.call('POST', '/api/v1/vault', { body: { name: 'bench', auto_unseal: true } });
-  await account.call('POST', `/api/v1/vault/${vault.id}/encrypt/bench`, { body: { plaintext: PLAINTEXT } });
+  const { apiKey, vpc } = await benchVpcAndKey(account);
+  const vault = await benchVault(account);
   const bearer = { authorization: `Bearer ${account.token}` };
   const key = { 'x-api-key': apiKey };
   const server = { url: serve.url, pid: serve.pid, allocatedBytes: () => serve.allocatedBytes() };

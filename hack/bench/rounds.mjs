@@ -3,6 +3,7 @@
 // process of its own; and interleaved rounds, so every figure is a ratio to the baseline measured
 // moments before it on the same noisy machine.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -46,6 +47,11 @@ export function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU seconds of the processes that serve `target`: its `pids` (replicas) or its `pid`. */
+function cpuSecondsOf(target) {
+  return (target.pids ?? [target.pid]).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+}
+
 export function statusMb(pid, field) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
@@ -73,15 +79,24 @@ const ALLOCATION_PROBE = path.join(root, 'hack/bench/allocation-probe.mjs');
  * `node dist/cli/cloudplane.js serve` (of the checkout at `checkout`, or this one) on a data dir of
  * its own, rate limits out of the way, with a CPU profile written to `profileDir` if given;
  * answers once `/health` is 200, with the time that took (start-up as a person sees it).
+ * `command` runs another command of the same entry point (`apiserver`), with `env` added, on
+ * `port` when given.
  */
-export async function startServe({ checkout, profileDir } = {}) {
+export async function startServe({
+  checkout,
+  profileDir,
+  command: commandToRun,
+  env = {},
+  port: chosenPort,
+} = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cp-bench-serve-'));
   const allocationFile = path.join(dataDir, 'allocated-bytes');
-  const [port, kubePort] = [await freePort(), await freePort()];
+  const [port, kubePort] = [chosenPort ?? (await freePort()), await freePort()];
   const started = performance.now();
   // node's flags, then the entry point and the command.
   const args = serveArgs();
-  const [flags, [entry, command]] = [args.slice(0, -2), args.slice(-2)];
+  const [flags, [entry, startCommand]] = [args.slice(0, -2), args.slice(-2)];
+  const command = commandToRun ?? startCommand;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const script = checkout ? path.join(checkout, path.relative(root, entry)) : entry;
   const child = spawn(
@@ -97,6 +112,7 @@ export async function startServe({ checkout, profileDir } = {}) {
         CLOUDPLANE_RATE_LIMIT_PER_MINUTE: '10000000',
         CLOUDPLANE_RATE_LIMIT_PER_SECOND: '1000000',
         CLOUDPLANE_ACCESS_TOKEN_TTL: '86400',
+        ...env,
       },
       // The access log is part of the cost measured; where it goes is not.
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -104,8 +120,15 @@ export async function startServe({ checkout, profileDir } = {}) {
   );
   const url = `http://127.0.0.1:${port}`;
   while ((await get(`${url}/health`)) !== 200) {
-    if (child.exitCode !== null) throw new Error(`cloudplane serve exited with ${child.exitCode}`);
-    if (performance.now() - started > STARTUP_TIMEOUT_MS) throw new Error('cloudplane serve did not start');
+    const failure =
+      child.exitCode !== null
+        ? `cloudplane ${command} exited with ${child.exitCode}`
+        : performance.now() - started > STARTUP_TIMEOUT_MS && `cloudplane ${command} did not start`;
+    if (failure) {
+      child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(failure);
+    }
     await delay(10);
   }
   const startupMs = performance.now() - started;
@@ -201,11 +224,39 @@ export async function benchAccount(url) {
   };
 }
 
+/** The secret value (1 KiB once base64-encoded) and the transit plaintext (1 KiB) the benches send. */
+export const SECRET_VALUE = randomBytes(768).toString('base64');
+export const PLAINTEXT = randomBytes(1024).toString('base64');
+
+/** An API key of `account` allowed to read VPCs, and a VPC it can read; answers both. */
+export async function benchVpcAndKey(account) {
+  const apiKey = (
+    await account.call('POST', '/v1/auth/api-keys', { body: { name: 'bench', scopes: ['vpc:read'] } })
+  ).data.key;
+  const vpc = await account.call('POST', '/api/v1/vpcs', {
+    body: { name: 'bench', cidr_block: '10.20.0.0/16', region: 'us-east-1' },
+  });
+  return { apiKey, vpc };
+}
+
+/**
+ * An auto-unsealed vault cluster of `account` with a secret at `bench/read` and a transit key
+ * `bench` (made by its first encrypt); answers the cluster as the API shows it.
+ */
+export async function benchVault(account) {
+  const { id } = await account.call('POST', '/api/v1/vault', { body: { name: 'bench', auto_unseal: true } });
+  await account.call('POST', `/api/v1/vault/${id}/secret/bench/read`, {
+    body: { data: { value: SECRET_VALUE } },
+  });
+  await account.call('POST', `/api/v1/vault/${id}/encrypt/bench`, { body: { plaintext: PLAINTEXT } });
+  return account.call('GET', `/api/v1/vault/${id}`);
+}
+
 /**
  * Runs every target for `ROUND_SECONDS`, `ROUNDS` times over, the baseline first in each round;
  * answers per target the median of its ratios to the round's baseline and its median rate.
- * A target: {name, url, pid, method?, path, headers?, body?, status?, allocatedBytes?}; the first
- * is the baseline. The server's CPU time per request is immune to the load generator's share of
+ * A target: {name, url, pid or pids, method?, path, headers?, body?, status?, allocatedBytes?}; the
+ * first is the baseline. The server's CPU time per request is immune to the load generator's share of
  * the machine; so is what its heap allocates per request, where the server can say
  * (`allocatedBytes`, a function answering its running total).
  */
@@ -219,10 +270,10 @@ export async function runRounds(targets) {
     let baseline;
     for (const [index, target] of targets.entries()) {
       const allocatedBefore = await target.allocatedBytes?.();
-      const cpuBefore = cpuSeconds(target.pid);
+      const cpuBefore = cpuSecondsOf(target);
       const result = await load(target.url, request(target), ROUND_SECONDS);
       const requests = Math.max(1, result.requests.total);
-      const cpuMicros = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / requests;
+      const cpuMicros = ((cpuSecondsOf(target) - cpuBefore) * 1e6) / requests;
       const allocatedKb =
         allocatedBefore === undefined
           ? undefined

@@ -13,13 +13,18 @@
 //
 // The checkout beside runs as its own bench helpers start it (its hack/bench/rounds.mjs), so each
 // build is measured as the process its own `npm start` runs.
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchAccount, peakRssDuring, runRounds, withServers } from './rounds.mjs';
+import {
+  PLAINTEXT,
+  SECRET_VALUE,
+  benchAccount,
+  benchVault,
+  peakRssDuring,
+  runRounds,
+  withServers,
+} from './rounds.mjs';
 
-const VALUE = randomBytes(768).toString('base64');
-const PLAINTEXT = randomBytes(1024).toString('base64');
 const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
 const BEFORE = 'before: ';
 /** The policy of the vault token the Vault-compatible read is made with: evaluated on every request. */
@@ -28,10 +33,7 @@ const READ_POLICY = 'path "secret/data/*" { capabilities = ["read"] }';
 /** An account on `serve` with a vault cluster, a secret, a transit key and a streaming cluster. */
 async function setUp(serve) {
   const account = await benchAccount(serve.url);
-  const { id } = await account.call('POST', '/api/v1/vault', { body: { name: 'bench', auto_unseal: true } });
-  const { api_address: vaultAddress } = await account.call('GET', `/api/v1/vault/${id}`);
-  await account.call('POST', `/api/v1/vault/${id}/secret/bench/read`, { body: { data: { value: VALUE } } });
-  await account.call('POST', `/api/v1/vault/${id}/encrypt/bench`, { body: { plaintext: PLAINTEXT } });
+  const { id, api_address: vaultAddress } = await benchVault(account);
   // Stored answers 200 without a body, which the account helper would parse.
   const stored = await globalThis.fetch(`${serve.url}/api/v1/vault/${id}/policies`, {
     method: 'POST',
@@ -62,7 +64,7 @@ function targetsOf(serve, { account, vault, streaming }, label) {
       method: 'POST',
       path: `/api/v1/vault/${vault.id}/secret/bench/written`,
       headers,
-      body: { data: { value: VALUE } },
+      body: { data: { value: SECRET_VALUE } },
     }),
     target('transit encrypt (1 KiB)', {
       method: 'POST',

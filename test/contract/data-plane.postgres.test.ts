@@ -1,9 +1,12 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDataPlane, type DataPlane } from '../../data-plane/data-plane.js';
 import { DataPlaneOpenError } from '../../data-plane/data-plane-open-error.js';
 import { MIGRATION_TABLE } from '../../data-plane/migrate.js';
 import { MIGRATIONS } from '../../data-plane/migrations/index.js';
 import { createLogger } from '../../observability/logger.js';
+import { createMetrics } from '../../observability/metrics.js';
+import { preparedQuery } from '../../data-plane/prepared-query.js';
 import {
   createTestPostgresDatabase,
   describeWithPostgres,
@@ -58,6 +61,32 @@ describeWithPostgres('DataPlane on PostgreSQL', () => {
       expect(result.rows).toEqual([{ answer: 42 }]);
       // Other replicas commit unseen: no mark, so caches of its reads always read.
       expect(database.commitMark()).toBeUndefined();
+    });
+
+    it('counts every statement its pool sends, and runs prepared queries as named statements', async () => {
+      created = await createTestPostgresDatabase();
+      const metrics = createMetrics({ processMetrics: false });
+      const database = await openDataPlane({ url: created!.url, sqlitePath: '/unused', logger, metrics });
+      opened.push(database);
+      const sent = async () => (await metrics.databaseQueriesTotal.get()).values[0]?.value ?? 0;
+
+      const before = await sent();
+      await database.pgPool!.query('select 1');
+      await database.kysely.transaction().execute((trx) => trx.selectFrom('users').select('id').execute());
+      // begin, select, commit
+      expect((await sent()) - before).toBe(4);
+
+      const readEmail = preparedQuery((db, id: string) =>
+        db.selectFrom('users').select('email').where('id', '=', id),
+      );
+      // On one connection, three calls: PostgreSQL holds the statement once, under its name.
+      const prepared = await database.kysely.connection().execute(async (connection) => {
+        for (let call = 0; call < 3; call++) expect(await readEmail(connection, 'nobody')).toEqual([]);
+        const { rows } = await sql<{ name: string }>`
+          select name from pg_prepared_statements where statement like ${'%"email"%'}`.execute(connection);
+        return rows;
+      });
+      expect(prepared).toEqual([{ name: expect.stringMatching(/^cloudplane_\d+$/) }]);
     });
   });
 });
