@@ -44,6 +44,7 @@ import {
 import { SECURITY_ROUTES } from './security.js';
 import { SUBNET_ROUTES } from './subnets.js';
 import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
+import { KeptAtRevision } from '../../routing/kept-at-revision.js';
 
 const STATUSES = ['provisioning', 'available', 'deleting', 'deleted'] as const;
 type VpcRestStatus = (typeof STATUSES)[number];
@@ -362,28 +363,11 @@ async function createVpc({
   };
 }
 
-type VpcDetail = ReturnType<typeof detail>;
-
-/** The most VPC answers kept per store; past it the longest-kept go first. */
-const MAX_KEPT_DETAILS = 10_000;
-
-/** VPC answers read while the store's revision stood at `revision`, per store. */
-const detailsByStore = new WeakMap<ObjectStore, { revision: string; details: Map<string, VpcDetail> }>();
-
 /**
- * The VPC answers read at the store's current revision: a VPC is read far more often than it or
- * its parts change, and its answer costs a read of every part in its namespace (each object
- * parsed whole) only to count them. Any write to the store moves the revision; a store that
- * cannot tell its revision cheaply keeps none.
+ * VPC answers by namespace and id: a VPC's answer costs a read of every part in its namespace,
+ * each object parsed whole, only to count them.
  */
-function keptDetails(store: ObjectStore, revision: string): Map<string, VpcDetail> {
-  let kept = detailsByStore.get(store);
-  if (kept?.revision !== revision) {
-    kept = { revision, details: new Map() };
-    detailsByStore.set(store, kept);
-  }
-  return kept.details;
-}
+const keptDetails = new KeptAtRevision<ReturnType<typeof detail>>();
 
 async function getVpc({
   params,
@@ -393,21 +377,20 @@ async function getVpc({
   store,
 }: AuthenticatedContext<{ params: VpcParams }>) {
   const namespace = tenantNamespace(principal);
-  // Taken before the reads: a write while they run moves it, and the answer is never kept.
-  const revision = store.currentResourceVersion?.();
-  const key = `${namespace}/${params.id}`;
-  const kept = revision === undefined ? undefined : keptDetails(store, revision).get(key);
-  if (kept) return { data: { ...kept } };
+  // Without a creation time the answer holds the moment it was read, which must not be kept.
+  let stamped = false;
   try {
-    const vpc = await readVpc(store, namespace, params.id);
-    const counts = countsByVpc(await readParts(store, namespace));
-    const answer = detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now());
-    // Without a creation time the answer holds the moment it was read, which must not be kept.
-    if (revision !== undefined && vpc.metadata.creationTimestamp !== undefined) {
-      const details = keptDetails(store, revision);
-      if (details.size >= MAX_KEPT_DETAILS) details.delete(details.keys().next().value!);
-      details.set(key, answer);
-    }
+    const answer = await keptDetails.answer(
+      store,
+      `${namespace}/${params.id}`,
+      async () => {
+        const vpc = await readVpc(store, namespace, params.id);
+        stamped = vpc.metadata.creationTimestamp !== undefined;
+        const counts = countsByVpc(await readParts(store, namespace));
+        return detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now());
+      },
+      () => stamped,
+    );
     return { data: { ...answer } };
   } catch (error) {
     const tombstone = await findTombstone(database, namespace, params.id);
