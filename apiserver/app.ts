@@ -123,14 +123,18 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     setSecurityHeaders(res);
     const target = targetOf(req.url);
     if (consolePages?.(req, res, target.path)) return;
-    const wire = wireApis.find((api) => api.matches(target.path));
-    if (wire) {
-      void wire.serve(req, res, target, clientAddress);
-      return;
+    // Plain loops: a callback to find() or some() is a closure made for every request.
+    for (const wire of wireApis) {
+      if (wire.matches(target.path)) {
+        void wire.serve(req, res, target, clientAddress);
+        return;
+      }
     }
-    if (mountMatchers.some((matches) => matches(target.path))) {
-      void mounted(req, res);
-      return;
+    for (const matches of mountMatchers) {
+      if (matches(target.path)) {
+        void mounted(req, res);
+        return;
+      }
     }
     declared(req, res, target).catch((error: unknown) => answerError(error, req, res));
   };

@@ -143,6 +143,13 @@ export interface ObjectStore {
     options?: DeleteOptions,
   ): Promise<T>;
   watch<T extends KubeObject>(type: ResourceType, options?: WatchOptions): Watch<T>;
+  /**
+   * The revision of the last committed write, where the store knows it without a round trip
+   * (the embedded store): it moves with every write, this process's at once and another's by the
+   * next turn of the event loop, so an answer derived from reads taken at one revision holds while
+   * the revision stays. Absent where asking would cost a request (a cluster's kube-apiserver).
+   */
+  currentResourceVersion?(): string;
   /** Cheap reachability check for /health. */
   ping(): Promise<void>;
   close(): Promise<void>;

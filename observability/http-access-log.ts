@@ -53,42 +53,53 @@ Object.defineProperty(IncomingMessage.prototype, 'log', {
   },
 });
 
+const STARTED = Symbol('when the request arrived (performance.now)');
+
+interface ObservedResponse extends ServerResponse {
+  [STARTED]: number;
+}
+
 /**
  * One line per request (id, method, path, route, status, duration) and `req.log`, a child logger
  * carrying the request id for everything logged while serving it. One listener, on `close`, which
- * node emits for every response, after `finish` when it was answered: a listener costs an
- * allocation and a list update per request.
+ * node emits once for every response, after `finish` when it was answered: the same function for
+ * every request, reading the request off its response, as a closure (or `once`'s wrapper) made
+ * per request costs an allocation each.
  */
 export function httpAccessLog(logger: Logger, options: AccessLogOptions): RequestObserver {
   const { routeOf, isQuiet = () => false, onAnswered } = options;
   // A line without an error holds only the fields built here, none of which a credential is in:
   // it skips the redaction walk every line would otherwise pay. A failure's error goes through it.
   const plainLogger = logger.child({}, { redact: [] });
+  const writeLine = (req: IncomingMessage, res: ObservedResponse): void => {
+    const aborted = !res.writableFinished;
+    const elapsedMs = performance.now() - res[STARTED];
+    if (!aborted) onAnswered?.(req, res, elapsedMs / 1000);
+    const failed = aborted || res.err !== undefined || res.statusCode >= 500;
+    const level = failed ? 'error' : isQuiet(req) ? 'debug' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    const route = routeOf(req);
+    const fields = {
+      req: requestFields(req),
+      res: { statusCode: res.statusCode },
+      ...(res.err ? { err: res.err } : {}),
+      responseTime: Math.round(elapsedMs),
+      route,
+    };
+    const message = aborted
+      ? `${req.method} ${route} aborted`
+      : `${req.method} ${route} ${res.statusCode}${failed ? ' failed' : ''}`;
+    (res.err ? logger : plainLogger)[level](fields, message);
+  };
+  function answered(this: ObservedResponse): void {
+    writeLine(this.req, this);
+  }
   return (req, res) => {
-    const started = performance.now();
+    (res as ObservedResponse)[STARTED] = performance.now();
     const id = requestIdFor(req);
     req.id = id;
     res.setHeader('X-Request-Id', id);
     (req as LoggedRequest)[BASE_LOGGER] = logger;
-    res.once('close', () => {
-      const aborted = !res.writableFinished;
-      const elapsedMs = performance.now() - started;
-      if (!aborted) onAnswered?.(req, res, elapsedMs / 1000);
-      const failed = aborted || res.err !== undefined || res.statusCode >= 500;
-      const level = failed ? 'error' : isQuiet(req) ? 'debug' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      const route = routeOf(req);
-      const fields = {
-        req: requestFields(req),
-        res: { statusCode: res.statusCode },
-        ...(res.err ? { err: res.err } : {}),
-        responseTime: Math.round(elapsedMs),
-        route,
-      };
-      const message = aborted
-        ? `${req.method} ${route} aborted`
-        : `${req.method} ${route} ${res.statusCode}${failed ? ' failed' : ''}`;
-      (res.err ? logger : plainLogger)[level](fields, message);
-    });
+    res.on('close', answered);
   };
 }

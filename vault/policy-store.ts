@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedQuery } from '../data-plane/prepared-query.js';
 import type { DataPlaneSchema } from '../data-plane/schema.js';
 import { parsePolicy, type PathRule } from './policy-parser.js';
 import { VaultError } from './vault-error.js';
@@ -103,12 +104,7 @@ export class PolicyStore {
   async rulesOf(names: readonly string[]): Promise<PathRule[][]> {
     const wanted = names.filter((name) => name !== 'root');
     if (wanted.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('vault_policies')
-      .select(['name', 'rules'])
-      .where('cluster_id', '=', this.clusterId)
-      .where('name', 'in', wanted)
-      .execute();
+    const rows = await rulesNamed(wanted.length)(this.db, this.clusterId, ...wanted);
     const texts = new Map(rows.map((row) => [row.name, row.rules]));
     if (wanted.includes('default') && !texts.has('default')) texts.set('default', DEFAULT_POLICY_RULES);
     return [...texts.values()].map(parsedPolicy);
@@ -137,6 +133,37 @@ export class PolicyStore {
  * and parsing costs more than the lookup. Keyed by the text itself, so a changed policy is a new
  * entry and never answered from an old one.
  */
+type RulesQuery = (
+  db: Kysely<DataPlaneSchema>,
+  clusterId: string,
+  ...names: string[]
+) => Promise<{ name: string; rules: string }[]>;
+
+/**
+ * The rules of the named policies, compiled once per number of names: a request made with a
+ * vault token reads its policies, and building the query cost more than running it. Tokens carry
+ * a few policies; past `MAX_PREPARED_NAMES` the query is built for the call.
+ */
+const preparedRules = new Map<number, RulesQuery>();
+const MAX_PREPARED_NAMES = 16;
+
+function rulesNamed(count: number): RulesQuery {
+  const query = (db: Kysely<DataPlaneSchema>, clusterId: string, ...names: string[]) =>
+    db
+      .selectFrom('vault_policies')
+      .select(['name', 'rules'])
+      .where('cluster_id', '=', clusterId)
+      .where('name', 'in', names);
+  if (count > MAX_PREPARED_NAMES)
+    return (db, clusterId, ...names) => query(db, clusterId, ...names).execute();
+  let prepared = preparedRules.get(count);
+  if (!prepared) {
+    prepared = preparedQuery(query);
+    preparedRules.set(count, prepared);
+  }
+  return prepared;
+}
+
 const parsedPolicies = new Map<string, PathRule[]>();
 const MAX_PARSED_POLICIES = 1_000;
 

@@ -176,10 +176,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function noBody(
   limitBytes: number,
-): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> {
+): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void> | undefined {
   const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: false });
   return (req, res, path) => {
-    if (!hasBody(req.headers)) return Promise.resolve();
+    // Nothing to read: answered at once rather than with a promise to wait for.
+    if (!hasBody(req.headers)) return undefined;
     const length = declaredLength(req.headers);
     if (length !== undefined && length > limitBytes) return Promise.reject(payloadTooLarge(limitBytes));
     const where = `${req.method} ${path}`;

@@ -118,26 +118,33 @@ export class RequestValidation {
    * schema ajv rejects fails there.
    */
   compile(schemas: RequestSchemas = {}): RequestValidator {
-    let parts: [RequestPart, ValidateFunction | undefined][] | undefined;
-    const compiled = () =>
-      (parts ??= [
-        ['params', schemas.params && this.stringInputs.compile(schemas.params)],
-        ['query', schemas.query && this.stringInputs.compile(schemas.query)],
-        ['body', schemas.body && this.bodies.compile(schemas.body)],
-      ]);
+    // Only the parts the route declares a schema for: most routes take no query, many no body.
+    let parts: { part: RequestPart; validate: ValidateFunction }[] | undefined;
+    const compiled = () => {
+      if (parts) return parts;
+      parts = [];
+      if (schemas.params) parts.push({ part: 'params', validate: this.stringInputs.compile(schemas.params) });
+      if (schemas.query) parts.push({ part: 'query', validate: this.stringInputs.compile(schemas.query) });
+      if (schemas.body) parts.push({ part: 'body', validate: this.bodies.compile(schemas.body) });
+      return parts;
+    };
     return (input) => {
       const validated: RequestInput = {
         params: { ...input.params },
         query: { ...input.query },
         body: input.body,
       };
-      const problems: FieldProblem[] = [];
-      for (const [part, validate] of compiled()) {
-        if (validate && !validate(validated[part])) {
-          problems.push(...(validate.errors ?? []).map((error) => describe(part, error)));
+      const validators = compiled();
+      if (validators.length === 0) return validated;
+      let problems: FieldProblem[] | undefined;
+      for (let i = 0; i < validators.length; i++) {
+        const { part, validate } = validators[i]!;
+        if (!validate(validated[part])) {
+          problems ??= [];
+          for (const error of validate.errors ?? []) problems.push(describe(part, error));
         }
       }
-      if (problems.length === 0) return validated;
+      if (problems === undefined || problems.length === 0) return validated;
       const fields = problems.map(({ domain: _domain, ...problem }) => problem);
       if (problems.every((problem) => problem.domain))
         throw unprocessable(summary(problems), { details: { fields } });

@@ -130,6 +130,15 @@ describe('vault clusters', () => {
     await json(await call('GET', `/${id}`), 404);
   });
 
+  it('answers 404 for the secrets of a cluster deleted after they were read', async () => {
+    const id = await unsealedCluster();
+    await json(await call('POST', `/${id}/secret/app/db`, { data: { password: 's3cr3t' } }), 200);
+    // Read twice: the second finds the cluster as the first left it, while nothing was written.
+    for (let read = 0; read < 2; read++) await json(await call('GET', `/${id}/secret/app/db`), 200);
+    expect((await call('DELETE', `/${id}`)).status).toBe(204);
+    await json(await call('GET', `/${id}/secret/app/db`), 404);
+  });
+
   it("answers 404 for another organization's cluster, never 403", async () => {
     const { id } = await createCluster();
     const stranger = await registerAndSignIn(app, 'Grace Hopper');

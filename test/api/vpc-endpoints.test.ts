@@ -195,6 +195,34 @@ describe('VPCs', () => {
 });
 
 describe('parts of a VPC', () => {
+  it('counts a part created after the VPC was read, and drops it from the count once deleted', async () => {
+    const id = await availableVpc('10.80.0.0/16', 'counted');
+    // Read twice: the second answer is the one kept while nothing is written.
+    for (let read = 0; read < 2; read++) {
+      expect((await call('GET', `/api/v1/vpcs/${id}`)).body).toMatchObject({
+        name: 'counted',
+        subnet_count: 0,
+      });
+    }
+    const subnet = await call('POST', `/api/v1/vpcs/${id}/subnets`, {
+      name: 'a',
+      cidr_block: '10.80.1.0/24',
+      availability_zone: 'us-east-1a',
+    });
+    expect(subnet.status).toBe(201);
+    expect((await call('GET', `/api/v1/vpcs/${id}`)).body).toMatchObject({ subnet_count: 1 });
+    expect((await call('PATCH', `/api/v1/vpcs/${id}`, { name: 'recounted' })).status).toBe(200);
+    expect((await call('GET', `/api/v1/vpcs/${id}`)).body).toMatchObject({
+      name: 'recounted',
+      subnet_count: 1,
+    });
+    expect((await call('DELETE', `/api/v1/vpcs/${id}/subnets/${subnet.body.id as string}`)).status).toBe(204);
+    await eventually(async () =>
+      expect((await call('GET', `/api/v1/vpcs/${id}`)).body).toMatchObject({ subnet_count: 0 }),
+    );
+    await deleteAll();
+  });
+
   it('creates subnets, finds free ranges, routes through gateways, and deletes everything in order', async () => {
     const id = await availableVpc('10.70.0.0/16', 'net');
     const subnet = await call('POST', `/api/v1/vpcs/${id}/subnets`, {

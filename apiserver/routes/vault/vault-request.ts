@@ -9,6 +9,7 @@ import {
 import { VaultError } from '../../../vault/vault-error.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../../crds/vault-cluster.js';
 import { ApiError, forbidden, fromVaultError } from '../../errors.js';
+import { KeptAtRevision } from '../../routing/kept-at-revision.js';
 import { findInNamespace, type OrganizationLookup } from '../../routing/tenancy.js';
 import type { ObjectSchema } from '../../routing/json-schema.js';
 import type { RouteContext } from '../../routing/route.js';
@@ -64,14 +65,25 @@ const VAULT_CLUSTERS: OrganizationLookup<VaultCluster> = {
   malformedIsMissing: true,
 };
 
+/**
+ * The engine ids of the clusters named in paths, by namespace and id: every vault request finds
+ * its cluster, and the object found (parsed whole) gives only its namespace and name.
+ */
+const keptClusterIds = new KeptAtRevision<string>();
+
 /** The engine of the cluster named in the path; 404 when the cluster or its keyring is missing. */
 export async function clusterEngine(
   ctx: ClusterRequest & Pick<VaultRouteServices, 'vault'>,
 ): Promise<VaultClusterEngine> {
-  const cluster = await findCluster(ctx);
-  const engine = ctx.vault.forCluster(
-    vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name),
+  const clusterId = await keptClusterIds.answer(
+    ctx.store,
+    `${namespaceOf(ctx.principal)}/${ctx.params.id}`,
+    async () => {
+      const cluster = await findCluster(ctx);
+      return vaultClusterId(cluster.metadata.namespace ?? '', cluster.metadata.name);
+    },
   );
+  const engine = ctx.vault.forCluster(clusterId);
   if (!(await engine.initialized())) {
     throw new ApiError(
       503,

@@ -44,6 +44,7 @@ import {
 import { SECURITY_ROUTES } from './security.js';
 import { SUBNET_ROUTES } from './subnets.js';
 import { UPDATED_AT_ANNOTATION } from '../../../crds/annotations.js';
+import { KeptAtRevision } from '../../routing/kept-at-revision.js';
 
 const STATUSES = ['provisioning', 'available', 'deleting', 'deleted'] as const;
 type VpcRestStatus = (typeof STATUSES)[number];
@@ -362,6 +363,12 @@ async function createVpc({
   };
 }
 
+/**
+ * VPC answers by namespace and id: a VPC's answer costs a read of every part in its namespace,
+ * each object parsed whole, only to count them.
+ */
+const keptDetails = new KeptAtRevision<ReturnType<typeof detail>>();
+
 async function getVpc({
   params,
   principal,
@@ -370,10 +377,21 @@ async function getVpc({
   store,
 }: AuthenticatedContext<{ params: VpcParams }>) {
   const namespace = tenantNamespace(principal);
+  // Without a creation time the answer holds the moment it was read, which must not be kept.
+  let stamped = false;
   try {
-    const vpc = await readVpc(store, namespace, params.id);
-    const counts = countsByVpc(await readParts(store, namespace));
-    return { data: detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now()) };
+    const answer = await keptDetails.answer(
+      store,
+      `${namespace}/${params.id}`,
+      async () => {
+        const vpc = await readVpc(store, namespace, params.id);
+        stamped = vpc.metadata.creationTimestamp !== undefined;
+        const counts = countsByVpc(await readParts(store, namespace));
+        return detail(vpc, counts.get(vpc.metadata.name) ?? NO_PARTS, now());
+      },
+      () => stamped,
+    );
+    return { data: { ...answer } };
   } catch (error) {
     const tombstone = await findTombstone(database, namespace, params.id);
     if (tombstone) return { data: tombstoneDetail(tombstone) };
