@@ -37,7 +37,7 @@ import {
   regionProblem,
   tierProblem,
 } from './engine.js';
-import { childrenOf, CREATED_BY_KAFKA, topicObject } from './children.js';
+import { childrenOf, CREATED_BY_KAFKA, mirroredFromKafka, topicObject } from './children.js';
 import { clusterWorkload } from './workload-of.js';
 import { restIdOf } from '../../crds/ids.js';
 import { CREATED_BY_LABEL } from '../../crds/annotations.js';
@@ -310,7 +310,7 @@ async function mirrorKafkaTopics(
   const present = new Set(observed.map((topic) => topic.name));
   const vanished = objects.filter(
     (topic) =>
-      topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA &&
+      mirroredFromKafka(topic) &&
       !topic.metadata.deletionTimestamp &&
       topic.status?.phase === 'ready' &&
       !present.has(topic.spec!.name),
