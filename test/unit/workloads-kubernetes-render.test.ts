@@ -10,6 +10,10 @@ import {
   type SecretObject,
 } from '../../workloads/kubernetes/readiness.js';
 import { mariadbInitSql } from '../../workloads/kubernetes/engines/mysql.js';
+import { kubernetesEngine } from '../../workloads/kubernetes/engines/index.js';
+import { createKubernetesRuntime, KUBERNETES_WORKLOAD_KINDS } from '../../workloads/kubernetes/index.js';
+import { openEmbeddedStore } from '../../control-plane/embedded-store/index.js';
+import { capturedLogger } from '../fixtures/captured-logger.js';
 import { kubeName } from '../../workloads/kubernetes/names.js';
 import {
   imageOf,
@@ -93,6 +97,32 @@ describe('images and versions', () => {
     [database({ engine: 'redis', version: '7.2' }), 'redis:7.2'],
     [database({ version: '15' }), 'ghcr.io/cloudnative-pg/postgresql:15'],
   ])('%o runs %s', (workload, image) => expect(imageOf(DEFAULT_SETTINGS, workload)).toBe(image));
+
+  it.each(['postgresql', 'mysql', 'redis', 'mongodb'])(
+    "%s runs its engine module's image unless one is configured",
+    (engine) => {
+      const workload = database({ engine });
+      expect(imageOf(DEFAULT_SETTINGS, workload)).toBe(kubernetesEngine(engine).image);
+      const configured = { ...DEFAULT_SETTINGS, images: { [engine]: `registry.example/${engine}:1` } };
+      expect(imageOf(configured, workload)).toBe(`registry.example/${engine}:1`);
+      expect(imageOf(configured, database({ engine, version: '2' }))).toBe(`registry.example/${engine}:2`);
+    },
+  );
+
+  it('refuses an image configured for an engine the runtime does not run', async () => {
+    const store = openEmbeddedStore({ path: ':memory:', kinds: [...KUBERNETES_WORKLOAD_KINDS] });
+    const { logger } = capturedLogger();
+    expect(() => createKubernetesRuntime({ store, logger, images: { postgres: 'postgres:16' } })).toThrow(
+      'an image is configured for postgres, an engine this cluster runtime does not run',
+    );
+    const runtime = createKubernetesRuntime({
+      store,
+      logger,
+      images: { redis: 'redis:7.4', tools: 'busybox:1.37' },
+    });
+    expect(runtime.kind).toBe('kubernetes');
+    await store.close();
+  });
 
   it.each([
     ['ghcr.io/cloudnative-pg/postgresql:16.4', '16.4'],
