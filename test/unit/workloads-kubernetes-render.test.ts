@@ -165,48 +165,48 @@ describe('where the password goes', () => {
 
 describe('database readiness', () => {
   it.each([
-    ['no Cluster', { engine: 'postgresql' as const, secret: secret('pw') }, 'pw', 'degraded'],
-    ['no Secret', { engine: 'postgresql' as const, server: cluster(healthy) }, 'pw', 'degraded'],
+    ['no Cluster', { runsAs: 'CloudNativePG' as const, secret: secret('pw') }, 'pw', 'degraded'],
+    ['no Secret', { runsAs: 'CloudNativePG' as const, server: cluster(healthy) }, 'pw', 'degraded'],
     [
       'another password',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('old') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('old') },
       'pw',
       'degraded',
     ],
     [
       'not started',
-      { engine: 'postgresql' as const, server: cluster({}), secret: secret('pw') },
+      { runsAs: 'CloudNativePG' as const, server: cluster({}), secret: secret('pw') },
       'pw',
       'provisioning',
     ],
     [
       'the password not applied yet',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw', '8') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('pw', '8') },
       'pw',
       'provisioning',
     ],
     [
       'healthy',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('pw') },
       'pw',
       'ready',
     ],
     [
       'a StatefulSet without its Service',
-      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw') },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('7', rolledOut), secret: secret('pw') },
       'pw',
       'degraded',
     ],
     [
       'a StatefulSet still on the old password',
-      { engine: 'statefulset' as const, server: statefulSet('6', rolledOut), secret: secret('pw'), service },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('6', rolledOut), secret: secret('pw'), service },
       'pw',
       'provisioning',
     ],
     [
       'a StatefulSet rolling out',
       {
-        engine: 'statefulset' as const,
+        runsAs: 'StatefulSet' as const,
         server: statefulSet('7', { ...rolledOut, updateRevision: 'b' }),
         secret: secret('pw'),
         service,
@@ -216,7 +216,7 @@ describe('database readiness', () => {
     ],
     [
       'a StatefulSet ready',
-      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw'), service },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('7', rolledOut), secret: secret('pw'), service },
       'pw',
       'ready',
     ],
