@@ -13,7 +13,6 @@ import type {
   CacheReader,
   ControllerDefinition,
   ReconcileContext,
-  ReconcileResult,
   Reconciler,
 } from '../runtime/controller.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
@@ -63,7 +62,7 @@ async function removeBackup(backup: Backup, run: BackupRun): Promise<void> {
 }
 
 /** A finished backup: deleted once its retention has passed; a completed one records its usage. */
-async function lookAtFinished(backup: Backup, run: BackupRun): Promise<ReconcileResult | undefined> {
+async function lookAtFinished(backup: Backup, run: BackupRun): ReturnType<Reconciler> {
   const { context, namespace } = run;
   const step = finishedBackupStep(backup.status?.expiresAt, run.now);
   if (step.expired) {
@@ -175,11 +174,7 @@ async function dump(backup: Backup, run: BackupRun): Promise<{ backup: Backup; o
 }
 
 /** Writes what the run came to: waiting, failed, or completed with the artifact's size and expiry. */
-async function recordOutcome(
-  backup: Backup,
-  outcome: Outcome,
-  run: BackupRun,
-): Promise<ReconcileResult | undefined> {
+async function recordOutcome(backup: Backup, outcome: Outcome, run: BackupRun): ReturnType<Reconciler> {
   const { context } = run;
   const generation = backup.metadata.generation;
   if ('waitMs' in outcome) {

@@ -16,7 +16,6 @@ import type {
   CacheReader,
   ControllerDefinition,
   ReconcileContext,
-  ReconcileResult,
   Reconciler,
 } from '../runtime/controller.js';
 import { setCondition } from '../runtime/conditions.js';
@@ -113,7 +112,7 @@ async function load(run: RestoreRun): Promise<Loaded> {
 }
 
 /** Writes what loading came to: still running (and when to look again), failed or completed. */
-async function recordLoaded(run: RestoreRun, loaded: Loaded): Promise<ReconcileResult | undefined> {
+async function recordLoaded(run: RestoreRun, loaded: Loaded): ReturnType<Reconciler> {
   const { context, startedAt } = run;
   if ('waitMs' in loaded) {
     await writePhase(run, 'running', { startedAt, message: loaded.message });

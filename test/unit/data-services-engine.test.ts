@@ -350,6 +350,11 @@ describe('database reconcile decisions', () => {
   });
 });
 
+/** What a backup or restore waiting for a part of it is told. */
+const wait = (message: string) => ({ waitMs: 2_000, message });
+/** What a backup or restore of a part that does not exist is told. */
+const missing = (part: string) => ({ failure: `the ${part} does not exist` });
+
 describe('backup reconcile decisions', () => {
   it.each([
     ['no expiry: an hour', undefined, 0, { expired: false, requeueAfterMs: 3_600_000 }],
@@ -375,10 +380,9 @@ describe('backup reconcile decisions', () => {
       spec: { name: 'files' },
       status: { phase },
     }) as unknown as NfsShare;
-  const wait = (message: string) => ({ waitMs: 2_000, message });
 
   it.each([
-    ['a missing database', undefined, { failure: 'the database db_00000000000a does not exist' }],
+    ['a missing database', undefined, missing('database db_00000000000a')],
     [
       'a recorded database',
       database({ realization: 'recorded', message: 'no server here' }),
@@ -395,7 +399,7 @@ describe('backup reconcile decisions', () => {
   });
 
   it.each([
-    ['a missing share', undefined, { failure: 'the share nfs_00000000000c does not exist' }],
+    ['a missing share', undefined, missing('share nfs_00000000000c')],
     ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
     ['an available share', share('available'), undefined],
   ])('backs up %s', (_case, source, hold) => {
@@ -403,11 +407,11 @@ describe('backup reconcile decisions', () => {
   });
 
   it.each([
-    ['a missing share', undefined, { failure: 'the share nfs_00000000000c does not exist' }],
+    ['a missing share', undefined, missing('share nfs_00000000000c')],
     [
       'a share being deleted',
       share('available', { deletionTimestamp: NOW.toISOString() }),
-      { failure: 'the share nfs_00000000000c does not exist' },
+      missing('share nfs_00000000000c'),
     ],
     ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
     ['an available share', share('available'), undefined],
@@ -431,34 +435,25 @@ describe('restore reconcile decisions', () => {
     }) as unknown as Database;
 
   it.each([
-    ['a missing backup', undefined, { failure: 'the backup bkp_00000000000d does not exist' }],
+    ['a missing backup', undefined, missing('backup bkp_00000000000d')],
     [
       'a failed backup',
       backup({ phase: 'failed', message: 'disk full' }),
       { failure: 'the backup failed: disk full' },
     ],
-    [
-      'a running backup',
-      backup({ phase: 'running' }),
-      { waitMs: 2_000, message: 'waiting for the backup to complete' },
-    ],
+    ['a running backup', backup({ phase: 'running' }), wait('waiting for the backup to complete')],
     ['a completed backup', backup({ phase: 'completed', location: 'file:///b' }), undefined],
   ])('loads %s', (_case, source, hold) => {
     expect(restoreBackupHold(source, 'bkp-00000000000d')).toEqual(hold);
   });
 
   it.each([
-    [
-      'a missing database',
-      undefined,
-      'postgresql',
-      { failure: 'the database db_00000000000b does not exist' },
-    ],
+    ['a missing database', undefined, 'postgresql', missing('database db_00000000000b')],
     [
       'a database being deleted',
       target({ phase: 'available' }, { deletionTimestamp: '2026-03-01T09:00:00Z' }),
       'postgresql',
-      { failure: 'the database db_00000000000b does not exist' },
+      missing('database db_00000000000b'),
     ],
     [
       'a database of another engine',
@@ -482,7 +477,7 @@ describe('restore reconcile decisions', () => {
       'a database provisioning',
       target({ phase: 'provisioning' }),
       undefined,
-      { waitMs: 2_000, message: 'waiting for the target database to be available' },
+      wait('waiting for the target database to be available'),
     ],
     ['an available database', target({ phase: 'available', realization: 'real' }), 'postgresql', undefined],
   ])('restores into %s', (_case, database, engine, hold) => {
