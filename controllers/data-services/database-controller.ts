@@ -23,7 +23,7 @@ import type {
   ReconcileResult,
   Reconciler,
 } from '../runtime/controller.js';
-import { writeStatusIfChanged } from '../runtime/status.js';
+import { markDeleting, writeStatusIfChanged } from '../runtime/status.js';
 import {
   credentialsPath,
   generatePassword,
@@ -83,16 +83,12 @@ interface Ensured {
 async function removeDatabase(database: Database, run: DatabaseRun): Promise<void> {
   const { context, options, namespace, workload } = run;
   if (!holdsFinalizer(database)) return;
-  if (database.status?.phase !== 'deleting') {
-    database = await context.store.updateStatus<Database>(DATABASE, {
-      ...database,
-      status: {
-        ...database.status,
-        phase: 'deleting',
-        message: 'dropping the database and its credentials',
-      },
-    });
-  }
+  database = await markDeleting(
+    context.store,
+    DATABASE,
+    database,
+    'dropping the database and its credentials',
+  );
   await options.runtime.databases.remove(workload);
   await removeCredentials(options.vault, namespace, workload.id);
   await releaseQuota(options.database, namespace, workload.id);

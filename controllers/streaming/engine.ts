@@ -315,6 +315,22 @@ const CLUSTER_REASON: Readonly<Record<StreamingClusterPhase, string>> = {
   deleting: 'Deleting',
 };
 
+/** What makes a cluster's spec unacceptable: its tier, or a region the platform does not have. */
+export function clusterSpecProblem(
+  spec: { tier: string; region: string },
+  regions: readonly string[],
+): Problem | undefined {
+  return tierProblem(spec.tier) ?? regionProblem(spec.region, regions);
+}
+
+/** When a cluster is looked at again: within a second while its brokers start, else at the refresh. */
+export function clusterRequeueMs(
+  observation: Pick<StreamingClusterObservation, 'state'>,
+  refreshMs: number,
+): number {
+  return observation.state === 'provisioning' ? Math.min(refreshMs, 1_000) : refreshMs;
+}
+
 /** Why a topic or user fails for good until its cluster exists. */
 export function clusterNotFound(cluster: string) {
   return { phase: 'error' as const, reason: 'ClusterNotFound', message: `cluster ${cluster} does not exist` };

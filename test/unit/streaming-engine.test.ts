@@ -11,6 +11,8 @@ import {
   aclsProblem,
   clusterErrorStatus,
   clusterNotFound,
+  clusterRequeueMs,
+  clusterSpecProblem,
   partitionsBefore,
   userSpecProblem,
   waitingForCluster,
@@ -518,4 +520,26 @@ describe('topic and user reconcile decisions', () => {
   ])('%s', (_case, spec, field) => {
     expect(userSpecProblem({ cluster: 'events', ...spec } as StreamingUserSpec)?.field).toBe(field);
   });
+});
+
+describe('cluster reconcile decisions', () => {
+  it.each([
+    ['a known tier and region', { tier: 'pro', region: 'eu-central' }, undefined],
+    ['an unknown tier', { tier: 'huge', region: 'eu-central' }, 'tier'],
+    ['a region the platform does not have', { tier: 'starter', region: 'mars-1' }, 'region'],
+  ])('%s', (_case, spec, field) => {
+    expect(clusterSpecProblem(spec, ['eu-central', 'us-east'])?.field).toBe(field);
+  });
+
+  it.each([
+    ['provisioning', 30_000, 1_000],
+    ['provisioning', 500, 500],
+    ['ready', 30_000, 30_000],
+    ['degraded', 30_000, 30_000],
+  ] as const)(
+    'brokers %s with a %i ms refresh are looked at again in %i ms',
+    (state, refreshMs, requeueMs) => {
+      expect(clusterRequeueMs({ state }, refreshMs)).toBe(requeueMs);
+    },
+  );
 });
