@@ -1,4 +1,3 @@
-import type { StreamingConfig } from '../../config/streaming.js';
 import { isStoreError } from '../../control-plane/types.js';
 import {
   STREAMING_CLUSTER,
@@ -17,7 +16,6 @@ import {
   type StreamingClusterObservation,
   type StreamingClusterWorkload,
   type StreamingRuntime,
-  type WorkloadRuntime,
 } from '../../workloads/runtime.js';
 import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
@@ -38,33 +36,16 @@ import {
   groupSummaries,
 } from './engine.js';
 import { childrenOf, CREATED_BY_KAFKA, mirroredFromKafka, topicObject } from './children.js';
+import { streamingRun, type StreamingControllerOptions, type StreamingRun } from './streaming-run.js';
 import { clusterWorkload } from './workload-of.js';
 import { restIdOf } from '../../crds/ids.js';
 import { CREATED_BY_LABEL } from '../../crds/annotations.js';
-
-export interface StreamingControllerOptions {
-  runtime: WorkloadRuntime;
-  database: DataPlane;
-  /** Seals the passwords generated for users applied with kubectl. */
-  platformKey: Buffer;
-  /** The platform's regions, which a cluster must name one of. */
-  regions: readonly string[];
-  config: StreamingConfig;
-}
-
-/** What one reconcile of a cluster works with. */
-interface ClusterRun {
-  context: ReconcileContext;
-  options: StreamingControllerOptions;
-  namespace: string;
-  status: { generation: number | undefined; now: Date };
-}
 
 /** What a cluster being deleted says it is doing. */
 const REMOVING = 'stopping the brokers and removing their data';
 
 /** Marks the cluster deleting, stops its brokers, drops their credentials and schemas, and lets it go. */
-async function removeCluster(cluster: StreamingCluster, run: ClusterRun): Promise<void> {
+async function removeCluster(cluster: StreamingCluster, run: StreamingRun): Promise<void> {
   if (!holdsFinalizer(cluster)) return;
   const { context, options, namespace } = run;
   const name = cluster.metadata.name;
@@ -79,7 +60,7 @@ async function removeCluster(cluster: StreamingCluster, run: ClusterRun): Promis
 /** Starts (or adopts) the brokers; undefined when the runtime refused, its reason written into status. */
 async function ensureBrokers(
   cluster: StreamingCluster,
-  run: ClusterRun,
+  run: StreamingRun,
 ): Promise<StreamingClusterObservation | undefined> {
   try {
     return await run.options.runtime.streaming.ensureCluster(clusterWorkload(cluster));
@@ -103,7 +84,7 @@ async function ensureBrokers(
 async function reportObserved(
   cluster: StreamingCluster,
   observation: StreamingClusterObservation,
-  run: ClusterRun,
+  run: StreamingRun,
 ): ReturnType<Reconciler> {
   const { context, options } = run;
   const streaming = options.runtime.streaming;
@@ -138,12 +119,7 @@ export function streamingClusterController(options: StreamingControllerOptions):
   const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
     let cluster = context.cache.get<StreamingCluster>(STREAMING_CLUSTER, namespace, name);
     if (!cluster?.spec) return;
-    const run: ClusterRun = {
-      context,
-      options,
-      namespace,
-      status: { generation: cluster.metadata.generation, now: context.clock.now() },
-    };
+    const run = streamingRun(cluster, namespace, context, options);
     if (cluster.metadata.deletionTimestamp) return removeCluster(cluster, run);
     const problem = clusterSpecProblem(cluster.spec, options.regions);
     if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');

@@ -16,8 +16,13 @@ import {
   childrenWatch,
   mirroredFromKafka,
 } from './children.js';
-import type { StreamingControllerOptions } from './cluster-controller.js';
-import { childRun, removeChild, statusWriter, WAIT_FOR_CLUSTER_MS, type ChildRun } from './child-run.js';
+import {
+  streamingRun,
+  removeChild,
+  statusWriter,
+  WAIT_FOR_CLUSTER_MS,
+  type StreamingRun,
+} from './streaming-run.js';
 import {
   clusterNotFound,
   partitionsBefore,
@@ -34,7 +39,7 @@ const writeTopicStatus = statusWriter<StreamingTopic, Parameters<typeof topicSta
 );
 
 /** Drops the topic from its brokers and lets it go. */
-function removeTopic(topic: StreamingTopic, run: ChildRun): Promise<void> {
+function removeTopic(topic: StreamingTopic, run: StreamingRun): Promise<void> {
   const name = topic.spec!.name;
   return removeChild(STREAMING_TOPIC, topic, run, async (cluster) => {
     await run.options.runtime.streaming.removeTopic(clusterWorkload(cluster), name);
@@ -46,7 +51,11 @@ function removeTopic(topic: StreamingTopic, run: ChildRun): Promise<void> {
  * Refuses a spec out of its cluster's limits for good (a TerminalError) and answers what the
  * brokers are asked for. The limits of a topic mirrored from the brokers were theirs to enforce.
  */
-function checkedSpec(topic: StreamingTopic, cluster: StreamingCluster, run: ChildRun): StreamingTopicSpec {
+function checkedSpec(
+  topic: StreamingTopic,
+  cluster: StreamingCluster,
+  run: StreamingRun,
+): StreamingTopicSpec {
   const spec = topic.spec!;
   const siblings = childrenOf(
     run.context.cache.list<StreamingTopic>(STREAMING_TOPIC, run.namespace),
@@ -73,7 +82,7 @@ function checkedSpec(topic: StreamingTopic, cluster: StreamingCluster, run: Chil
 async function deletedOverKafka(
   topic: StreamingTopic,
   cluster: StreamingCluster,
-  run: ChildRun,
+  run: StreamingRun,
 ): Promise<boolean> {
   if (!mirroredFromKafka(topic) || topic.status?.phase !== 'ready') return false;
   const held = await run.options.runtime.streaming.listTopics(clusterWorkload(cluster));
@@ -95,7 +104,7 @@ async function ensureOnBrokers(
   topic: StreamingTopic,
   cluster: StreamingCluster,
   workloadSpec: StreamingTopicSpec,
-  run: ChildRun,
+  run: StreamingRun,
 ): Promise<void> {
   try {
     const observation = await run.options.runtime.streaming.ensureTopic(
@@ -115,11 +124,11 @@ async function ensureOnBrokers(
  * limits (partitions only grow), and removes it when the object is deleted. A topic mirrored
  * from the brokers is taken as the brokers have it: its limits were the brokers' to enforce.
  */
-export function streamingTopicController(options: StreamingControllerOptions): ControllerDefinition {
+export function streamingTopicController(options: StreamingRun['options']): ControllerDefinition {
   const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
     let topic = context.cache.get<StreamingTopic>(STREAMING_TOPIC, namespace, name);
     if (!topic?.spec) return;
-    const run = childRun(topic, namespace, context, options);
+    const run = streamingRun(topic, namespace, context, options);
     if (topic.metadata.deletionTimestamp) return removeTopic(topic, run);
     const cluster = context.cache.get<StreamingCluster>(STREAMING_CLUSTER, namespace, topic.spec.cluster);
     if (!cluster?.spec) return writeTopicStatus(topic, clusterNotFound(topic.spec.cluster), run);

@@ -10,8 +10,14 @@ import type { ControllerDefinition, Reconciler } from '../runtime/controller.js'
 import { TerminalError } from '../runtime/controller.js';
 import { addFinalizer } from '../runtime/finalizers.js';
 import { acceptsChildren, adoptedByCluster, childrenWatch, liveCluster } from './children.js';
-import type { StreamingControllerOptions } from './cluster-controller.js';
-import { childRun, removeChild, statusWriter, WAIT_FOR_CLUSTER_MS, type ChildRun } from './child-run.js';
+import {
+  streamingRun,
+  removeChild,
+  statusWriter,
+  WAIT_FOR_CLUSTER_MS,
+  type StreamingControllerOptions,
+  type StreamingRun,
+} from './streaming-run.js';
 import {
   DuplicateStreamingUserError,
   generatePassword,
@@ -37,7 +43,7 @@ const keyOf = (user: StreamingUser, namespace: string): StreamingUserKey => ({
 });
 
 /** Drops the user from its brokers and its credential, and lets it go. */
-function removeUser(user: StreamingUser, run: ChildRun): Promise<void> {
+function removeUser(user: StreamingUser, run: StreamingRun): Promise<void> {
   const name = user.spec!.name;
   return removeChild(
     STREAMING_USER,
@@ -56,13 +62,13 @@ function removeUser(user: StreamingUser, run: ChildRun): Promise<void> {
  * users), so one stored now would outlive it. The cache may not have seen the deletion yet, so
  * the store is asked.
  */
-async function clusterGoing(cluster: StreamingCluster, run: ChildRun): Promise<boolean> {
+async function clusterGoing(cluster: StreamingCluster, run: StreamingRun): Promise<boolean> {
   if (cluster.metadata.deletionTimestamp) return true;
   return !(await liveCluster(run.context.store, run.namespace, cluster.metadata.name));
 }
 
 /** The user's credential; a user applied with kubectl gets a generated password the first time. */
-async function credentialOf(user: StreamingUser, run: ChildRun): Promise<ScramCredential> {
+async function credentialOf(user: StreamingUser, run: StreamingRun): Promise<ScramCredential> {
   const { options } = run;
   const key = keyOf(user, run.namespace);
   const credential = await readUserCredential(options.database, key);
@@ -89,7 +95,7 @@ async function ensureOnBrokers(
   user: StreamingUser,
   cluster: StreamingCluster,
   credential: ScramCredential,
-  run: ChildRun,
+  run: StreamingRun,
 ): Promise<void> {
   const spec = user.spec!;
   try {
@@ -117,7 +123,7 @@ export function streamingUserController(options: StreamingControllerOptions): Co
     let user = context.cache.get<StreamingUser>(STREAMING_USER, namespace, name);
     if (!user?.spec) return;
     const spec = user.spec;
-    const run = childRun(user, namespace, context, options);
+    const run = streamingRun(user, namespace, context, options);
     if (user.metadata.deletionTimestamp) return removeUser(user, run);
     const problem = userSpecProblem(spec);
     if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');

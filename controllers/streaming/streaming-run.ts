@@ -1,20 +1,32 @@
 /**
- * What the topic and user reconcilers share: what one look at a cluster's child works with, its
- * status writes, and its removal from the brokers.
+ * What the streaming reconcilers share: what one look at a cluster, topic or user works with, and
+ * for a topic or user, its status writes and its removal from the brokers.
  */
+import type { StreamingConfig } from '../../config/streaming.js';
 import type { ResourceType } from '../../control-plane/types.js';
+import type { DataPlane } from '../../data-plane/data-plane.js';
+import type { WorkloadRuntime } from '../../workloads/runtime.js';
 import type { StreamingCluster, StreamingTopic, StreamingUser } from '../../crds/streaming.js';
 import type { ReconcileContext } from '../runtime/controller.js';
 import { holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { liveCluster } from './children.js';
-import type { StreamingControllerOptions } from './cluster-controller.js';
+
+export interface StreamingControllerOptions {
+  runtime: WorkloadRuntime;
+  database: DataPlane;
+  /** Seals the passwords generated for users applied with kubectl. */
+  platformKey: Buffer;
+  /** The platform's regions, which a cluster must name one of. */
+  regions: readonly string[];
+  config: StreamingConfig;
+}
 
 /** How long a child waits before looking again at a cluster that is not running yet. */
 export const WAIT_FOR_CLUSTER_MS = 1_000;
 
-/** What one reconcile of a cluster's topic or user works with. */
-export interface ChildRun {
+/** What one reconcile of a cluster, a topic or a user works with. */
+export interface StreamingRun {
   context: ReconcileContext;
   options: StreamingControllerOptions;
   namespace: string;
@@ -22,25 +34,29 @@ export interface ChildRun {
   status: { generation: number | undefined; now: Date };
 }
 
-export function childRun(
-  child: StreamingTopic | StreamingUser,
+export function streamingRun(
+  object: StreamingCluster | StreamingTopic | StreamingUser,
   namespace: string,
   context: ReconcileContext,
   options: StreamingControllerOptions,
-): ChildRun {
+): StreamingRun {
   return {
     context,
     options,
     namespace,
-    status: { generation: child.metadata.generation, now: context.clock.now() },
+    status: { generation: object.metadata.generation, now: context.clock.now() },
   };
 }
 
 /** Writes a child's status, made by `statusOf` from the outcome of a look, when it changed. */
 export function statusWriter<T extends StreamingTopic | StreamingUser, Outcome>(
   type: ResourceType,
-  statusOf: (current: T['status'], outcome: Outcome, context: ChildRun['status']) => NonNullable<T['status']>,
-): (child: T, outcome: Outcome, run: ChildRun) => Promise<void> {
+  statusOf: (
+    current: T['status'],
+    outcome: Outcome,
+    context: StreamingRun['status'],
+  ) => NonNullable<T['status']>,
+): (child: T, outcome: Outcome, run: StreamingRun) => Promise<void> {
   return async (child, outcome, run) => {
     await writeStatusIfChanged<T>(
       run.context.store,
@@ -59,7 +75,7 @@ export function statusWriter<T extends StreamingTopic | StreamingUser, Outcome>(
 export async function removeChild(
   type: ResourceType,
   child: StreamingTopic | StreamingUser,
-  run: ChildRun,
+  run: StreamingRun,
   drop: (cluster: StreamingCluster) => Promise<void>,
   forget?: () => Promise<void>,
 ): Promise<void> {
