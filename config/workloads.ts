@@ -12,7 +12,12 @@ export interface KubernetesWorkloadsConfig {
   /** The claim each organization's dumps are written to. */
   backupClaimSize: string;
   backupStorageClass: string | undefined;
-  images: { postgresql: string; mysql: string; redis: string; mongodb: string; tools: string };
+  /**
+   * Images that replace the runtime's defaults, by lower-case name, from each
+   * `CLOUDPLANE_KUBE_IMAGE_<NAME>`: a database engine's under the engine's name (each engine
+   * module holds its own default), and `tools` for the runtime's own Jobs.
+   */
+  images: Readonly<Record<string, string>>;
 }
 
 /** An S3-compatible bucket the local runtime keeps backups in, addressed path-style. */
@@ -83,6 +88,18 @@ function text(env: Env, name: string, fallback: string): string {
   return env[name]?.trim() || fallback;
 }
 
+const IMAGE_PREFIX = 'CLOUDPLANE_KUBE_IMAGE_';
+
+/** Every image the environment names; which names the runtime runs is the runtime's to check. */
+function configuredImages(env: Env): Record<string, string> {
+  const images: Record<string, string> = {};
+  for (const [variable, value] of Object.entries(env)) {
+    if (!variable.startsWith(IMAGE_PREFIX) || !value?.trim()) continue;
+    images[variable.slice(IMAGE_PREFIX.length).toLowerCase()] = value.trim();
+  }
+  return images;
+}
+
 function kubernetesConfig(env: Env): KubernetesWorkloadsConfig {
   const claimSize = text(env, 'CLOUDPLANE_KUBE_BACKUP_CLAIM_SIZE', '20Gi');
   if (!/^\d+(Mi|Gi|Ti)$/.test(claimSize)) {
@@ -93,13 +110,7 @@ function kubernetesConfig(env: Env): KubernetesWorkloadsConfig {
     postgresInstances: integer(env, 'CLOUDPLANE_KUBE_POSTGRES_INSTANCES', 1, 1, 9),
     backupClaimSize: claimSize,
     backupStorageClass: env.CLOUDPLANE_KUBE_BACKUP_STORAGE_CLASS?.trim() || undefined,
-    images: {
-      postgresql: text(env, 'CLOUDPLANE_KUBE_IMAGE_POSTGRESQL', 'ghcr.io/cloudnative-pg/postgresql:16'),
-      mysql: text(env, 'CLOUDPLANE_KUBE_IMAGE_MYSQL', 'mariadb:10.11'),
-      redis: text(env, 'CLOUDPLANE_KUBE_IMAGE_REDIS', 'redis:7'),
-      mongodb: text(env, 'CLOUDPLANE_KUBE_IMAGE_MONGODB', 'mongo:7'),
-      tools: text(env, 'CLOUDPLANE_KUBE_IMAGE_TOOLS', 'busybox:1.36'),
-    },
+    images: configuredImages(env),
   };
 }
 

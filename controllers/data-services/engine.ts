@@ -3,6 +3,7 @@
  * are accepted, what a database's or share's status is given what the runtime observed, when a
  * schedule runs next, when a backup expires.
  */
+import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import type { Condition } from '../../control-plane/types.js';
 import {
@@ -13,17 +14,21 @@ import {
   offeredVersions,
 } from '../../crds/database-engines/index.js';
 import type {
+  Backup,
   BackupPhase,
   BackupStatus,
+  Database,
   DatabaseEngineName,
   DatabasePhase,
   DatabaseSpec,
   DatabaseStatus,
+  NfsShare,
   NfsShareSpec,
   NfsShareStatus,
 } from '../../crds/data-services.js';
 import type { DatabaseObservation, ShareObservation } from '../../workloads/runtime.js';
 import { setCondition } from '../runtime/conditions.js';
+import { objectNameOf, restIdOf } from '../../crds/ids.js';
 
 /** The engines, each under its own name; requests may also use an alias (`mariadb`). */
 export function engineNames(): readonly DatabaseEngineName[] {
@@ -128,6 +133,7 @@ export function nextRun(cron: string, after: Date): Date | undefined {
 }
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 /**
  * One look at a backup schedule. A schedule counts from when it was set (or changed), not from
@@ -149,8 +155,118 @@ export function scheduleStep(input: {
   return { due: planned, next: following };
 }
 
+/** What makes a database's spec unacceptable, first found first: its engine, version, schedule. */
+export function databaseSpecProblem(spec: DatabaseSpec): Problem | undefined {
+  return (
+    engineProblem(spec.engine) ??
+    versionProblem(spec.engine, spec.version) ??
+    (spec.backupSchedule ? cronProblem(spec.backupSchedule.cron) : undefined)
+  );
+}
+
+/**
+ * Whether a reconcile claims the database's quota: for a spec not yet observed, and again at each
+ * look while it is refused (its quota, say), so it is made once there is room.
+ */
+export function claimsQuota(
+  status: Pick<DatabaseStatus, 'observedGeneration' | 'phase'> | undefined,
+  generation: number | undefined,
+): boolean {
+  return status?.observedGeneration !== generation || status?.phase === 'error';
+}
+
+/** A new password is made when the vault holds none, or a rotation was asked for and not done. */
+export function rotationDue(input: { stored: boolean; wanted: number; done: number }): boolean {
+  return !input.stored || input.wanted > input.done;
+}
+
+/**
+ * When a database with a backup schedule is looked at again: at its next backup, but no later
+ * than the refresh and no sooner than a second from now.
+ */
+export function scheduledRequeueMs(refreshMs: number, nextBackup: Date, now: Date): number {
+  return Math.min(refreshMs, Math.max(1_000, nextBackup.getTime() - now.getTime()));
+}
+
+/** The name of the backup a schedule owes at `due`: the same at each retry of the reconcile. */
+export function scheduledBackupName(databaseUid: string | undefined, due: Date): string {
+  const digest = createHash('sha256').update(`${databaseUid}/${due.toISOString()}`).digest('hex');
+  return objectNameOf(`bkp_${digest.slice(0, 12)}`);
+}
+
 export function expiresAt(completedAt: Date, retentionDays: number): Date {
   return new Date(completedAt.getTime() + retentionDays * DAY_MS);
+}
+
+/** What a finished backup's look comes to: deleted once its retention has passed, else looked at again. */
+export function finishedBackupStep(
+  expiresAtIso: string | undefined,
+  now: Date,
+): { expired: true } | { expired: false; requeueAfterMs: number } {
+  const expiry = expiresAtIso ? new Date(expiresAtIso).getTime() : Infinity;
+  if (expiry <= now.getTime()) return { expired: true };
+  return { expired: false, requeueAfterMs: Math.min(HOUR_MS, Math.max(1_000, expiry - now.getTime())) };
+}
+
+/** Why a backup or restore cannot go on yet: it fails for good, or waits and looks again. */
+export type Hold = { failure: string } | { waitMs: number; message: string };
+
+const WAIT_FOR_PART_MS = 2_000;
+
+const waiting = (message: string): Hold => ({ waitMs: WAIT_FOR_PART_MS, message });
+
+/** Why a share cannot be dumped or loaded yet, or undefined when it can. */
+export function shareHold(share: NfsShare | undefined, name: string): Hold | undefined {
+  if (!share?.spec) return { failure: `the share ${restIdOf(name)} does not exist` };
+  if (share.status?.phase !== 'available') return waiting('waiting for the share to be available');
+  return undefined;
+}
+
+/** Why a database cannot be dumped yet, or undefined when it can. */
+export function backupSourceHold(database: Database | undefined, name: string): Hold | undefined {
+  if (!database?.spec) return { failure: `the database ${restIdOf(name)} does not exist` };
+  if (database.status?.realization === 'recorded') {
+    return {
+      failure: `the database is only recorded (${database.status.message ?? 'nothing runs'}): there is no data to back up`,
+    };
+  }
+  if (database.status?.phase !== 'available') return waiting('waiting for the database to be available');
+  return undefined;
+}
+
+/** Why a restore cannot load its backup yet, or undefined once the backup has completed. */
+export function restoreBackupHold(backup: Backup | undefined, name: string): Hold | undefined {
+  if (!backup?.spec) return { failure: `the backup ${restIdOf(name)} does not exist` };
+  const phase = backup.status?.phase;
+  if (phase === 'failed')
+    return { failure: `the backup failed: ${backup.status?.message ?? 'no reason given'}` };
+  if (phase !== 'completed' || !backup.status?.location) return waiting('waiting for the backup to complete');
+  return undefined;
+}
+
+/** Why a share cannot take a restore yet, or undefined when it can; a share being deleted takes none. */
+export function restoreShareHold(share: NfsShare | undefined, name: string): Hold | undefined {
+  return shareHold(share?.metadata.deletionTimestamp ? undefined : share, name);
+}
+
+/** Why a database cannot take a restore of a `sourceEngine` backup yet, or undefined when it can. */
+export function restoreTargetHold(
+  database: Database | undefined,
+  name: string,
+  sourceEngine: string | undefined,
+): Hold | undefined {
+  if (!database?.spec || database.metadata.deletionTimestamp)
+    return { failure: `the database ${restIdOf(name)} does not exist` };
+  if (sourceEngine && sourceEngine !== database.spec.engine) {
+    return { failure: `a ${sourceEngine} backup cannot be restored into a ${database.spec.engine} database` };
+  }
+  if (database.status?.realization === 'recorded')
+    return { failure: 'the target database is only recorded: nothing runs to restore into' };
+  if (database.status?.phase === 'error')
+    return { failure: `the target database is in error: ${database.status.message ?? ''}` };
+  if (database.status?.phase !== 'available')
+    return waiting('waiting for the target database to be available');
+  return undefined;
 }
 
 export const REASONS = {

@@ -15,3 +15,17 @@ export async function writeStatusIfChanged<T extends KubeObject>(
   if (isDeepStrictEqual(object.status, status)) return object;
   return store.updateStatus<T>(type, { ...object, status });
 }
+
+/**
+ * Writes `phase: deleting` with why as an object's deletion starts, once: a later look finds it
+ * written and writes nothing. Answers the object as written.
+ */
+export async function markDeleting<T extends KubeObject<unknown, { phase?: string; message?: string }>>(
+  store: ObjectStore,
+  type: ResourceType,
+  object: T,
+  message: string,
+): Promise<T> {
+  if (object.status?.phase === 'deleting') return object;
+  return store.updateStatus<T>(type, { ...object, status: { ...object.status, phase: 'deleting', message } });
+}

@@ -24,10 +24,17 @@ import {
   type StreamingUser,
   type StreamingUserSpec,
 } from '../../crds/streaming.js';
+import type { WatchedKind } from '../runtime/controller.js';
 import { childObjectName } from './ids.js';
+import { CREATED_BY_LABEL } from '../../crds/annotations.js';
 
 /** The `CREATED_BY_LABEL` of a StreamingTopic mirrored from a topic a Kafka client made. */
 export const CREATED_BY_KAFKA = 'kafka';
+
+/** Whether a topic mirrors one a Kafka client made: the brokers, not the tier, set its limits. */
+export function mirroredFromKafka(topic: StreamingTopic): boolean {
+  return topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA;
+}
 
 function clusterOwnerReference(cluster: StreamingCluster): OwnerReference {
   return ownerReference(cluster, { controller: true, blockOwnerDeletion: true });
@@ -115,4 +122,16 @@ export function childrenOf<T extends StreamingTopic | StreamingUser>(
   cluster: string,
 ): T[] {
   return objects.filter((object) => object.spec?.cluster === cluster);
+}
+
+/** Wakes a cluster's topics or users when the cluster changes: its brokers must hold them. */
+export function childrenWatch(type: ResourceType): WatchedKind {
+  return {
+    type: STREAMING_CLUSTER,
+    map: (cluster, cache) =>
+      childrenOf(
+        cache.list<StreamingTopic | StreamingUser>(type, cluster.metadata.namespace),
+        cluster.metadata.name,
+      ).map((child) => ({ namespace: child.metadata.namespace, name: child.metadata.name })),
+  };
 }

@@ -1,4 +1,3 @@
-import type { StreamingConfig } from '../../config/streaming.js';
 import { isStoreError } from '../../control-plane/types.js';
 import {
   STREAMING_CLUSTER,
@@ -17,39 +16,95 @@ import {
   type StreamingClusterObservation,
   type StreamingClusterWorkload,
   type StreamingRuntime,
-  type WorkloadRuntime,
 } from '../../workloads/runtime.js';
 import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
-import { writeStatusIfChanged } from '../runtime/status.js';
+import { markDeleting, writeStatusIfChanged } from '../runtime/status.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import { countClusterSchemas, removeClusterSchemaRegistry } from '../../schema-registry/index.js';
 import { removeClusterCredentials } from './credentials.js';
 import {
   clusterErrorStatus,
   clusterEvents,
+  clusterRequeueMs,
+  clusterSpecProblem,
   clusterStatus,
   formatRetention,
   GIGABYTE,
   parseRetention,
   groupSummaries,
-  regionProblem,
-  tierProblem,
 } from './engine.js';
-import { childrenOf, CREATED_BY_KAFKA, topicObject } from './children.js';
+import { childrenOf, CREATED_BY_KAFKA, mirroredFromKafka, topicObject } from './children.js';
+import { streamingRun, type StreamingControllerOptions, type StreamingRun } from './streaming-run.js';
 import { clusterWorkload } from './workload-of.js';
 import { restIdOf } from '../../crds/ids.js';
 import { CREATED_BY_LABEL } from '../../crds/annotations.js';
 
-export interface StreamingControllerOptions {
-  runtime: WorkloadRuntime;
-  database: DataPlane;
-  /** Seals the passwords generated for users applied with kubectl. */
-  platformKey: Buffer;
-  /** The platform's regions, which a cluster must name one of. */
-  regions: readonly string[];
-  config: StreamingConfig;
+/** What a cluster being deleted says it is doing. */
+const REMOVING = 'stopping the brokers and removing their data';
+
+/** Marks the cluster deleting, stops its brokers, drops their credentials and schemas, and lets it go. */
+async function removeCluster(cluster: StreamingCluster, run: StreamingRun): Promise<void> {
+  if (!holdsFinalizer(cluster)) return;
+  const { context, options, namespace } = run;
+  const name = cluster.metadata.name;
+  const going = await markDeleting(context.store, STREAMING_CLUSTER, cluster, REMOVING);
+  await options.runtime.streaming.removeCluster(clusterWorkload(going));
+  await removeClusterCredentials(options.database, namespace, name);
+  await removeClusterSchemaRegistry(options.database, restIdOf(name));
+  await removeFinalizer(context.store, STREAMING_CLUSTER, going);
+  context.logger.info('streaming cluster removed');
+}
+
+/** Starts (or adopts) the brokers; undefined when the runtime refused, its reason written into status. */
+async function ensureBrokers(
+  cluster: StreamingCluster,
+  run: StreamingRun,
+): Promise<StreamingClusterObservation | undefined> {
+  try {
+    return await run.options.runtime.streaming.ensureCluster(clusterWorkload(cluster));
+  } catch (error) {
+    if (!(error instanceof WorkloadError)) throw error;
+    run.context.logger.warn({ reason: error.reason, err: error.message }, 'the streaming runtime refused');
+    await writeStatusIfChanged(
+      run.context.store,
+      STREAMING_CLUSTER,
+      cluster,
+      clusterErrorStatus(cluster.status, cluster.spec!.tier, error, run.status),
+    );
+    return undefined;
+  }
+}
+
+/**
+ * Mirrors what Kafka clients changed, writes what the brokers answered with the events it makes,
+ * and records usage of running brokers.
+ */
+async function reportObserved(
+  cluster: StreamingCluster,
+  observation: StreamingClusterObservation,
+  run: StreamingRun,
+): ReturnType<Reconciler> {
+  const { context, options } = run;
+  const streaming = options.runtime.streaming;
+  const workload = clusterWorkload(cluster);
+  const running = observation.realization === 'real' && observation.state === 'ready';
+  const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
+  // Topics first: the status write wakes the topics' reconciles, which would otherwise bring
+  // back a topic a client just deleted, or undo a config it just altered.
+  if (running) {
+    await mirrorKafkaTopics(context, cluster, streaming, workload);
+    await mirrorKafkaAcls(context, cluster, streaming, workload);
+  }
+  const status = clusterStatus(cluster.status, cluster.spec!.tier, observation, run.status, groups);
+  await writeStatusIfChanged(context.store, STREAMING_CLUSTER, cluster, status);
+  for (const event of clusterEvents(cluster.status, status)) {
+    if (event.type === 'Warning') context.events.warning(cluster, event.reason, event.message);
+    else context.events.normal(cluster, event.reason, event.message);
+  }
+  if (running) await recordClusterUsage(options.database, cluster, observation, run.status.now);
+  return { requeueAfterMs: clusterRequeueMs(observation, options.config.refreshIntervalMs) };
 }
 
 /**
@@ -59,73 +114,19 @@ export interface StreamingControllerOptions {
  * hourly usage samples.
  */
 export function streamingClusterController(options: StreamingControllerOptions): ControllerDefinition {
-  const { runtime, database: dataPlane } = options;
-  const refresh = options.config.refreshIntervalMs;
+  const { runtime } = options;
 
   const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
-    const { store, cache, clock, logger } = context;
-    let cluster = cache.get<StreamingCluster>(STREAMING_CLUSTER, namespace, name);
+    let cluster = context.cache.get<StreamingCluster>(STREAMING_CLUSTER, namespace, name);
     if (!cluster?.spec) return;
-    const spec = cluster.spec;
-    const streaming = runtime.streaming;
-    const now = clock.now();
-    const generation = cluster.metadata.generation;
-
-    if (cluster.metadata.deletionTimestamp) {
-      if (!holdsFinalizer(cluster)) return;
-      if (cluster.status?.phase !== 'deleting') {
-        cluster = await store.updateStatus<StreamingCluster>(STREAMING_CLUSTER, {
-          ...cluster,
-          status: {
-            ...cluster.status,
-            phase: 'deleting',
-            message: 'stopping the brokers and removing their data',
-          },
-        });
-      }
-      await streaming.removeCluster(clusterWorkload(cluster));
-      await removeClusterCredentials(dataPlane, namespace, name);
-      await removeClusterSchemaRegistry(dataPlane, restIdOf(name));
-      await removeFinalizer(store, STREAMING_CLUSTER, cluster);
-      logger.info('streaming cluster removed');
-      return;
-    }
-
-    const problem = tierProblem(spec.tier) ?? regionProblem(spec.region, options.regions);
+    const run = streamingRun(cluster, namespace, context, options);
+    if (cluster.metadata.deletionTimestamp) return removeCluster(cluster, run);
+    const problem = clusterSpecProblem(cluster.spec, options.regions);
     if (problem) throw new TerminalError('InvalidSpec', `spec.${problem.field}: ${problem.message}`, 'error');
-
-    cluster = await addFinalizer(store, STREAMING_CLUSTER, cluster);
-    const workload = clusterWorkload(cluster);
-    let observation: StreamingClusterObservation;
-    try {
-      observation = await streaming.ensureCluster(workload);
-    } catch (error) {
-      if (!(error instanceof WorkloadError)) throw error;
-      logger.warn({ reason: error.reason, err: error.message }, 'the streaming runtime refused');
-      await writeStatusIfChanged(
-        store,
-        STREAMING_CLUSTER,
-        cluster,
-        clusterErrorStatus(cluster.status, spec.tier, error, { generation, now }),
-      );
-      return { requeueAfterMs: refresh };
-    }
-    const running = observation.realization === 'real' && observation.state === 'ready';
-    const groups = running ? await consumerGroupsOf(streaming, workload) : undefined;
-    // Topics first: the status write wakes the topics' reconciles, which would otherwise bring
-    // back a topic a client just deleted, or undo a config it just altered.
-    if (running) {
-      await mirrorKafkaTopics(context, cluster, streaming, workload);
-      await mirrorKafkaAcls(context, cluster, streaming, workload);
-    }
-    const status = clusterStatus(cluster.status, spec.tier, observation, { generation, now }, groups);
-    await writeStatusIfChanged(store, STREAMING_CLUSTER, cluster, status);
-    for (const event of clusterEvents(cluster.status, status)) {
-      if (event.type === 'Warning') context.events.warning(cluster, event.reason, event.message);
-      else context.events.normal(cluster, event.reason, event.message);
-    }
-    if (running) await recordClusterUsage(dataPlane, cluster, observation, now);
-    return { requeueAfterMs: observation.state === 'provisioning' ? Math.min(refresh, 1_000) : refresh };
+    cluster = await addFinalizer(context.store, STREAMING_CLUSTER, cluster);
+    const observation = await ensureBrokers(cluster, run);
+    if (!observation) return { requeueAfterMs: options.config.refreshIntervalMs };
+    return reportObserved(cluster, observation, run);
   };
 
   return {
@@ -310,7 +311,7 @@ async function mirrorKafkaTopics(
   const present = new Set(observed.map((topic) => topic.name));
   const vanished = objects.filter(
     (topic) =>
-      topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA &&
+      mirroredFromKafka(topic) &&
       !topic.metadata.deletionTimestamp &&
       topic.status?.phase === 'ready' &&
       !present.has(topic.spec!.name),

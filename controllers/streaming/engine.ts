@@ -9,10 +9,12 @@ import type {
   StreamingClusterPhase,
   StreamingClusterStatus,
   StreamingTierName,
+  StreamingTopic,
   StreamingTopicPhase,
   StreamingTopicStatus,
   StreamingUserAcl,
   StreamingUserPhase,
+  StreamingUserSpec,
   StreamingUserStatus,
 } from '../../crds/streaming.js';
 import { aclOperationsProblem, STREAMING_CLUSTER_RESOURCE } from '../../crds/streaming.js';
@@ -312,6 +314,57 @@ const CLUSTER_REASON: Readonly<Record<StreamingClusterPhase, string>> = {
   error: REASONS.Recorded,
   deleting: 'Deleting',
 };
+
+/** What makes a cluster's spec unacceptable: its tier, or a region the platform does not have. */
+export function clusterSpecProblem(
+  spec: { tier: string; region: string },
+  regions: readonly string[],
+): Problem | undefined {
+  return tierProblem(spec.tier) ?? regionProblem(spec.region, regions);
+}
+
+/** When a cluster is looked at again: within a second while its brokers start, else at the refresh. */
+export function clusterRequeueMs(
+  observation: Pick<StreamingClusterObservation, 'state'>,
+  refreshMs: number,
+): number {
+  return observation.state === 'provisioning' ? Math.min(refreshMs, 1_000) : refreshMs;
+}
+
+/** Why a topic or user fails for good until its cluster exists. */
+export function clusterNotFound(cluster: string) {
+  return { phase: 'error' as const, reason: 'ClusterNotFound', message: `cluster ${cluster} does not exist` };
+}
+
+/** Why a topic or user waits: its cluster's brokers are not running yet. */
+export function waitingForCluster(cluster: string) {
+  return {
+    phase: 'pending' as const,
+    reason: REASONS.WaitingForCluster,
+    message: `waiting for cluster ${cluster} to be running`,
+  };
+}
+
+function madeBefore(one: StreamingTopic, other: StreamingTopic): boolean {
+  const [a, b] = [one.metadata.creationTimestamp ?? '', other.metadata.creationTimestamp ?? ''];
+  return a < b || (a === b && one.metadata.name < other.metadata.name);
+}
+
+/**
+ * The partitions the cluster's topics made before `topic` (and not being deleted) hold. The budget
+ * goes to topics in the order they were made, so a later one over it never takes an earlier
+ * one's partitions.
+ */
+export function partitionsBefore(topic: StreamingTopic, siblings: readonly StreamingTopic[]): number {
+  return siblings
+    .filter((other) => !other.metadata.deletionTimestamp && madeBefore(other, topic))
+    .reduce((sum, other) => sum + (other.spec?.partitions ?? 0), 0);
+}
+
+/** What makes a user's spec unacceptable: its name, its consumer group, or its access rules. */
+export function userSpecProblem(spec: StreamingUserSpec): Problem | undefined {
+  return userNameProblem(spec.name) ?? consumerGroupProblem(spec.consumerGroup) ?? aclsProblem(spec.acls);
+}
 
 interface StatusContext {
   generation: number | undefined;

@@ -3,11 +3,12 @@
  * controllers, the users' credentials, and the decisions the routes share with the controllers.
  */
 import type { ControllerDefinition } from '../runtime/controller.js';
-import { streamingClusterController, type StreamingControllerOptions } from './cluster-controller.js';
+import { streamingClusterController } from './cluster-controller.js';
+import type { StreamingControllerOptions } from './streaming-run.js';
 import { streamingTopicController } from './topic-controller.js';
 import { streamingUserController } from './user-controller.js';
 
-export type { StreamingControllerOptions } from './cluster-controller.js';
+export type { StreamingControllerOptions } from './streaming-run.js';
 export { acceptsChildren, childrenOf, CREATED_BY_KAFKA, topicObject, userObject } from './children.js';
 export {
   DuplicateStreamingUserError,

@@ -15,6 +15,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLOUDPLANE_TRUST_PROXY: value }).http.trustProxy).toEqual(expected);
   });
 
+  it('takes an image for any name the environment gives, by lower-case name', () => {
+    expect(loadConfig({}).workloads.kubernetes.images).toEqual({});
+    const env = {
+      CLOUDPLANE_KUBE_IMAGE_MYSQL: ' mysql:8.0 ',
+      CLOUDPLANE_KUBE_IMAGE_TOOLS: 'registry.example/busybox:1.37',
+      CLOUDPLANE_KUBE_IMAGE_COCKROACH: 'cockroachdb/cockroach:v24.1',
+      CLOUDPLANE_KUBE_IMAGE_REDIS: '  ',
+    };
+    expect(loadConfig(env).workloads.kubernetes.images).toEqual({
+      mysql: 'mysql:8.0',
+      tools: 'registry.example/busybox:1.37',
+      cockroach: 'cockroachdb/cockroach:v24.1',
+    });
+  });
+
   it('has working defaults for the embedded mode', () => {
     const config = loadConfig({});
     expect(config.http).toMatchObject({

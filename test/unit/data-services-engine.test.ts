@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  backupSourceHold,
   backupStatus,
+  claimsQuota,
   cronProblem,
+  databaseSpecProblem,
+  finishedBackupStep,
+  restoreBackupHold,
+  restoreShareHold,
+  restoreTargetHold,
+  rotationDue,
+  scheduledBackupName,
+  scheduledRequeueMs,
+  shareHold,
   databaseErrorStatus,
   databaseStatus,
   engineProblem,
@@ -14,6 +25,15 @@ import {
   versionProblem,
 } from '../../controllers/data-services/engine.js';
 import type { DatabaseObservation, ShareObservation } from '../../workloads/runtime.js';
+import type {
+  Backup,
+  BackupStatus,
+  Database,
+  DatabaseSpec,
+  DatabaseStatus,
+  NfsShare,
+} from '../../crds/data-services.js';
+import { FakeClock } from '../fixtures/fake-clock.js';
 
 const NOW = new Date('2026-03-01T09:00:00Z');
 const GENERATION = 3;
@@ -280,5 +300,187 @@ describe('backup schedule steps', () => {
     const step = scheduleStep({ cron: '*/5 * * * *', planned, scheduleChanged: changed, now: at(now) });
     expect(step.due?.toISOString()).toBe(due);
     expect(step.next.toISOString()).toBe(next);
+  });
+});
+
+describe('database reconcile decisions', () => {
+  it.each([
+    ['a valid spec', { engine: 'postgresql', version: '16' }, undefined],
+    ['an unknown engine', { engine: 'oracle' }, 'engine'],
+    ['a version not offered', { engine: 'postgresql', version: '9' }, 'version'],
+    ['a schedule that does not parse', { engine: 'redis', backupSchedule: { cron: '* *' } }, 'cron'],
+  ])('%s', (_case, spec, field) => {
+    expect(databaseSpecProblem(spec as unknown as DatabaseSpec)?.field).toBe(field);
+  });
+
+  it.each([
+    ['a spec never observed', undefined, 1, true],
+    ['a new generation', { observedGeneration: 1, phase: 'available' }, 2, true],
+    ['an observed generation', { observedGeneration: 2, phase: 'available' }, 2, false],
+    ['a refused database, at each look', { observedGeneration: 2, phase: 'error' }, 2, true],
+  ] as const)('claims its quota for %s: %s', (_case, status, generation, claims) => {
+    expect(claimsQuota(status, generation)).toBe(claims);
+  });
+
+  it.each([
+    [false, 0, 0, true],
+    [true, 0, 0, false],
+    [true, 2, 1, true],
+    [true, 2, 2, false],
+  ])('stored %s, rotation %i asked and %i done: rotate %s', (stored, wanted, done, rotate) => {
+    expect(rotationDue({ stored, wanted, done })).toBe(rotate);
+  });
+
+  it.each([
+    ['a backup far ahead waits the refresh', 60 * 60_000, 30_000],
+    ['a backup soon waits until it is due', 5_000, 5_000],
+    ['a backup due now waits a second', 0, 1_000],
+  ])('%s', (_case, aheadMs, requeueMs) => {
+    const clock = new FakeClock(NOW);
+    const next = new Date(clock.now().getTime() + aheadMs);
+    expect(scheduledRequeueMs(30_000, next, clock.now())).toBe(requeueMs);
+  });
+
+  it('names a scheduled backup after its database and moment, the same at each retry', () => {
+    const clock = new FakeClock(NOW);
+    const first = scheduledBackupName('uid-1', clock.now());
+    expect(scheduledBackupName('uid-1', clock.now())).toBe(first);
+    expect(scheduledBackupName('uid-2', clock.now())).not.toBe(first);
+    expect(first).toMatch(/^bkp-[0-9a-f]{12}$/);
+  });
+});
+
+/** What a backup or restore waiting for a part of it is told. */
+const wait = (message: string) => ({ waitMs: 2_000, message });
+/** What a backup or restore of a part that does not exist is told. */
+const missing = (part: string) => ({ failure: `the ${part} does not exist` });
+
+describe('backup reconcile decisions', () => {
+  it.each([
+    ['no expiry: an hour', undefined, 0, { expired: false, requeueAfterMs: 3_600_000 }],
+    ['expiring in a minute: then', '2026-03-01T09:01:00Z', 0, { expired: false, requeueAfterMs: 60_000 }],
+    ['expiring in a day: an hour', '2026-03-02T09:00:00Z', 0, { expired: false, requeueAfterMs: 3_600_000 }],
+    ['expiring now', '2026-03-01T09:01:00Z', 60_000, { expired: true }],
+    ['expired long ago', '2026-02-01T09:00:00Z', 0, { expired: true }],
+  ])('a finished backup %s', async (_case, expiry, elapsedMs, step) => {
+    const clock = new FakeClock(NOW);
+    await clock.advance(elapsedMs);
+    expect(finishedBackupStep(expiry, clock.now())).toEqual(step);
+  });
+
+  const database = (status: Partial<DatabaseStatus> | undefined, extra: Partial<Database['metadata']> = {}) =>
+    ({
+      metadata: { name: 'db-00000000000a', ...extra },
+      spec: { engine: 'postgresql', name: 'orders' },
+      status,
+    }) as unknown as Database;
+  const share = (phase: string | undefined, extra: Partial<NfsShare['metadata']> = {}) =>
+    ({
+      metadata: { name: 'nfs-00000000000c', ...extra },
+      spec: { name: 'files' },
+      status: { phase },
+    }) as unknown as NfsShare;
+
+  it.each([
+    ['a missing database', undefined, missing('database db_00000000000a')],
+    [
+      'a recorded database',
+      database({ realization: 'recorded', message: 'no server here' }),
+      { failure: 'the database is only recorded (no server here): there is no data to back up' },
+    ],
+    [
+      'a database provisioning',
+      database({ phase: 'provisioning' }),
+      wait('waiting for the database to be available'),
+    ],
+    ['an available database', database({ phase: 'available', realization: 'real' }), undefined],
+  ])('backs up %s', (_case, source, hold) => {
+    expect(backupSourceHold(source, 'db-00000000000a')).toEqual(hold);
+  });
+
+  it.each([
+    ['a missing share', undefined, missing('share nfs_00000000000c')],
+    ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
+    ['an available share', share('available'), undefined],
+  ])('backs up %s', (_case, source, hold) => {
+    expect(shareHold(source, 'nfs-00000000000c')).toEqual(hold);
+  });
+
+  it.each([
+    ['a missing share', undefined, missing('share nfs_00000000000c')],
+    [
+      'a share being deleted',
+      share('available', { deletionTimestamp: NOW.toISOString() }),
+      missing('share nfs_00000000000c'),
+    ],
+    ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
+    ['an available share', share('available'), undefined],
+  ])('restores into %s', (_case, target, hold) => {
+    expect(restoreShareHold(target, 'nfs-00000000000c')).toEqual(hold);
+  });
+});
+
+describe('restore reconcile decisions', () => {
+  const backup = (status: Partial<BackupStatus> | undefined) =>
+    ({
+      metadata: { name: 'bkp-00000000000d' },
+      spec: { source: { kind: 'Database', name: 'db-00000000000a' } },
+      status,
+    }) as unknown as Backup;
+  const target = (status: Partial<DatabaseStatus>, extra: Partial<Database['metadata']> = {}) =>
+    ({
+      metadata: { name: 'db-00000000000b', ...extra },
+      spec: { engine: 'postgresql', name: 'copy' },
+      status,
+    }) as unknown as Database;
+
+  it.each([
+    ['a missing backup', undefined, missing('backup bkp_00000000000d')],
+    [
+      'a failed backup',
+      backup({ phase: 'failed', message: 'disk full' }),
+      { failure: 'the backup failed: disk full' },
+    ],
+    ['a running backup', backup({ phase: 'running' }), wait('waiting for the backup to complete')],
+    ['a completed backup', backup({ phase: 'completed', location: 'file:///b' }), undefined],
+  ])('loads %s', (_case, source, hold) => {
+    expect(restoreBackupHold(source, 'bkp-00000000000d')).toEqual(hold);
+  });
+
+  it.each([
+    ['a missing database', undefined, 'postgresql', missing('database db_00000000000b')],
+    [
+      'a database being deleted',
+      target({ phase: 'available' }, { deletionTimestamp: '2026-03-01T09:00:00Z' }),
+      'postgresql',
+      missing('database db_00000000000b'),
+    ],
+    [
+      'a database of another engine',
+      target({ phase: 'available' }),
+      'mysql',
+      { failure: 'a mysql backup cannot be restored into a postgresql database' },
+    ],
+    [
+      'a recorded database',
+      target({ realization: 'recorded' }),
+      'postgresql',
+      { failure: 'the target database is only recorded: nothing runs to restore into' },
+    ],
+    [
+      'a database in error',
+      target({ phase: 'error', message: 'refused' }),
+      'postgresql',
+      { failure: 'the target database is in error: refused' },
+    ],
+    [
+      'a database provisioning',
+      target({ phase: 'provisioning' }),
+      undefined,
+      wait('waiting for the target database to be available'),
+    ],
+    ['an available database', target({ phase: 'available', realization: 'real' }), 'postgresql', undefined],
+  ])('restores into %s', (_case, database, engine, hold) => {
+    expect(restoreTargetHold(database, 'db-00000000000b', engine)).toEqual(hold);
   });
 });

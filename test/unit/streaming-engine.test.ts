@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamingCluster, StreamingClusterPhase, StreamingUserAcl } from '../../crds/streaming.js';
+import type {
+  StreamingCluster,
+  StreamingClusterPhase,
+  StreamingTopic,
+  StreamingUserAcl,
+  StreamingUserSpec,
+} from '../../crds/streaming.js';
 import { eventsForChange } from '../../integrations/events/event-bridge.js';
 import {
   aclsProblem,
   clusterErrorStatus,
+  clusterNotFound,
+  clusterRequeueMs,
+  clusterSpecProblem,
+  partitionsBefore,
+  userSpecProblem,
+  waitingForCluster,
   clusterStatus,
   consumerGroupProblem,
   defaultReplicas,
@@ -453,4 +465,81 @@ describe('platform events of a cluster', () => {
   ] as const)('%s', (_change, previous, current, types) => {
     expect(eventsForChange(previous, current).map((event) => event.type)).toEqual(types);
   });
+});
+
+describe('topic and user reconcile decisions', () => {
+  const topic = (name: string, createdAt: string, partitions: number, deleting = false) =>
+    ({
+      metadata: {
+        name,
+        creationTimestamp: createdAt,
+        ...(deleting ? { deletionTimestamp: '2026-03-01T10:00:00Z' } : {}),
+      },
+      spec: { cluster: 'events', name, partitions, replicas: 1, retention: '7d' },
+    }) as unknown as StreamingTopic;
+
+  it.each([
+    ['the first topic made', topic('a', '2026-03-01T09:00:00Z', 3), 0],
+    ['a later topic', topic('c', '2026-03-01T09:02:00Z', 1), 3 + 5],
+    ['a topic made in the same second, by name', topic('b2', '2026-03-01T09:01:00Z', 1), 3 + 5],
+  ])('the budget before %s', (_case, mine, used) => {
+    const siblings = [
+      topic('a', '2026-03-01T09:00:00Z', 3),
+      topic('b', '2026-03-01T09:01:00Z', 5),
+      topic('gone', '2026-03-01T08:00:00Z', 7, true),
+      mine,
+    ];
+    expect(partitionsBefore(mine, siblings)).toBe(used);
+  });
+
+  it('a topic or user fails for a missing cluster and waits for one not running', () => {
+    expect(clusterNotFound('events')).toEqual({
+      phase: 'error',
+      reason: 'ClusterNotFound',
+      message: 'cluster events does not exist',
+    });
+    expect(waitingForCluster('events')).toEqual({
+      phase: 'pending',
+      reason: 'WaitingForCluster',
+      message: 'waiting for cluster events to be running',
+    });
+  });
+
+  it.each([
+    ['a valid user', { name: 'app', acls: [] }, undefined],
+    ['a reserved name', { name: 'cloudplane-admin', acls: [] }, 'name'],
+    ['an empty consumer group', { name: 'app', consumerGroup: '', acls: [] }, 'consumer_group'],
+    [
+      'an acl without operations',
+      {
+        name: 'app',
+        acls: [{ resourceType: 'topic', name: 'orders', patternType: 'literal', operations: [] }],
+      },
+      'acls[0].operations',
+    ],
+  ])('%s', (_case, spec, field) => {
+    expect(userSpecProblem({ cluster: 'events', ...spec } as StreamingUserSpec)?.field).toBe(field);
+  });
+});
+
+describe('cluster reconcile decisions', () => {
+  it.each([
+    ['a known tier and region', { tier: 'pro', region: 'eu-central' }, undefined],
+    ['an unknown tier', { tier: 'huge', region: 'eu-central' }, 'tier'],
+    ['a region the platform does not have', { tier: 'starter', region: 'mars-1' }, 'region'],
+  ])('%s', (_case, spec, field) => {
+    expect(clusterSpecProblem(spec, ['eu-central', 'us-east'])?.field).toBe(field);
+  });
+
+  it.each([
+    ['provisioning', 30_000, 1_000],
+    ['provisioning', 500, 500],
+    ['ready', 30_000, 30_000],
+    ['degraded', 30_000, 30_000],
+  ] as const)(
+    'brokers %s with a %i ms refresh are looked at again in %i ms',
+    (state, refreshMs, requeueMs) => {
+      expect(clusterRequeueMs({ state }, refreshMs)).toBe(requeueMs);
+    },
+  );
 });

@@ -10,6 +10,10 @@ import {
   type SecretObject,
 } from '../../workloads/kubernetes/readiness.js';
 import { mariadbInitSql } from '../../workloads/kubernetes/engines/mysql.js';
+import { kubernetesEngine } from '../../workloads/kubernetes/engines/index.js';
+import { createKubernetesRuntime, KUBERNETES_WORKLOAD_KINDS } from '../../workloads/kubernetes/index.js';
+import { openEmbeddedStore } from '../../control-plane/embedded-store/index.js';
+import { capturedLogger } from '../fixtures/captured-logger.js';
 import { kubeName } from '../../workloads/kubernetes/names.js';
 import {
   imageOf,
@@ -94,6 +98,32 @@ describe('images and versions', () => {
     [database({ version: '15' }), 'ghcr.io/cloudnative-pg/postgresql:15'],
   ])('%o runs %s', (workload, image) => expect(imageOf(DEFAULT_SETTINGS, workload)).toBe(image));
 
+  it.each(['postgresql', 'mysql', 'redis', 'mongodb'])(
+    "%s runs its engine module's image unless one is configured",
+    (engine) => {
+      const workload = database({ engine });
+      expect(imageOf(DEFAULT_SETTINGS, workload)).toBe(kubernetesEngine(engine).image);
+      const configured = { ...DEFAULT_SETTINGS, images: { [engine]: `registry.example/${engine}:1` } };
+      expect(imageOf(configured, workload)).toBe(`registry.example/${engine}:1`);
+      expect(imageOf(configured, database({ engine, version: '2' }))).toBe(`registry.example/${engine}:2`);
+    },
+  );
+
+  it('refuses an image configured for an engine the runtime does not run', async () => {
+    const store = openEmbeddedStore({ path: ':memory:', kinds: [...KUBERNETES_WORKLOAD_KINDS] });
+    const { logger } = capturedLogger();
+    expect(() => createKubernetesRuntime({ store, logger, images: { postgres: 'postgres:16' } })).toThrow(
+      'an image is configured for postgres, an engine this cluster runtime does not run',
+    );
+    const runtime = createKubernetesRuntime({
+      store,
+      logger,
+      images: { redis: 'redis:7.4', tools: 'busybox:1.37' },
+    });
+    expect(runtime.kind).toBe('kubernetes');
+    await store.close();
+  });
+
   it.each([
     ['ghcr.io/cloudnative-pg/postgresql:16.4', '16.4'],
     ['mariadb:10.11', '10.11'],
@@ -135,48 +165,48 @@ describe('where the password goes', () => {
 
 describe('database readiness', () => {
   it.each([
-    ['no Cluster', { engine: 'postgresql' as const, secret: secret('pw') }, 'pw', 'degraded'],
-    ['no Secret', { engine: 'postgresql' as const, server: cluster(healthy) }, 'pw', 'degraded'],
+    ['no Cluster', { runsAs: 'CloudNativePG' as const, secret: secret('pw') }, 'pw', 'degraded'],
+    ['no Secret', { runsAs: 'CloudNativePG' as const, server: cluster(healthy) }, 'pw', 'degraded'],
     [
       'another password',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('old') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('old') },
       'pw',
       'degraded',
     ],
     [
       'not started',
-      { engine: 'postgresql' as const, server: cluster({}), secret: secret('pw') },
+      { runsAs: 'CloudNativePG' as const, server: cluster({}), secret: secret('pw') },
       'pw',
       'provisioning',
     ],
     [
       'the password not applied yet',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw', '8') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('pw', '8') },
       'pw',
       'provisioning',
     ],
     [
       'healthy',
-      { engine: 'postgresql' as const, server: cluster(healthy), secret: secret('pw') },
+      { runsAs: 'CloudNativePG' as const, server: cluster(healthy), secret: secret('pw') },
       'pw',
       'ready',
     ],
     [
       'a StatefulSet without its Service',
-      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw') },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('7', rolledOut), secret: secret('pw') },
       'pw',
       'degraded',
     ],
     [
       'a StatefulSet still on the old password',
-      { engine: 'statefulset' as const, server: statefulSet('6', rolledOut), secret: secret('pw'), service },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('6', rolledOut), secret: secret('pw'), service },
       'pw',
       'provisioning',
     ],
     [
       'a StatefulSet rolling out',
       {
-        engine: 'statefulset' as const,
+        runsAs: 'StatefulSet' as const,
         server: statefulSet('7', { ...rolledOut, updateRevision: 'b' }),
         secret: secret('pw'),
         service,
@@ -186,7 +216,7 @@ describe('database readiness', () => {
     ],
     [
       'a StatefulSet ready',
-      { engine: 'statefulset' as const, server: statefulSet('7', rolledOut), secret: secret('pw'), service },
+      { runsAs: 'StatefulSet' as const, server: statefulSet('7', rolledOut), secret: secret('pw'), service },
       'pw',
       'ready',
     ],

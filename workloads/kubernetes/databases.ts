@@ -129,11 +129,11 @@ export function kubernetesDatabases(
   async function observe(workload: DatabaseWorkload, password: string): Promise<DatabaseObservation> {
     const namespace = workload.organization;
     const name = kubeName(workload.id);
-    const postgresql = onCloudNativePg(workload);
+    const { runsAs } = kubernetesEngine(workload.engine);
     const [secret, server, service] = await Promise.all([
       read<SecretObject>(store, SECRET, namespace, secretName(workload.id)),
-      read(store, postgresql ? CNPG_CLUSTER : STATEFUL_SET, namespace, name),
-      postgresql ? Promise.resolve(undefined) : read(store, SERVICE, namespace, name),
+      read(store, runsAs === 'CloudNativePG' ? CNPG_CLUSTER : STATEFUL_SET, namespace, name),
+      runsAs === 'CloudNativePG' ? Promise.resolve(undefined) : read(store, SERVICE, namespace, name),
     ]);
     const image = imageOf(settings, workload);
     const imageVersion = mariadbImage(image) ? `${versionOfImage(image)}-MariaDB` : versionOfImage(image);
@@ -142,7 +142,7 @@ export function kubernetesDatabases(
         secret,
         server,
         service,
-        engine: postgresql ? 'postgresql' : 'statefulset',
+        runsAs,
         ...(imageVersion ? { imageVersion } : {}),
       },
       password,

@@ -8,11 +8,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ObjectStore } from '../../control-plane/types.js';
 import type { Logger } from '../../observability/logger.js';
 import type { HelmConfig } from '../helm.js';
-import type { BackupArtifact, WorkloadRuntime } from '../runtime.js';
+import { WorkloadError, type BackupArtifact, type WorkloadRuntime } from '../runtime.js';
 import { placeOf } from './artifacts.js';
 import { kubernetesConnect } from './connect.js';
 import { kubernetesDatabases } from './databases.js';
 import { jobRunner, type JobRunner } from './jobs.js';
+import { runsEngine } from './engines/index.js';
 import { removeObject } from './objects.js';
 import { kubernetesReleases } from './releases.js';
 import { kubeName } from './names.js';
@@ -32,7 +33,11 @@ export interface KubernetesRuntimeOptions {
   logger: Logger;
   /** The StorageClass of shares; it must offer ReadWriteMany. Absent: the cluster's default. */
   storageClass?: string;
-  images?: Partial<KubernetesSettings['images']>;
+  /**
+   * Images that replace the defaults, by repository and tag: an engine's under the engine's name,
+   * and `tools` for the runtime's own Jobs.
+   */
+  images?: Readonly<Record<string, string>>;
   postgresInstances?: number;
   backupStorage?: Partial<BackupStorage>;
   readyWaitMs?: number;
@@ -46,11 +51,26 @@ export interface KubernetesRuntimeOptions {
   connectImage?: string;
 }
 
+/** The images configured: the tools image, and the engines' each under a name this runtime runs. */
+function imageSettings(
+  configured: Readonly<Record<string, string>>,
+): Pick<KubernetesSettings, 'images' | 'toolsImage'> {
+  const { tools, ...images } = configured;
+  for (const name of Object.keys(images)) {
+    if (!runsEngine(name))
+      throw new WorkloadError(
+        'UnsupportedEngine',
+        `an image is configured for ${name}, an engine this cluster runtime does not run`,
+      );
+  }
+  return { images, toolsImage: tools ?? DEFAULT_SETTINGS.toolsImage };
+}
+
 /** The runtime's settings: the options given, the defaults for the rest. */
 function settingsOf(options: KubernetesRuntimeOptions): KubernetesSettings {
   return {
     ...(options.storageClass ? { storageClass: options.storageClass } : {}),
-    images: { ...DEFAULT_SETTINGS.images, ...options.images },
+    ...imageSettings(options.images ?? {}),
     postgresInstances: options.postgresInstances ?? DEFAULT_SETTINGS.postgresInstances,
     backupStorage: { ...DEFAULT_SETTINGS.backupStorage, ...options.backupStorage },
     readyWaitMs: options.readyWaitMs ?? DEFAULT_SETTINGS.readyWaitMs,
@@ -76,7 +96,7 @@ function backupRemover(
       {
         name: `${kubeName(place.file.split('--')[0]!)}-remove`,
         namespace: place.namespace,
-        image: settings.images.tools,
+        image: settings.toolsImage,
         script: `rm -f "${BACKUPS_MOUNT}/${place.file}"`,
         env: [],
         claims: { [place.claim]: BACKUPS_MOUNT },

@@ -4,6 +4,7 @@
  */
 import type { Condition, KubeObject } from '../../control-plane/types.js';
 import type { DatabaseAccess, DatabaseObservation, ShareObservation } from '../runtime.js';
+import type { KubernetesEngine } from './engines/index.js';
 import { versionOfImage } from './render.js';
 import { CREDENTIALS_VERSION_ANNOTATION } from '../../crds/annotations.js';
 
@@ -45,7 +46,8 @@ export interface DatabaseObjects {
   server?: KubeObject;
   /** The other engines' Service; CloudNativePG makes its own. */
   service?: KubeObject;
-  engine: 'postgresql' | 'statefulset';
+  /** What serves it: the engine's `runsAs`. */
+  runsAs: KubernetesEngine['runsAs'];
   /** The version the image was asked for, when the server reports none. */
   imageVersion?: string;
 }
@@ -108,17 +110,17 @@ export function databaseObservation(
   const { secret, server, service } = objects;
   if (!server)
     return degraded(
-      `its ${objects.engine === 'postgresql' ? 'CloudNativePG Cluster' : 'StatefulSet'} is missing`,
+      `its ${objects.runsAs === 'CloudNativePG' ? 'CloudNativePG Cluster' : 'StatefulSet'} is missing`,
     );
   if (!secret) return degraded('its credentials Secret is missing');
-  if (objects.engine === 'statefulset' && !service) return degraded('its Service is missing');
+  if (objects.runsAs === 'StatefulSet' && !service) return degraded('its Service is missing');
   if (secretValue(secret, 'password') !== password) {
     return degraded('its Secret holds another password; ensuring the database sets it again');
   }
   const status = (server.status ?? {}) as CnpgClusterStatus;
   const version = versionOfImage(status.image) ?? objects.imageVersion;
   const pending =
-    objects.engine === 'postgresql' ? cnpgPending(server, secret) : statefulSetPending(server, secret);
+    objects.runsAs === 'CloudNativePG' ? cnpgPending(server, secret) : statefulSetPending(server, secret);
   const common = { realization: 'real' as const, access, ...(version ? { version } : {}) };
   return pending ? { ...common, state: 'provisioning', message: pending } : { ...common, state: 'ready' };
 }

@@ -54,13 +54,12 @@ function metadataOf(name: string, workload: DatabaseWorkload | ShareWorkload, en
   };
 }
 
-/** `mariadb:10.11` with version `11.4` → `mariadb:11.4`; without a version, as configured. */
+/**
+ * The image configured for the engine, else the engine's own: `mariadb:10.11` with version `11.4`
+ * → `mariadb:11.4`; without a version, as it is.
+ */
 export function imageOf(settings: KubernetesSettings, workload: DatabaseWorkload): string {
-  const images: Readonly<Record<string, string | undefined>> = settings.images;
-  const configured = images[workload.engine];
-  if (configured === undefined) {
-    throw new WorkloadError('UnsupportedEngine', `no image is configured for ${workload.engine} databases`);
-  }
+  const configured = settings.images[workload.engine] ?? kubernetesEngine(workload.engine).image;
   if (workload.version === undefined) return configured;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(workload.version)) {
     throw new WorkloadError('UnsupportedVersion', `${JSON.stringify(workload.version)} is not a version`);

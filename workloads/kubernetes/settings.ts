@@ -23,8 +23,13 @@ export interface BackupStorage {
 export interface KubernetesSettings {
   /** The StorageClass of shares (it must offer ReadWriteMany); absent: the cluster's default. */
   storageClass?: string;
-  /** Images by repository and tag; a workload's `version` replaces the tag. */
-  images: { postgresql: string; mysql: string; redis: string; mongodb: string; tools: string };
+  /**
+   * Images by repository and tag that replace an engine's own (`KubernetesEngine.image`), under
+   * the engine's name; a workload's `version` replaces the tag.
+   */
+  images: Readonly<Record<string, string>>;
+  /** Share archives, their measurement and the removal of dumps: `sh`, `tar`, `find`, `stat`. */
+  toolsImage: string;
   postgresInstances: number;
   backupStorage: BackupStorage;
   /** How long `ensure` waits for the workload to be ready before answering `provisioning`. */
@@ -35,14 +40,8 @@ export interface KubernetesSettings {
 }
 
 export const DEFAULT_SETTINGS: KubernetesSettings = {
-  images: {
-    postgresql: 'ghcr.io/cloudnative-pg/postgresql:16',
-    mysql: 'mariadb:10.11',
-    redis: 'redis:7',
-    mongodb: 'mongo:7',
-    /** Share archives, their measurement and the removal of dumps: `sh`, `tar`, `find`, `stat`. */
-    tools: 'busybox:1.36',
-  },
+  images: {},
+  toolsImage: 'busybox:1.36',
   postgresInstances: 1,
   backupStorage: {
     postgresqlMethod: 'dump',

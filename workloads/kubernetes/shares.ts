@@ -34,7 +34,7 @@ export function kubernetesShares(
         {
           name: `${kubeName(share.id)}-usage`,
           namespace: share.organization,
-          image: settings.images.tools,
+          image: settings.toolsImage,
           script: MEASURE,
           env: [],
           claims: { [kubeName(share.id)]: SHARE_MOUNT },
@@ -80,7 +80,7 @@ export function kubernetesShares(
         {
           name: `${kubeName(backupId)}-dump`,
           namespace,
-          image: settings.images.tools,
+          image: settings.toolsImage,
           script: `tar -czf "${target}.partial" -C ${SHARE_MOUNT} .\nmv "${target}.partial" "${target}"\n${reportSize(target)}`,
           env: [],
           claims: { [kubeName(share.id)]: SHARE_MOUNT, [claimName]: BACKUPS_MOUNT },
@@ -122,7 +122,7 @@ export function kubernetesShares(
         {
           name: `${kubeName(place.file.split('--')[0]!)}-restore-${kubeName(target.id)}`,
           namespace: place.namespace,
-          image: settings.images.tools,
+          image: settings.toolsImage,
           script,
           env: [],
           claims: { [kubeName(target.id)]: SHARE_MOUNT, [place.claim]: BACKUPS_MOUNT },

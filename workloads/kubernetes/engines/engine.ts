@@ -18,6 +18,11 @@ export interface KubernetesEngine {
   name: string;
   /** A CloudNativePG Cluster (which makes its own Services), or a StatefulSet and Service of ours. */
   runsAs: 'CloudNativePG' | 'StatefulSet';
+  /**
+   * The image its server runs, by repository and tag, unless the configuration names another under
+   * the engine's name; a workload's version replaces the tag.
+   */
+  image: string;
   /** The Service clients reach, in the workload's namespace. */
   serviceName(workload: DatabaseWorkload): string;
   username(workload: DatabaseWorkload): string;

@@ -24,6 +24,11 @@ export function registerKubernetesEngine(engine: KubernetesEngine): void {
   KUBERNETES_ENGINES.set(engine.name, engine);
 }
 
+/** Whether an engine of that name is registered with this runtime. */
+export function runsEngine(name: string): boolean {
+  return KUBERNETES_ENGINES.has(name);
+}
+
 /** How `name` runs in a cluster; a WorkloadError for an engine this runtime cannot run. */
 export function kubernetesEngine(name: DatabaseEngineName): KubernetesEngine {
   const engine = KUBERNETES_ENGINES.get(name);

@@ -15,6 +15,7 @@ const TENANT_SCRIPT = [
 export const mongodb: KubernetesEngine = {
   name: 'mongodb',
   runsAs: 'StatefulSet',
+  image: 'mongo:7',
   serviceName: (workload) => kubeName(workload.id),
   username: (workload) => tenantName(workload.id),
   database: (workload) => tenantName(workload.id),

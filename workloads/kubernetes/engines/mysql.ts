@@ -27,6 +27,7 @@ export function mariadbInitSql(workload: DatabaseWorkload, password: string): st
 export const mysql: KubernetesEngine = {
   name: 'mysql',
   runsAs: 'StatefulSet',
+  image: 'mariadb:10.11',
   serviceName: (workload) => kubeName(workload.id),
   username: (workload) => tenantName(workload.id),
   database: (workload) => tenantName(workload.id),

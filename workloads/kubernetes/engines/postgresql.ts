@@ -5,6 +5,7 @@ import type { KubernetesEngine } from './engine.js';
 export const postgresql: KubernetesEngine = {
   name: 'postgresql',
   runsAs: 'CloudNativePG',
+  image: 'ghcr.io/cloudnative-pg/postgresql:16',
   serviceName: (workload) => `${kubeName(workload.id)}-rw`,
   username: (workload) => tenantName(workload.id),
   database: (workload) => tenantName(workload.id),

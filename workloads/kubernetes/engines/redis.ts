@@ -9,6 +9,7 @@ import { probe, tenantEnv, type KubernetesEngine } from './engine.js';
 export const redis: KubernetesEngine = {
   name: 'redis',
   runsAs: 'StatefulSet',
+  image: 'redis:7',
   serviceName: (workload) => kubeName(workload.id),
   username: () => 'default',
   database: () => '0',
