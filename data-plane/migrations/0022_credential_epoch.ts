@@ -38,16 +38,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       end $$`.execute(db);
   }
   for (const { table, events } of WATCHED) {
-    for (const event of events) {
-      const name = sql.raw(triggerName(table, event));
-      const on = sql.raw(`after ${event} on ${table}`);
-      await (
-        postgres
-          ? sql`create trigger ${name} ${on} for each statement execute function move_credential_epoch()`
-          : sql`create trigger ${name} ${on} for each row begin
-            update credential_epoch set epoch = epoch + 1 where id = 1;
-          end`
-      ).execute(db);
-    }
+    for (const event of events)
+      await createEpochTrigger(db, triggerName(table, event), `after ${event} on ${table}`);
   }
+}
+
+/** A trigger named `name` that moves the credential epoch `on` (`after <event> on <table>`). */
+export async function createEpochTrigger(db: Kysely<unknown>, name: string, on: string): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const trigger = sql.raw(name);
+  const when = sql.raw(on);
+  await (
+    postgres
+      ? sql`create trigger ${trigger} ${when} for each statement execute function move_credential_epoch()`
+      : sql`create trigger ${trigger} ${when} for each row begin
+        update credential_epoch set epoch = epoch + 1 where id = 1;
+      end`
+  ).execute(db);
 }

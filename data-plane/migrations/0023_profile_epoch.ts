@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { createEpochTrigger } from './0022_credential_epoch.js';
 
 /**
  * The credential epoch (migration 0022) also moves with every change a user's profile shows: the
@@ -14,16 +15,11 @@ const WATCHED: readonly { table: string; columns: string }[] = [
 ];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   for (const { table, columns } of WATCHED) {
-    const name = sql.raw(`${table}_profile_update_moves_credential_epoch`);
-    const on = sql.raw(`after update of ${columns} on ${table}`);
-    await (
-      postgres
-        ? sql`create trigger ${name} ${on} for each statement execute function move_credential_epoch()`
-        : sql`create trigger ${name} ${on} for each row begin
-          update credential_epoch set epoch = epoch + 1 where id = 1;
-        end`
-    ).execute(db);
+    await createEpochTrigger(
+      db,
+      `${table}_profile_update_moves_credential_epoch`,
+      `after update of ${columns} on ${table}`,
+    );
   }
 }

@@ -8,6 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectCluster, type ConnectorStatus } from '../fixtures/connect-cluster.js';
 import { eventually } from '../fixtures/eventually.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const cluster = connectCluster({
   streamingPorts: '29811-29840',
@@ -19,14 +20,6 @@ const { connect, statusOf } = cluster;
 let listening: net.Server;
 let openPort: number;
 let closedPort: number;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Polls the status until it fails, asserting that no poll on the way saw it RUNNING. */
 async function untilFailed(name: string): Promise<ConnectorStatus> {

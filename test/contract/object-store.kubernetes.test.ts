@@ -11,8 +11,8 @@ import type { KindDescriptor } from '../../control-plane/kind-descriptor.js';
 import { capturedLogger } from '../fixtures/captured-logger.js';
 import { eventually } from '../fixtures/eventually.js';
 import { loadKubeConfig, startEmbeddedKubernetesApi } from '../fixtures/kube-backend-embedded-api.js';
+import { freePort } from '../fixtures/free-port.js';
 import {
-  freePort,
   kubeConfigFor,
   startScriptedApi,
   status,

@@ -4,27 +4,19 @@
  * at the same endpoint; a database whose process is gone reports degraded until it is back.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../fixtures/eventually.js';
 import { startServe, type Started } from '../fixtures/serve-process.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const available = fs.existsSync(REDIS_SERVER);
 if (!available) console.warn(`SKIPPING the restart suite of managed databases: ${REDIS_SERVER} is missing`);
 
 type Json = Record<string, unknown>;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(!available)('managed databases across a crash of the platform', () => {
   let dataDir: string;

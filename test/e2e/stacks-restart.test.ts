@@ -5,13 +5,13 @@
  * phase made is not made again.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../fixtures/eventually.js';
 import { startServe, type Started } from '../fixtures/serve-process.js';
 import { aDatabase, aShellJob, aStackTemplate, aWebappService } from '../fixtures/stacks.js';
+import { freePort } from '../fixtures/free-port.js';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const available = fs.existsSync(REDIS_SERVER);
@@ -22,14 +22,6 @@ interface Step {
   resource: string;
   status: string;
   started_at: string | null;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe.skipIf(!available)('a stack execution across a crash of the platform', () => {
