@@ -21,6 +21,7 @@ import { JOBS } from '../jobs/index.js';
 import { createScheduler } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { jobDependencies } from './job-dependencies.js';
 import { assemblePlatform } from './platform.js';
 
 export const kubeconfigPath = (config: ProcessConfig) => path.join(config.dataDir, 'kubeconfig');
@@ -60,14 +61,7 @@ export async function startEmbeddedPlatform(deps: EmbeddedPlatformDependencies):
 
   const scheduler = createScheduler({
     jobs: JOBS,
-    deps: {
-      database,
-      config: config.jobs,
-      logger,
-      metrics,
-      store,
-      workloadsDir: config.workloads.runtime === 'local' ? config.workloads.dir : undefined,
-    },
+    deps: jobDependencies(config, { database, logger, metrics, store }),
   });
   scheduler.start();
   const eventDelivery = platform.startEventDelivery();

@@ -12,6 +12,7 @@ import { JOBS } from '../jobs/index.js';
 import { runJobByName } from '../jobs/scheduler.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
+import { jobDependencies } from './job-dependencies.js';
 import { controlPlanePath, dataPlanePath } from './serve.js';
 
 function kubeconfigAvailable(): boolean {
@@ -71,14 +72,7 @@ export async function runJobCommand(
     throw error;
   });
   try {
-    const run = await runJobByName(name, {
-      database,
-      config: config.jobs,
-      logger,
-      metrics,
-      store,
-      workloadsDir: config.workloads.runtime === 'local' ? config.workloads.dir : undefined,
-    });
+    const run = await runJobByName(name, jobDependencies(config, { database, logger, metrics, store }));
     process.stdout.write(`${JSON.stringify(run)}\n`);
     return run.outcome === 'succeeded' ? 0 : 1;
   } finally {
