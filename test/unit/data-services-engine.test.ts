@@ -13,6 +13,7 @@ import {
   scheduledBackupName,
   scheduledRequeueMs,
   shareHold,
+  type Hold,
   databaseErrorStatus,
   databaseStatus,
   engineProblem,
@@ -367,10 +368,12 @@ describe('backup reconcile decisions', () => {
     await clock.advance(elapsedMs);
     expect(finishedBackupStep(expiry, clock.now())).toEqual(step);
   });
+});
 
-  const database = (status: Partial<DatabaseStatus> | undefined, extra: Partial<Database['metadata']> = {}) =>
+describe('what a backup or restore waits for', () => {
+  const database = (status: Partial<DatabaseStatus> | undefined) =>
     ({
-      metadata: { name: 'db-00000000000a', ...extra },
+      metadata: { name: 'db-00000000000a' },
       spec: { engine: 'postgresql', name: 'orders' },
       status,
     }) as unknown as Database;
@@ -380,72 +383,73 @@ describe('backup reconcile decisions', () => {
       spec: { name: 'files' },
       status: { phase },
     }) as unknown as NfsShare;
-
-  it.each([
-    ['a missing database', undefined, missing('database db_00000000000a')],
-    [
-      'a recorded database',
-      database({ realization: 'recorded', message: 'no server here' }),
-      { failure: 'the database is only recorded (no server here): there is no data to back up' },
-    ],
-    [
-      'a database provisioning',
-      database({ phase: 'provisioning' }),
-      wait('waiting for the database to be available'),
-    ],
-    ['an available database', database({ phase: 'available', realization: 'real' }), undefined],
-  ])('backs up %s', (_case, source, hold) => {
-    expect(backupSourceHold(source, 'db-00000000000a')).toEqual(hold);
-  });
-
-  it.each([
-    ['a missing share', undefined, missing('share nfs_00000000000c')],
-    ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
-    ['an available share', share('available'), undefined],
-  ])('backs up %s', (_case, source, hold) => {
-    expect(shareHold(source, 'nfs-00000000000c')).toEqual(hold);
-  });
-
-  it.each([
-    ['a missing share', undefined, missing('share nfs_00000000000c')],
-    [
-      'a share being deleted',
-      share('available', { deletionTimestamp: NOW.toISOString() }),
-      missing('share nfs_00000000000c'),
-    ],
-    ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
-    ['an available share', share('available'), undefined],
-  ])('restores into %s', (_case, target, hold) => {
-    expect(restoreShareHold(target, 'nfs-00000000000c')).toEqual(hold);
-  });
-});
-
-describe('restore reconcile decisions', () => {
   const backup = (status: Partial<BackupStatus> | undefined) =>
     ({
       metadata: { name: 'bkp-00000000000d' },
       spec: { source: { kind: 'Database', name: 'db-00000000000a' } },
       status,
     }) as unknown as Backup;
+  /** One decision's cases as rows of the table: what it is asked, by the object's name, and its answer. */
+  const asks = <T>(
+    verb: string,
+    decide: (part: T | undefined, name: string) => Hold | undefined,
+    name: string,
+    cases: [string, T | undefined, Hold | undefined][],
+  ): [string, () => Hold | undefined, Hold | undefined][] =>
+    cases.map(([part, given, hold]) => [`${verb} ${part}`, () => decide(given, name), hold]);
+
+  it.each([
+    ...asks('backs up', backupSourceHold, 'db-00000000000a', [
+      ['a missing database', undefined, missing('database db_00000000000a')],
+      [
+        'a recorded database',
+        database({ realization: 'recorded', message: 'no server here' }),
+        { failure: 'the database is only recorded (no server here): there is no data to back up' },
+      ],
+      [
+        'a database provisioning',
+        database({ phase: 'provisioning' }),
+        wait('waiting for the database to be available'),
+      ],
+      ['an available database', database({ phase: 'available', realization: 'real' }), undefined],
+    ]),
+    ...asks('backs up', shareHold, 'nfs-00000000000c', [
+      ['a missing share', undefined, missing('share nfs_00000000000c')],
+      ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
+      ['an available share', share('available'), undefined],
+    ]),
+    ...asks('restores into', restoreShareHold, 'nfs-00000000000c', [
+      ['a missing share', undefined, missing('share nfs_00000000000c')],
+      [
+        'a share being deleted',
+        share('available', { deletionTimestamp: NOW.toISOString() }),
+        missing('share nfs_00000000000c'),
+      ],
+      ['a share provisioning', share('provisioning'), wait('waiting for the share to be available')],
+      ['an available share', share('available'), undefined],
+    ]),
+    ...asks('loads', restoreBackupHold, 'bkp-00000000000d', [
+      ['a missing backup', undefined, missing('backup bkp_00000000000d')],
+      [
+        'a failed backup',
+        backup({ phase: 'failed', message: 'disk full' }),
+        { failure: 'the backup failed: disk full' },
+      ],
+      ['a running backup', backup({ phase: 'running' }), wait('waiting for the backup to complete')],
+      ['a completed backup', backup({ phase: 'completed', location: 'file:///b' }), undefined],
+    ]),
+  ])('%s', (_case, decide, hold) => {
+    expect(decide()).toEqual(hold);
+  });
+});
+
+describe('restore reconcile decisions', () => {
   const target = (status: Partial<DatabaseStatus>, extra: Partial<Database['metadata']> = {}) =>
     ({
       metadata: { name: 'db-00000000000b', ...extra },
       spec: { engine: 'postgresql', name: 'copy' },
       status,
     }) as unknown as Database;
-
-  it.each([
-    ['a missing backup', undefined, missing('backup bkp_00000000000d')],
-    [
-      'a failed backup',
-      backup({ phase: 'failed', message: 'disk full' }),
-      { failure: 'the backup failed: disk full' },
-    ],
-    ['a running backup', backup({ phase: 'running' }), wait('waiting for the backup to complete')],
-    ['a completed backup', backup({ phase: 'completed', location: 'file:///b' }), undefined],
-  ])('loads %s', (_case, source, hold) => {
-    expect(restoreBackupHold(source, 'bkp-00000000000d')).toEqual(hold);
-  });
 
   it.each([
     ['a missing database', undefined, 'postgresql', missing('database db_00000000000b')],
