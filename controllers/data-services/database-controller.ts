@@ -35,6 +35,7 @@ import {
   type StoredCredentials,
 } from './credentials.js';
 import {
+  billable,
   claimsQuota,
   databaseErrorStatus,
   databaseSpecProblem,
@@ -231,9 +232,7 @@ async function reportObserved(
     now: run.now,
     credentials,
   });
-  if (observation.realization === 'real' && observation.state === 'ready') {
-    await recordDatabaseUsage(database, run);
-  }
+  if (billable(observation)) await recordDatabaseUsage(database, run);
   let requeueAfterMs = run.refreshMs;
   if (database.spec!.backupSchedule && status.phase === 'available') {
     const scheduled = await takeScheduledBackup(run.context, database, status, run.now);

@@ -165,14 +165,19 @@ export function databaseSpecProblem(spec: DatabaseSpec): Problem | undefined {
 }
 
 /**
- * Whether a reconcile claims the database's quota: for a spec not yet observed, and again at each
- * look while it is refused (its quota, say), so it is made once there is room.
+ * Whether a reconcile claims a database's or share's quota: for a spec not yet observed, and again
+ * at each look while it is refused (its quota, say), so it is made once there is room.
  */
 export function claimsQuota(
-  status: Pick<DatabaseStatus, 'observedGeneration' | 'phase'> | undefined,
+  status: { observedGeneration?: number | undefined; phase?: string | undefined } | undefined,
   generation: number | undefined,
 ): boolean {
   return status?.observedGeneration !== generation || status?.phase === 'error';
+}
+
+/** A workload counts for the hour's usage only while it really runs and is ready. */
+export function billable(observation: { realization: string; state: string }): boolean {
+  return observation.realization === 'real' && observation.state === 'ready';
 }
 
 /** A new password is made when the vault holds none, or a rotation was asked for and not done. */
@@ -344,6 +349,25 @@ export function databaseStatus(
   return dropUndefined(status);
 }
 
+/** The conditions of an object the runtime refused: Ready False, with the runtime's reason. */
+function refusedConditions(
+  conditions: Condition[] | undefined,
+  failure: { reason: string; message: string },
+  context: { generation: number | undefined; now: Date },
+): Condition[] {
+  return setCondition(
+    conditions,
+    {
+      type: 'Ready',
+      status: 'False',
+      reason: failure.reason,
+      message: failure.message,
+      observedGeneration: context.generation,
+    },
+    context.now,
+  );
+}
+
 /**
  * A database the runtime refused, with the server's reason: `error` while it was never made,
  * `degraded` once it had been (its server gone after a restart, say), since the data is still there.
@@ -359,22 +383,29 @@ export function databaseErrorStatus(
     realization: current?.realization ?? 'recorded',
     message: failure.message,
     observedGeneration: context.generation,
-    conditions: setCondition(
-      current?.conditions,
-      {
-        type: 'Ready',
-        status: 'False',
-        reason: failure.reason,
-        message: failure.message,
-        observedGeneration: context.generation,
-      },
-      context.now,
-    ),
+    conditions: refusedConditions(current?.conditions, failure, context),
   });
 }
 
 const MEBIBYTE = 1024 * 1024;
 const GIGABYTE = 1024 * MEBIBYTE;
+
+/**
+ * A share the runtime refused, with its reason: in error, keeping what else status said of it.
+ */
+export function shareErrorStatus(
+  current: NfsShareStatus | undefined,
+  failure: { reason: string; message: string },
+  context: { generation: number | undefined; now: Date },
+): NfsShareStatus {
+  return {
+    ...current,
+    phase: 'error',
+    message: failure.message,
+    observedGeneration: context.generation,
+    conditions: refusedConditions(current?.conditions, failure, context),
+  };
+}
 
 /** A share's status; over its soft quota it stays available with QuotaExceeded True. */
 export function shareStatus(

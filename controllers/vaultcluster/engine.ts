@@ -1,6 +1,7 @@
 import type { VaultClusterPhase, VaultClusterSpec, VaultClusterStatus } from '../../crds/vault-cluster.js';
 import { setCondition } from '../runtime/conditions.js';
 import type { Condition } from '../../control-plane/types.js';
+import type { InitializeOptions } from '../../vault/vault-engine.js';
 
 export const DEFAULT_SHARES = 5;
 export const DEFAULT_THRESHOLD = 3;
@@ -36,6 +37,31 @@ export function specProblem(spec: VaultClusterSpec | undefined): string | undefi
     return 'spec.settings.defaultLeaseTtlSeconds must not exceed maxLeaseTtlSeconds';
   }
   return undefined;
+}
+
+/**
+ * What a reconcile does about a cluster's initialisation: refuse a spec it cannot serve while
+ * nothing is initialised (an initialised cluster keeps serving whatever its spec now says),
+ * initialise a cluster that unseals itself, or nothing. A cluster without autoUnseal is left
+ * alone: its unseal keys would have no one to receive them.
+ */
+export function initialisationStep(
+  spec: VaultClusterSpec | undefined,
+  initialized: boolean,
+): { refuse: string } | { initialize: InitializeOptions } | undefined {
+  if (initialized) return undefined;
+  const problem = specProblem(spec);
+  if (problem) return { refuse: problem };
+  if (!spec!.autoUnseal) return undefined;
+  return {
+    initialize: {
+      shares: spec!.shares ?? DEFAULT_SHARES,
+      threshold: spec!.threshold ?? DEFAULT_THRESHOLD,
+      autoUnseal: true,
+      defaultLeaseTtlSeconds: spec!.settings?.defaultLeaseTtlSeconds,
+      maxLeaseTtlSeconds: spec!.settings?.maxLeaseTtlSeconds,
+    },
+  };
 }
 
 const MEBIBYTE = 1024 * 1024;

@@ -1,11 +1,12 @@
 import type { VaultCluster } from '../../crds/vault-cluster.js';
 import { VAULT_CLUSTER } from '../../crds/vault-cluster.js';
-import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
+import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
+import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
 import { recordUsage } from '../runtime/usage-samples.js';
 import type { DataPlane } from '../../data-plane/data-plane.js';
-import { DEFAULT_SHARES, DEFAULT_THRESHOLD, desiredStatus, specProblem } from './engine.js';
+import { desiredStatus, initialisationStep, type ClusterObservation } from './engine.js';
 import { VAULT_ENGINE_VERSION, vaultClusterId, type VaultEngine } from '../../vault/vault-engine.js';
 
 /** Held while the cluster's data-plane records exist; removed once they are destroyed. */
@@ -21,6 +22,92 @@ export interface VaultClusterControllerOptions {
   refreshIntervalMs?: number;
 }
 
+/** What one reconcile of a vault cluster works with. */
+interface VaultClusterRun {
+  context: ReconcileContext;
+  options: VaultClusterControllerOptions;
+  namespace: string;
+  name: string;
+  /** The cluster's records in the data plane are kept under this id. */
+  clusterId: string;
+}
+
+/** Destroys a deleted cluster's keys, secrets, tokens and audit log, then lets it go. */
+async function destroyCluster(cluster: VaultCluster, run: VaultClusterRun): Promise<void> {
+  const { context, options } = run;
+  if (!holdsFinalizer(cluster, VAULT_DATA_FINALIZER)) return;
+  await options.engine.destroy(run.clusterId);
+  context.logger.info('vault cluster data destroyed');
+  await removeFinalizer(context.store, VAULT_CLUSTER, cluster, VAULT_DATA_FINALIZER);
+}
+
+/**
+ * Initialises a cluster that unseals itself, or refuses a spec it cannot serve; whether the
+ * cluster is initialised now.
+ */
+async function initialise(cluster: VaultCluster, run: VaultClusterRun): Promise<boolean> {
+  const { engine } = run.options;
+  const initialized = await engine.isInitialized(run.clusterId);
+  const step = initialisationStep(cluster.spec, initialized);
+  if (step === undefined) return initialized;
+  if ('refuse' in step) throw new TerminalError('InvalidSpec', step.refuse, 'error');
+  await engine.initialize(run.clusterId, step.initialize);
+  run.context.logger.info('vault cluster initialised with auto-unseal');
+  return true;
+}
+
+/** Unseals an initialised cluster that unseals itself (start-up included) and counts what it holds. */
+async function observe(initialized: boolean, run: VaultClusterRun): Promise<ClusterObservation> {
+  if (!initialized) return { initialized, sealed: true, totalSecrets: 0, storageBytes: 0 };
+  const handle = run.options.engine.forCluster(run.clusterId);
+  const sealed = !(await handle.autoUnseal());
+  return { initialized, sealed, ...(await handle.usage()) };
+}
+
+/** The hour's usage sample of an initialised cluster: the secrets it holds. */
+async function recordClusterUsage(
+  cluster: VaultCluster,
+  observation: ClusterObservation,
+  run: VaultClusterRun,
+): Promise<void> {
+  const { context, options, namespace, name } = run;
+  await recordUsage(
+    options.database,
+    [
+      {
+        organization: namespace,
+        meter: 'vault.secret_hours',
+        unit: 'secret-hour',
+        resourceType: 'vault_cluster',
+        resourceId: name,
+        resourceName: cluster.spec?.name ?? name,
+        quantity: observation.totalSecrets,
+      },
+    ],
+    context.clock.now(),
+  );
+}
+
+/** Writes phase, seal state, address and usage into status. */
+async function reportStatus(
+  cluster: VaultCluster,
+  observation: ClusterObservation,
+  run: VaultClusterRun,
+): Promise<void> {
+  const { context, options, namespace, name } = run;
+  await writeStatusIfChanged(
+    context.store,
+    VAULT_CLUSTER,
+    cluster,
+    desiredStatus(cluster.status, observation, {
+      generation: cluster.metadata.generation,
+      version: VAULT_ENGINE_VERSION,
+      apiAddress: options.apiAddress(namespace, name),
+      now: context.clock.now(),
+    }),
+  );
+}
+
 /**
  * Reconciles VaultClusters: holds a finalizer so deleting one destroys its keys, secrets, tokens
  * and audit log, initialises clusters that unseal themselves, unseals them (start-up included),
@@ -31,81 +118,22 @@ export interface VaultClusterControllerOptions {
  * to create it through the REST API, which returns the keys once.
  */
 export function vaultClusterController(options: VaultClusterControllerOptions): ControllerDefinition {
-  const { engine } = options;
-  const reconcile: Reconciler = async ({ namespace, name }, { store, cache, clock, logger }) => {
-    let cluster = cache.get<VaultCluster>(VAULT_CLUSTER, namespace, name);
+  const reconcile: Reconciler = async (request, context) => {
+    let cluster = context.cache.get<VaultCluster>(VAULT_CLUSTER, request.namespace, request.name);
     if (cluster === undefined) return;
-    const clusterId = vaultClusterId(namespace ?? '', name);
-    const finalizers = cluster.metadata.finalizers ?? [];
-    if (cluster.metadata.deletionTimestamp) {
-      if (!finalizers.includes(VAULT_DATA_FINALIZER)) return;
-      await engine.destroy(clusterId);
-      logger.info('vault cluster data destroyed');
-      await store.update(VAULT_CLUSTER, {
-        ...cluster,
-        metadata: {
-          ...cluster.metadata,
-          finalizers: finalizers.filter((entry) => entry !== VAULT_DATA_FINALIZER),
-        },
-      });
-      return;
-    }
-    if (!finalizers.includes(VAULT_DATA_FINALIZER)) {
-      cluster = await store.update(VAULT_CLUSTER, {
-        ...cluster,
-        metadata: { ...cluster.metadata, finalizers: [...finalizers, VAULT_DATA_FINALIZER] },
-      });
-    }
-    const problem = specProblem(cluster.spec);
-    let initialized = await engine.isInitialized(clusterId);
-    if (problem && !initialized) throw new TerminalError('InvalidSpec', problem, 'error');
-    const spec = cluster.spec!;
-    if (!initialized && spec.autoUnseal) {
-      await engine.initialize(clusterId, {
-        shares: spec.shares ?? DEFAULT_SHARES,
-        threshold: spec.threshold ?? DEFAULT_THRESHOLD,
-        autoUnseal: true,
-        defaultLeaseTtlSeconds: spec.settings?.defaultLeaseTtlSeconds,
-        maxLeaseTtlSeconds: spec.settings?.maxLeaseTtlSeconds,
-      });
-      logger.info('vault cluster initialised with auto-unseal');
-      initialized = true;
-    }
-    const handle = engine.forCluster(clusterId);
-    const sealed = initialized ? !(await handle.autoUnseal()) : true;
-    const usage = initialized ? await handle.usage() : { totalSecrets: 0, storageBytes: 0 };
-    if (initialized) {
-      await recordUsage(
-        options.database,
-        [
-          {
-            organization: namespace ?? '',
-            meter: 'vault.secret_hours',
-            unit: 'secret-hour',
-            resourceType: 'vault_cluster',
-            resourceId: name,
-            resourceName: cluster.spec?.name ?? name,
-            quantity: usage.totalSecrets,
-          },
-        ],
-        clock.now(),
-      );
-    }
-    await writeStatusIfChanged(
-      store,
-      VAULT_CLUSTER,
-      cluster,
-      desiredStatus(
-        cluster.status,
-        { initialized, sealed, ...usage },
-        {
-          generation: cluster.metadata.generation,
-          version: VAULT_ENGINE_VERSION,
-          apiAddress: options.apiAddress(namespace ?? '', name),
-          now: clock.now(),
-        },
-      ),
-    );
+    const { namespace = '', name } = request;
+    const run: VaultClusterRun = {
+      context,
+      options,
+      namespace,
+      name,
+      clusterId: vaultClusterId(namespace, name),
+    };
+    if (cluster.metadata.deletionTimestamp) return destroyCluster(cluster, run);
+    cluster = await addFinalizer(context.store, VAULT_CLUSTER, cluster, VAULT_DATA_FINALIZER);
+    const observation = await observe(await initialise(cluster, run), run);
+    if (observation.initialized) await recordClusterUsage(cluster, observation, run);
+    await reportStatus(cluster, observation, run);
     return { requeueAfterMs: options.refreshIntervalMs ?? 30_000 };
   };
   return { name: 'vaultcluster', for: VAULT_CLUSTER, reconcile };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   backupSourceHold,
+  billable,
   backupStatus,
   claimsQuota,
   cronProblem,
@@ -12,6 +13,7 @@ import {
   rotationDue,
   scheduledBackupName,
   scheduledRequeueMs,
+  shareErrorStatus,
   shareHold,
   type Hold,
   databaseErrorStatus,
@@ -239,6 +241,39 @@ describe('share status', () => {
     expect(status.usedMb).toBe(usedMb);
     expect(status.conditions?.find((condition) => condition.type === 'QuotaExceeded')?.status).toBe(exceeded);
   });
+
+  it.each([
+    ['a share never made', undefined, {}],
+    [
+      'an available share',
+      shareStatus(undefined, { name: 'assets', sizeGb: 1 }, share(0), { generation: 1, now: NOW }),
+      { realization: 'real', usedMb: 0, mount: { server: '127.0.0.1', path: '/data/shares/org/nfs_0a' } },
+    ],
+  ])('refuses %s: in error with the reason, keeping what status knew', (_case, current, kept) => {
+    const failure = { reason: 'ShareFailed', message: 'no space left on device' };
+    const status = shareErrorStatus(current, failure, { generation: 2, now: NOW });
+    expect(status).toMatchObject({
+      ...kept,
+      phase: 'error',
+      message: failure.message,
+      observedGeneration: 2,
+    });
+    expect(status.conditions?.find((condition) => condition.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ShareFailed',
+      message: failure.message,
+      observedGeneration: 2,
+    });
+  });
+
+  it.each([
+    ['real', 'ready', true],
+    ['real', 'provisioning', false],
+    ['real', 'degraded', false],
+    ['recorded', 'ready', false],
+  ])('a %s workload %s counts for usage: %s', (realization, state, counts) => {
+    expect(billable({ realization, state })).toBe(counts);
+  });
 });
 
 describe('backup status', () => {
@@ -319,6 +354,7 @@ describe('database reconcile decisions', () => {
     ['a new generation', { observedGeneration: 1, phase: 'available' }, 2, true],
     ['an observed generation', { observedGeneration: 2, phase: 'available' }, 2, false],
     ['a refused database, at each look', { observedGeneration: 2, phase: 'error' }, 2, true],
+    ['a share provisioning as observed', { observedGeneration: 2, phase: 'provisioning' }, 2, false],
   ] as const)('claims its quota for %s: %s', (_case, status, generation, claims) => {
     expect(claimsQuota(status, generation)).toBe(claims);
   });
