@@ -62,15 +62,33 @@ export interface DataServicesControllerOptions {
   refreshIntervalMs?: number;
 }
 
-/** What one reconcile of a database works with. */
-interface DatabaseRun {
+/** What one reconcile of a database or a share works with. */
+export interface WorkloadRun<W> {
   context: ReconcileContext;
   options: DataServicesControllerOptions;
   namespace: string;
-  workload: DatabaseWorkload;
+  workload: W;
   now: Date;
   refreshMs: number;
 }
+
+export function workloadRun<W>(
+  context: ReconcileContext,
+  options: DataServicesControllerOptions,
+  namespace: string,
+  workload: W,
+): WorkloadRun<W> {
+  return {
+    context,
+    options,
+    namespace,
+    workload,
+    now: context.clock.now(),
+    refreshMs: options.refreshIntervalMs ?? 30_000,
+  };
+}
+
+type DatabaseRun = WorkloadRun<DatabaseWorkload>;
 
 /** What the server answered to making the database exist with `password`. */
 interface Ensured {
@@ -255,14 +273,7 @@ export function databaseController(options: DataServicesControllerOptions): Cont
   const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
     let database = context.cache.get<Database>(DATABASE, namespace, name);
     if (!database?.spec) return;
-    const run: DatabaseRun = {
-      context,
-      options,
-      namespace,
-      workload: databaseWorkload(database),
-      now: context.clock.now(),
-      refreshMs: options.refreshIntervalMs ?? 30_000,
-    };
+    const run = workloadRun(context, options, namespace, databaseWorkload(database));
     if (database.metadata.deletionTimestamp) return removeDatabase(database, run);
     const problem = databaseSpecProblem(database.spec);
     if (problem) {

@@ -1,9 +1,9 @@
 import { NFS_SHARE, type NfsShare } from '../../crds/data-services.js';
 import { WorkloadError, type ShareWorkload } from '../../workloads/runtime.js';
-import type { ControllerDefinition, ReconcileContext, Reconciler } from '../runtime/controller.js';
+import type { ControllerDefinition, Reconciler } from '../runtime/controller.js';
 import { TerminalError } from '../runtime/controller.js';
 import { writeStatusIfChanged } from '../runtime/status.js';
-import type { DataServicesControllerOptions } from './database-controller.js';
+import { workloadRun, type DataServicesControllerOptions, type WorkloadRun } from './database-controller.js';
 import { billable, claimsQuota, shareErrorStatus, shareStatus } from './engine.js';
 import { addFinalizer, holdsFinalizer, removeFinalizer } from '../runtime/finalizers.js';
 import { claimQuota, quotaExceededMessage, releaseQuota, shareQuotaAmounts } from './quotas.js';
@@ -11,15 +11,7 @@ import { recordUsage } from '../runtime/usage-samples.js';
 import { shareWorkload } from './workloads-of.js';
 import { restIdOf } from '../../crds/ids.js';
 
-/** What one reconcile of a share works with. */
-interface ShareRun {
-  context: ReconcileContext;
-  options: DataServicesControllerOptions;
-  namespace: string;
-  workload: ShareWorkload;
-  now: Date;
-  refreshMs: number;
-}
+type ShareRun = WorkloadRun<ShareWorkload>;
 
 /** Marks the share deleting, removes it and its files, releases its quota and lets it go. */
 async function removeShare(share: NfsShare, run: ShareRun): Promise<void> {
@@ -106,14 +98,7 @@ export function nfsShareController(options: DataServicesControllerOptions): Cont
   const reconcile: Reconciler = async ({ namespace = '', name }, context) => {
     let share = context.cache.get<NfsShare>(NFS_SHARE, namespace, name);
     if (!share?.spec) return;
-    const run: ShareRun = {
-      context,
-      options,
-      namespace,
-      workload: shareWorkload(share),
-      now: context.clock.now(),
-      refreshMs: options.refreshIntervalMs ?? 30_000,
-    };
+    const run = workloadRun(context, options, namespace, shareWorkload(share));
     if (share.metadata.deletionTimestamp) return removeShare(share, run);
     share = await addFinalizer(context.store, NFS_SHARE, share);
     await claimShareQuota(share, run);

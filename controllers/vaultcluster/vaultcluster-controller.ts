@@ -64,37 +64,30 @@ async function observe(initialized: boolean, run: VaultClusterRun): Promise<Clus
   return { initialized, sealed, ...(await handle.usage()) };
 }
 
-/** The hour's usage sample of an initialised cluster: the secrets it holds. */
-async function recordClusterUsage(
+/** Records the hour's usage of an initialised cluster (the secrets it holds) and writes its status. */
+async function reportObserved(
   cluster: VaultCluster,
   observation: ClusterObservation,
   run: VaultClusterRun,
 ): Promise<void> {
   const { context, options, namespace, name } = run;
-  await recordUsage(
-    options.database,
-    [
-      {
-        organization: namespace,
-        meter: 'vault.secret_hours',
-        unit: 'secret-hour',
-        resourceType: 'vault_cluster',
-        resourceId: name,
-        resourceName: cluster.spec?.name ?? name,
-        quantity: observation.totalSecrets,
-      },
-    ],
-    context.clock.now(),
-  );
-}
-
-/** Writes phase, seal state, address and usage into status. */
-async function reportStatus(
-  cluster: VaultCluster,
-  observation: ClusterObservation,
-  run: VaultClusterRun,
-): Promise<void> {
-  const { context, options, namespace, name } = run;
+  if (observation.initialized) {
+    await recordUsage(
+      options.database,
+      [
+        {
+          organization: namespace,
+          meter: 'vault.secret_hours',
+          unit: 'secret-hour',
+          resourceType: 'vault_cluster',
+          resourceId: name,
+          resourceName: cluster.spec?.name ?? name,
+          quantity: observation.totalSecrets,
+        },
+      ],
+      context.clock.now(),
+    );
+  }
   await writeStatusIfChanged(
     context.store,
     VAULT_CLUSTER,
@@ -132,8 +125,7 @@ export function vaultClusterController(options: VaultClusterControllerOptions): 
     if (cluster.metadata.deletionTimestamp) return destroyCluster(cluster, run);
     cluster = await addFinalizer(context.store, VAULT_CLUSTER, cluster, VAULT_DATA_FINALIZER);
     const observation = await observe(await initialise(cluster, run), run);
-    if (observation.initialized) await recordClusterUsage(cluster, observation, run);
-    await reportStatus(cluster, observation, run);
+    await reportObserved(cluster, observation, run);
     return { requeueAfterMs: options.refreshIntervalMs ?? 30_000 };
   };
   return { name: 'vaultcluster', for: VAULT_CLUSTER, reconcile };
