@@ -3,7 +3,7 @@
  * its objects are found and its REST view, and its named handlers call them.
  */
 import type { Principal } from '../../accounts/principal.js';
-import type { KubeObject } from '../../control-plane/types.js';
+import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import { newRestId, type IdPrefix } from '../../crds/ids.js';
 import { conflict } from '../errors.js';
 import { withoutDeleted } from './deleted.js';
@@ -74,14 +74,30 @@ export async function deleteResource<T extends KubeObject>(
   return {};
 }
 
-/** An object whose spec carries the display name that is unique in its organization. */
-type NamedObject = KubeObject<{ name: string }>;
+/** An object whose spec carries a display name (unique in its organization, unless its family says not). */
+type NamedObject = KubeObject<{ name?: string | undefined }>;
 
 /** What a family says once more for its creates. */
-export interface CreatableFamily<T extends NamedObject, V> extends ResourceFamily<T, V> {
-  /** The prefix of the REST ids it hands out: `db` for `db_…`. */
-  idPrefix: IdPrefix;
-}
+export type CreatableFamily<T extends NamedObject, V> = ResourceFamily<T, V> & PlacedFamily<T>;
+
+/** How a family places a new object: its ids, and whether (and how) its names are kept unique. */
+export type PlacedFamily<T extends NamedObject> = { lookup: OrganizationLookup<T> } & (
+  | {
+      /** The prefix of the REST ids it hands out: `db` for `db_…`. */
+      idPrefix: IdPrefix;
+    }
+  | {
+      /** How an id of a form of its own is made (a VPC's uuid). */
+      newId: () => string;
+    }
+) & {
+    /**
+     * By default a live object of the family with the name is a 409 on `name`. A family whose 409
+     * says more (the integration holding the name) checks here; `false` where names may repeat
+     * (VPCs, subnets).
+     */
+    nameCheck?: false | ((store: ObjectStore, namespace: string, name: string) => Promise<void>);
+  };
 
 /** Where a new object goes: its REST id and its organization's namespace. */
 export interface NewResourcePlace {
@@ -89,11 +105,38 @@ export interface NewResourcePlace {
   namespace: string;
 }
 
+/** The 409 of a name a live object of the family holds in the namespace. */
+async function refuseHeldName<T extends NamedObject>(
+  store: ObjectStore,
+  namespace: string,
+  lookup: OrganizationLookup<T>,
+  name: string,
+) {
+  const { items } = await store.list<T>(lookup.type, { namespace });
+  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
+    throw conflict(`a ${lookup.noun} named ${name} exists`, { details: { field: 'name' } });
+  }
+}
+
 /**
- * The part of a create that families share, once the family has validated the body: the caller's
- * namespace (created when missing), a 409 on `name` when a live object of the family has that name,
- * a new id, the family's `write` (which charges its quota when it has one), and the 201 with the
- * REST view (a family whose create answers less gives that view here).
+ * The start that creates share, once the family has validated the body: the caller's namespace
+ * (created when missing), the family's check that `name` is free, and a new id.
+ */
+export async function newResourcePlace<T extends NamedObject>(
+  ctx: CallerContext,
+  family: PlacedFamily<T>,
+  name: string,
+): Promise<NewResourcePlace> {
+  const namespace = await ensureTenantNamespace(ctx.store, ctx.principal);
+  if (family.nameCheck === undefined) await refuseHeldName(ctx.store, namespace, family.lookup, name);
+  else if (family.nameCheck) await family.nameCheck(ctx.store, namespace, name);
+  return { id: 'newId' in family ? family.newId() : newRestId(family.idPrefix), namespace };
+}
+
+/**
+ * The part of a create that families share, once the family has validated the body: its place
+ * (`newResourcePlace`), the family's `write` (which charges its quota when it has one), and the 201
+ * with the REST view (a family whose create answers less gives that view here).
  */
 export async function createResource<T extends NamedObject, V>(
   ctx: CallerContext,
@@ -101,11 +144,6 @@ export async function createResource<T extends NamedObject, V>(
   name: string,
   write: (place: NewResourcePlace) => Promise<T>,
 ) {
-  const namespace = await ensureTenantNamespace(ctx.store, ctx.principal);
-  const { items } = await ctx.store.list<T>(family.lookup.type, { namespace });
-  if (items.some((other) => other.spec?.name === name && !other.metadata.deletionTimestamp)) {
-    throw conflict(`a ${family.lookup.noun} named ${name} exists`, { details: { field: 'name' } });
-  }
-  const created = await write({ id: newRestId(family.idPrefix), namespace });
+  const created = await write(await newResourcePlace(ctx, family, name));
   return { status: 201, data: family.view(created) };
 }

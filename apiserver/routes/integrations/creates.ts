@@ -5,7 +5,6 @@
 import type { PublicUrl } from '../../../config/http.js';
 import type { Integration } from '../../../crds/integration.js';
 import { providerContext } from '../../../integrations/connection.js';
-import { newIntegrationId } from '../../../integrations/ids.js';
 import { providers } from '../../../integrations/providers/index.js';
 import {
   createAnswerOf,
@@ -22,14 +21,14 @@ import {
   type AuthenticatedContext,
 } from '../../routing/route.js';
 import type { Principal } from '../../../accounts/principal.js';
-import { ensureTenantNamespace } from '../../routing/tenancy.js';
+import { newResourcePlace } from '../../routing/resource-handlers.js';
 import {
   activityOf,
-  checkNameFree,
   createIntegration,
   INTEGRATION_SUMMARY,
   invalidConfiguration,
   NAME,
+  NEW_INTEGRATIONS,
   providerRefusal,
   restSummary,
   servicesOf,
@@ -61,10 +60,8 @@ async function createVerified(
   answer: Record<string, unknown>;
 }> {
   const services = servicesOf(ctx);
-  const namespace = await ensureTenantNamespace(ctx.store, ctx.principal);
-  await checkNameFree(ctx.store, namespace, name);
+  const { id, namespace } = await newResourcePlace(ctx, NEW_INTEGRATIONS, name);
   const context = providerContext(services);
-  const id = newIntegrationId();
   let verified;
   let connected;
   try {

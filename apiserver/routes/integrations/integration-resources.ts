@@ -16,6 +16,7 @@ import type { BackgroundRuns } from '../../../integrations/background-runs.js';
 import type { IntegrationServices } from '../../../integrations/connection.js';
 import { presentedStatus, readActivity, type IntegrationActivity } from '../../../integrations/activity.js';
 import type { DataPlane } from '../../../data-plane/data-plane.js';
+import { newIntegrationId } from '../../../integrations/ids.js';
 import { INTEGRATION_CREDENTIALS_FINALIZER } from '../../../controllers/integration/index.js';
 import {
   deleteCredentials,
@@ -27,6 +28,7 @@ import type { IntegrationProblem } from '../../../controllers/integration/index.
 import type { ProviderError } from '../../../integrations/providers/provider.js';
 import type { ObjectStore } from '../../../control-plane/types.js';
 import { ApiError, badRequest, conflict, unprocessable } from '../../errors.js';
+import type { PlacedFamily } from '../../routing/resource-handlers.js';
 import { findInNamespace, type OrganizationLookup } from '../../routing/tenancy.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import type { RequestShape, RouteContext } from '../../routing/route.js';
@@ -149,6 +151,13 @@ export async function readIntegration(
 
 /** How an integration is found in an organization: by its id, which is its object's name. */
 export const INTEGRATIONS: OrganizationLookup<Integration> = { type: INTEGRATION, noun: 'integration' };
+
+/** How a new integration is placed: a uuid id, and a 409 naming the integration that holds its name. */
+export const NEW_INTEGRATIONS = {
+  lookup: INTEGRATIONS,
+  newId: newIntegrationId,
+  nameCheck: checkNameFree,
+} as const satisfies PlacedFamily<Integration>;
 
 function fieldErrors(problems: readonly IntegrationProblem[], rule: string) {
   return problems.map((problem) => ({ in: 'body', field: problem.field, rule, message: problem.message }));

@@ -6,14 +6,14 @@
 import { readActivity } from '../../../integrations/activity.js';
 import { INTEGRATION, type Integration, type IntegrationType } from '../../../crds/integration.js';
 import { PROVIDERS, providerTypes } from '../../../integrations/providers/index.js';
-import { newIntegrationId } from '../../../integrations/ids.js';
 import { configurationProblems, credentialProblems } from '../../../controllers/integration/index.js';
 import { checkOutboundUrl, EgressError } from '../../../security/egress.js';
 import { unprocessable } from '../../errors.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { createResource } from '../../routing/resource-handlers.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
 import { TYPED_CREATE_ROUTES } from './creates.js';
 import {
   checkNameFree,
@@ -24,6 +24,7 @@ import {
   invalidConfiguration,
   invalidCredentials,
   NAME,
+  NEW_INTEGRATIONS,
   PHASES,
   readIntegration,
   activityOf,
@@ -96,7 +97,7 @@ async function listIntegrations({
 async function createAnyIntegration(
   ctx: AuthenticatedContext<{ body: GenericCreateBody }, IntegrationRouteServices>,
 ) {
-  const { body, principal } = ctx;
+  const { body } = ctx;
   const type = knownType(body.type);
   const configuration = body.configuration ?? {};
   const configProblems = configurationProblems(type, configuration);
@@ -114,21 +115,26 @@ async function createAnyIntegration(
       throw invalidCredentials([{ field: `credentials.${key}`, message: error.message }]);
     }
   }
-  const namespace = await ensureTenantNamespace(ctx.store, principal);
   const name = body.name.trim();
-  await checkNameFree(ctx.store, namespace, name);
-  const created = await createIntegration(services, {
-    id: newIntegrationId(),
-    namespace,
-    type,
-    name,
-    configuration,
-    credentials: body.credentials as Record<string, string>,
-    accountKey: null,
-    verified: false,
-  });
-  const { id, status, created_at } = restSummary(created, {}, ctx.now());
-  return { status: 201, data: { id, name, type, status, configuration, created_at } };
+  const family = {
+    ...NEW_INTEGRATIONS,
+    view: (created: Integration) => {
+      const { id, status, created_at } = restSummary(created, {}, ctx.now());
+      return { id, name, type, status, configuration, created_at };
+    },
+  };
+  return createResource(ctx, family, name, ({ id, namespace }) =>
+    createIntegration(services, {
+      id,
+      namespace,
+      type,
+      name,
+      configuration,
+      credentials: body.credentials as Record<string, string>,
+      accountKey: null,
+      verified: false,
+    }),
+  );
 }
 
 async function getIntegration({

@@ -11,6 +11,7 @@ import { conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { defineRoute, type RouteDefinition, type AuthenticatedContext } from '../../routing/route.js';
 import { withoutDeleted } from '../../routing/deleted.js';
+import { createResource } from '../../routing/resource-handlers.js';
 import { tenantNamespace } from '../../routing/tenancy.js';
 import {
   createdAt,
@@ -78,6 +79,26 @@ function subnetView(subnet: Subnet, vpc: Vpc, gateways: readonly NatGateway[], n
   };
 }
 
+/** Subnets are created with ids of their own (uuids), and two subnets may have the same name. */
+const NEW_SUBNETS = {
+  lookup: { type: SUBNET, noun: 'subnet' },
+  newId: newSubnetId,
+  nameCheck: false,
+} as const;
+
+/** The 201 of a new subnet: every address of its block still free. */
+function newSubnetView(subnet: Subnet, now: Date) {
+  const spec = subnet.spec!;
+  return {
+    id: subnet.metadata.name,
+    name: spec.name,
+    cidr_block: spec.cidrBlock,
+    availability_zone: spec.availabilityZone,
+    available_ip_count: availableIpCount(parseCidr(spec.cidrBlock), 0),
+    created_at: createdAt(subnet, now),
+  };
+}
+
 const base = { area: 'vpc', auth: 'authenticated', tags: ['vpc'] } as const;
 const vpcParams = { type: 'object', required: ['id'], properties: { id: ID_SCHEMA } } as const;
 
@@ -109,75 +130,67 @@ async function createSubnet({
     vpc,
   );
   if (problems.length > 0) throw invalid(problems);
-  const id = newSubnetId();
   const name = body.name.trim();
-  const claim = await claimCidr(
-    database,
-    {
-      namespace,
-      kind: 'Subnet',
-      scope: vpcScope(params.id),
-      resourceId: id,
-      resourceName: name,
-      cidr: body.cidr_block,
-    },
-    now(),
-  );
-  if (claim.outcome === 'overlap') {
-    const { holder } = claim;
-    throw conflict(
-      subnetOverlapMessage('cidr_block', body.cidr_block, {
-        name: holder.resource_name,
-        id: holder.resource_id,
-        cidr: holder.cidr_block,
-      }),
+  const family = { ...NEW_SUBNETS, view: (subnet: Subnet) => newSubnetView(subnet, now()) };
+  return createResource({ store, principal }, family, name, async ({ id }) => {
+    const claim = await claimCidr(
+      database,
       {
-        details: {
-          conflicting_subnet: {
-            id: holder.resource_id,
-            name: holder.resource_name,
-            cidr_block: holder.cidr_block,
-          },
-        },
+        namespace,
+        kind: 'Subnet',
+        scope: vpcScope(params.id),
+        resourceId: id,
+        resourceName: name,
+        cidr: body.cidr_block,
       },
+      now(),
     );
-  }
-  let created: Subnet;
-  try {
-    created = await store.create<Subnet>(
-      SUBNET,
-      withOwner<Subnet>(
+    if (claim.outcome === 'overlap') {
+      const { holder } = claim;
+      throw conflict(
+        subnetOverlapMessage('cidr_block', body.cidr_block, {
+          name: holder.resource_name,
+          id: holder.resource_id,
+          cidr: holder.cidr_block,
+        }),
         {
-          apiVersion: API_VERSION,
-          kind: 'Subnet',
-          metadata: { name: id, namespace },
-          spec: {
-            vpcRef: params.id,
-            name,
-            cidrBlock: body.cidr_block,
-            availabilityZone: body.availability_zone,
-            mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
+          details: {
+            conflicting_subnet: {
+              id: holder.resource_id,
+              name: holder.resource_name,
+              cidr_block: holder.cidr_block,
+            },
           },
         },
-        vpc,
-      ),
-    );
-  } catch (error) {
-    await releaseCidrClaim(database, namespace, id);
-    throw error;
-  }
-  logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
-  return {
-    status: 201,
-    data: {
-      id,
-      name,
-      cidr_block: body.cidr_block,
-      availability_zone: body.availability_zone,
-      available_ip_count: availableIpCount(parseCidr(body.cidr_block), 0),
-      created_at: createdAt(created, now()),
-    },
-  };
+      );
+    }
+    let created: Subnet;
+    try {
+      created = await store.create<Subnet>(
+        SUBNET,
+        withOwner<Subnet>(
+          {
+            apiVersion: API_VERSION,
+            kind: 'Subnet',
+            metadata: { name: id, namespace },
+            spec: {
+              vpcRef: params.id,
+              name,
+              cidrBlock: body.cidr_block,
+              availabilityZone: body.availability_zone,
+              mapPublicIpOnLaunch: body.map_public_ip_on_launch ?? false,
+            },
+          },
+          vpc,
+        ),
+      );
+    } catch (error) {
+      await releaseCidrClaim(database, namespace, id);
+      throw error;
+    }
+    logger.info({ vpcId: params.id, subnetId: id, cidr: body.cidr_block }, 'subnet created');
+    return created;
+  });
 }
 
 async function getSubnet({

@@ -28,7 +28,8 @@ import { ApiError, badRequest, conflict } from '../../errors.js';
 import type { JsonSchema } from '../../routing/json-schema.js';
 import { limitOffsetProperties, type LimitOffsetQuery } from '../../routing/pagination.js';
 import { defineRoute, type RouteModule, type AuthenticatedContext } from '../../routing/route.js';
-import { ensureTenantNamespace, tenantNamespace } from '../../routing/tenancy.js';
+import { createResource } from '../../routing/resource-handlers.js';
+import { tenantNamespace } from '../../routing/tenancy.js';
 import { GATEWAY_ROUTES } from './gateways.js';
 import {
   createdAt,
@@ -264,6 +265,22 @@ function vpcSpec(name: string, body: CreateVpcBody): NonNullable<Vpc['spec']> {
   };
 }
 
+/** VPCs are created with ids of their own (uuids), and two VPCs may have the same name. */
+const NEW_VPCS = { lookup: { type: VPC, noun: 'VPC' }, newId: newVpcId, nameCheck: false } as const;
+
+/** The 201 of a new VPC: being provisioned. */
+function newVpcView(vpc: Vpc, now: Date) {
+  return {
+    id: vpc.metadata.name,
+    name: vpc.spec!.name,
+    cidr_block: vpc.spec!.cidrBlock,
+    region: vpc.spec!.region,
+    status: 'provisioning',
+    is_default: false,
+    created_at: createdAt(vpc, now),
+  };
+}
+
 /** What the VPC routes need beyond the core services. */
 export interface VpcRouteServices {
   vpcConfig: VpcConfig;
@@ -311,56 +328,46 @@ async function createVpc({
     () => checkRegion('region', body.region, vpcConfig.regions),
   ]);
   if (problems.length > 0) throw invalid(problems);
-  const namespace = await ensureTenantNamespace(store, principal);
-  const id = newVpcId();
   const name = body.name.trim();
-  const claim = await claimCidr(
-    database,
-    {
-      namespace,
-      kind: 'Vpc',
-      scope: regionScope(body.region),
-      resourceId: id,
-      resourceName: name,
-      cidr: body.cidr_block,
-      limit: vpcConfig.limitPerOrganization,
-    },
-    now(),
-  );
-  if (claim.outcome === 'limit') throw limitReached(claim.limit);
-  if (claim.outcome === 'overlap')
-    throw await overlapConflict(store, namespace, body.cidr_block, claim.holder);
-  let created: Vpc;
-  try {
-    created = await store.create<Vpc>(VPC, {
-      apiVersion: API_VERSION,
-      kind: 'Vpc',
-      metadata: {
-        name: id,
+  const family = { ...NEW_VPCS, view: (vpc: Vpc) => newVpcView(vpc, now()) };
+  return createResource({ store, principal }, family, name, async ({ id, namespace }) => {
+    const claim = await claimCidr(
+      database,
+      {
         namespace,
-        annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
-        // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
-        finalizers: [VPC_FINALIZER],
+        kind: 'Vpc',
+        scope: regionScope(body.region),
+        resourceId: id,
+        resourceName: name,
+        cidr: body.cidr_block,
+        limit: vpcConfig.limitPerOrganization,
       },
-      spec: vpcSpec(name, body),
-    });
-  } catch (error) {
-    await releaseCidrClaim(database, namespace, id);
-    throw error;
-  }
-  logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
-  return {
-    status: 201,
-    data: {
-      id,
-      name,
-      cidr_block: body.cidr_block,
-      region: body.region,
-      status: 'provisioning',
-      is_default: false,
-      created_at: createdAt(created, now()),
-    },
-  };
+      now(),
+    );
+    if (claim.outcome === 'limit') throw limitReached(claim.limit);
+    if (claim.outcome === 'overlap')
+      throw await overlapConflict(store, namespace, body.cidr_block, claim.holder);
+    let created: Vpc;
+    try {
+      created = await store.create<Vpc>(VPC, {
+        apiVersion: API_VERSION,
+        kind: 'Vpc',
+        metadata: {
+          name: id,
+          namespace,
+          annotations: { [UPDATED_AT_ANNOTATION]: now().toISOString() },
+          // The block is claimed already: however soon the VPC is deleted, its finalizer releases it.
+          finalizers: [VPC_FINALIZER],
+        },
+        spec: vpcSpec(name, body),
+      });
+    } catch (error) {
+      await releaseCidrClaim(database, namespace, id);
+      throw error;
+    }
+    logger.info({ vpcId: id, namespace, cidr: body.cidr_block, region: body.region }, 'VPC created');
+    return created;
+  });
 }
 
 /**
