@@ -267,12 +267,12 @@ describe('share status', () => {
   });
 
   it.each([
-    ['real', 'ready', true],
-    ['real', 'provisioning', false],
-    ['real', 'degraded', false],
-    ['recorded', 'ready', false],
-  ])('a %s workload %s counts for usage: %s', (realization, state, counts) => {
-    expect(billable({ realization, state })).toBe(counts);
+    { realization: 'real', state: 'ready', counts: true },
+    { realization: 'real', state: 'provisioning', counts: false },
+    { realization: 'real', state: 'degraded', counts: false },
+    { realization: 'recorded', state: 'ready', counts: false },
+  ])('a $realization workload $state counts for usage: $counts', ({ counts, ...observation }) => {
+    expect(billable(observation)).toBe(counts);
   });
 });
 
