@@ -13,23 +13,27 @@ import {
 } from '../control-plane/kind-descriptor.js';
 
 /**
- * The provider types the compiler knows: each provider module adds its own key
- * (`declare module`), so adding a provider touches no list here.
+ * The provider types the platform runs, in the order the API lists them: the CRD's enum of
+ * `spec.type`. Each provider module (`integrations/providers/<type>.ts`) is typed by this list,
+ * so the kinds carry the enum without loading the providers.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the provider modules
-export interface IntegrationTypes {}
+export const INTEGRATION_TYPES = ['codehost', 'edgenet', 'monitor', 'pager', 'chat'] as const;
+
+/**
+ * The provider types the compiler knows: those of the list, and any a provider registered
+ * beyond it adds (`declare module`), as a test does.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the list's keys, and what a registration adds
+export interface IntegrationTypes extends Record<(typeof INTEGRATION_TYPES)[number], true> {}
 
 export type IntegrationType = keyof IntegrationTypes;
 
-/**
- * The provider types the platform runs, in the order they were registered: the CRD's enum of
- * `spec.type`. The provider list (`integrations/providers`) registers each type as it loads.
- */
-const REGISTERED_TYPES: IntegrationType[] = [];
+/** The types of the list, then those registered beyond it. */
+const REGISTERED_TYPES: IntegrationType[] = [...INTEGRATION_TYPES];
 
+/** Adds a type beyond the list (a provider registered later); one of the list is there already. */
 export function registerIntegrationType(type: IntegrationType): void {
-  if (REGISTERED_TYPES.includes(type)) throw new Error(`integration type ${type} is registered twice`);
-  REGISTERED_TYPES.push(type);
+  if (!REGISTERED_TYPES.includes(type)) REGISTERED_TYPES.push(type);
 }
 
 export interface IntegrationSpec {
@@ -88,7 +92,5 @@ export const INTEGRATION: KindDescriptor = {
     READY_MESSAGE_COLUMN,
   ],
   typesFile: 'crds/integration.ts',
-  // Before the provider list has loaded (a tool that reads the kinds alone), the generated enum stands.
-  specEnums: (): Record<string, readonly string[]> =>
-    REGISTERED_TYPES.length === 0 ? {} : { type: REGISTERED_TYPES },
+  specEnums: (): Record<string, readonly string[]> => ({ type: REGISTERED_TYPES }),
 };

@@ -6,8 +6,6 @@
 import { checkGeneratedCrds, writeGeneratedCrds } from '../crds/generate.js';
 import { KINDS } from '../crds/index.js';
 import { packageRoot } from '../crds/registry.js';
-// The Integration CRD's enum of types is the provider list, which registers them as it loads.
-import '../integrations/providers/index.js';
 
 const repoRoot = packageRoot(import.meta.url);
 const args = process.argv.slice(2);

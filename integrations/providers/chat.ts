@@ -75,12 +75,6 @@ async function verify(
   return { accountKey: `webhook:${fingerprint.slice(0, 24)}`, configuration: {} };
 }
 
-declare module '../../crds/integration.js' {
-  interface IntegrationTypes {
-    chat: true;
-  }
-}
-
 export const chatProvider: ProviderAdapter = {
   type: 'chat',
   settings: {

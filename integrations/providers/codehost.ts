@@ -298,12 +298,6 @@ const codehostEvents = stringArray(
   CODEHOST_EVENTS.join(', '),
 );
 
-declare module '../../crds/integration.js' {
-  interface IntegrationTypes {
-    codehost: true;
-  }
-}
-
 export const codehostProvider: ProviderAdapter = {
   type: 'codehost',
   settings: {

@@ -117,12 +117,6 @@ async function verify(
 
 const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
-declare module '../../crds/integration.js' {
-  interface IntegrationTypes {
-    edgenet: true;
-  }
-}
-
 export const edgenetProvider: ProviderAdapter = {
   type: 'edgenet',
   settings: {

@@ -20,11 +20,12 @@ export const PROVIDERS = {} as Record<IntegrationType, ProviderAdapter>;
  * route schemas are built from the list when they load.
  */
 export function registerProvider(provider: ProviderAdapter): void {
+  if (PROVIDERS[provider.type]) throw new Error(`integration type ${provider.type} is registered twice`);
   registerIntegrationType(provider.type);
   PROVIDERS[provider.type] = provider;
 }
 
-/** In the order the API lists them. */
+/** In the order of the types' list, which the CRD's enum is. */
 for (const provider of [codehostProvider, edgenetProvider, monitorProvider, pagerProvider, chatProvider]) {
   registerProvider(provider);
 }

@@ -86,12 +86,6 @@ function stringTags(configuration: Record<string, unknown>): string[] {
   return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string') : [];
 }
 
-declare module '../../crds/integration.js' {
-  interface IntegrationTypes {
-    monitor: true;
-  }
-}
-
 export const monitorProvider: ProviderAdapter = {
   type: 'monitor',
   settings: {

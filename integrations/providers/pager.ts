@@ -116,12 +116,6 @@ async function test(credentials: IntegrationCredentials, _configuration: unknown
   return result;
 }
 
-declare module '../../crds/integration.js' {
-  interface IntegrationTypes {
-    pager: true;
-  }
-}
-
 export const pagerProvider: ProviderAdapter = {
   type: 'pager',
   settings: {

@@ -6,8 +6,7 @@ import { parse } from 'yaml';
 import { checkGeneratedCrds, generateCrd, writeGeneratedCrds } from '../../crds/generate.js';
 import { KINDS } from '../../crds/index.js';
 import { packageRoot } from '../../crds/registry.js';
-// The Integration CRD's enum of types is the provider list, which registers them as it loads.
-import '../../integrations/providers/index.js';
+import { INTEGRATION, INTEGRATION_TYPES } from '../../crds/integration.js';
 import { mixedKind, treeKind } from '../fixtures/crd-unsupported.js';
 import { widgetKind } from '../fixtures/crd-widget.js';
 
@@ -159,6 +158,14 @@ describe('generateCrd', () => {
     },
   ])('refuses $what, naming the field', ({ kind, message }) => {
     expect(() => generateCrd(kind, repoRoot)).toThrow(message);
+  });
+
+  it('writes the Integration enum of types from the kinds alone, the providers not loaded', () => {
+    const integration = generateCrd(INTEGRATION, repoRoot);
+    const [served] = (integration.spec as { versions: Schema[] }).versions;
+    const object = (served!.schema as { openAPIV3Schema: Schema }).openAPIV3Schema;
+    const spec = (object.properties as Record<string, Schema>).spec!;
+    expect((spec.properties as Record<string, Schema>).type!.enum).toEqual(INTEGRATION_TYPES);
   });
 
   it('refuses a descriptor that declares its own Age column', () => {
