@@ -74,7 +74,7 @@ export async function deleteResource<T extends KubeObject>(
   return {};
 }
 
-/** An object whose spec carries a display name (unique in its organization, unless its family says not). */
+/** An object whose spec carries a display name, unique in its organization unless its family says not. */
 type NamedObject = KubeObject<{ name?: string | undefined }>;
 
 /** What a family says once more for its creates. */
