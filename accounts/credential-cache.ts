@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import type { DataPlane } from '../data-plane/data-plane.js';
 import { preparedQuery } from '../data-plane/prepared-query.js';
 
@@ -15,6 +16,28 @@ const readEpoch = preparedQuery((db) =>
   db.selectFrom('credential_epoch').select('epoch').where('id', '=', 1),
 );
 
+/**
+ * The epoch read every request that arrives in this turn of the event loop waits for, per data
+ * plane: sent once they have all arrived (at the end of the turn), it sees every commit any of
+ * them must see, so one statement answers them all. A read already sent is never joined: it may
+ * have started before a revocation that a later request must see.
+ */
+const epochReadsOfThisTurn = new WeakMap<DataPlane, Promise<string>>();
+
+/** The credential epoch as a read sent after this call answers it (shared by the turn's requests). */
+function readEpochAfterNow(database: DataPlane): Promise<string> {
+  let read = epochReadsOfThisTurn.get(database);
+  if (read === undefined) {
+    read = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      epochReadsOfThisTurn.delete(database);
+      const rows = await readEpoch(database.kysely);
+      return String(rows[0]?.epoch);
+    });
+    epochReadsOfThisTurn.set(database, read);
+  }
+  return read;
+}
+
 /** The highest credential epoch this process has read, per data plane. */
 const highestEpochRead = new WeakMap<DataPlane, bigint>();
 
@@ -31,11 +54,12 @@ export function credentialEpochRead(database: DataPlane): bigint | undefined {
 
 /**
  * Credentials this replica resolved, kept until they expire or the data plane's credential epoch
- * moves (see migration 0022): every request reads the epoch, one indexed single-row read instead
- * of verifying a signature and joining sessions, users and memberships, unless the data plane's
- * commit mark says nothing was committed since the last read (SQLite). The epoch moves in the
- * transaction that revokes, so no TTL lets a dead credential live: the first request after the
- * commit, on any replica, sees the new epoch and resolves afresh.
+ * moves (see migration 0022): every request reads the epoch, one indexed single-row read (one for
+ * all the requests of a turn of the event loop) instead of verifying a signature and joining
+ * sessions, users and memberships, unless the data plane's commit mark says nothing was committed
+ * since the last read (SQLite). The epoch moves in the transaction that revokes, so no TTL lets a
+ * dead credential live: the first request after the commit, on any replica, sees the new epoch and
+ * resolves afresh.
  */
 export class CredentialCache<T> {
   private readonly entries = new Map<string, ResolvedCredential<T>>();
@@ -64,7 +88,7 @@ export class CredentialCache<T> {
     // Taken before the read: a commit during the read moves it, and the next request reads again.
     const mark = this.database.commitMark();
     if (mark !== undefined && mark === this.epochMark && this.epoch !== undefined) return this.epoch;
-    const epoch = await this.readEpoch();
+    const epoch = await readEpochAfterNow(this.database);
     // Reads answer out of order on PostgreSQL's pool: the highest is kept, not the last.
     const highest = highestEpochRead.get(this.database);
     if (highest === undefined || BigInt(epoch) > highest) highestEpochRead.set(this.database, BigInt(epoch));
@@ -76,10 +100,5 @@ export class CredentialCache<T> {
     }
     this.epochMark = mark;
     return epoch;
-  }
-
-  private async readEpoch(): Promise<string> {
-    const rows = await readEpoch(this.database.kysely);
-    return String(rows[0]?.epoch);
   }
 }

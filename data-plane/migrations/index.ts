@@ -22,6 +22,7 @@ import * as connectSourceOffsets from './0020_connect_source_offsets.js';
 import * as connectObservations from './0021_connect_observations.js';
 import * as credentialEpoch from './0022_credential_epoch.js';
 import * as profileEpoch from './0023_profile_epoch.js';
+import * as rateLimitCounts from './0024_rate_limit_counts.js';
 
 /** One schema change. Names sort in the order they apply; a released migration never changes. */
 export interface DataPlaneMigration {
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly DataPlaneMigration[] = [
   { name: '0021_connect_observations', up: connectObservations.up },
   { name: '0022_credential_epoch', up: credentialEpoch.up },
   { name: '0023_profile_epoch', up: profileEpoch.up },
+  { name: '0024_rate_limit_counts', up: rateLimitCounts.up },
 ];

@@ -18,6 +18,7 @@ export interface AccountsTables {
   oauth_login_states: OAuthLoginStatesTable;
   oauth_identities: OAuthIdentitiesTable;
   credential_epoch: CredentialEpochTable;
+  rate_limit_counts: RateLimitCountsTable;
 }
 
 /** One row: moved forward by triggers whenever a credential may have ended or narrowed. */
@@ -25,6 +26,19 @@ export interface CredentialEpochTable {
   id: number;
   /** bigint: PostgreSQL answers it as a string. */
   epoch: number | string;
+}
+
+/**
+ * A caller's request counts in the rate limiter's two windows, when replicas share them
+ * (PostgreSQL; migration 0024). Ends are Unix milliseconds (bigint: PostgreSQL answers them as
+ * strings). `key` is `principal:<rate limit key>` or `address:<client address>`.
+ */
+export interface RateLimitCountsTable {
+  key: string;
+  minute_used: number;
+  minute_ends_at: number | string;
+  second_used: number;
+  second_ends_at: number | string;
 }
 
 /** An account. `email` is stored lowercase; `password_hash` is null for accounts made through OAuth. */

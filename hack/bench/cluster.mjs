@@ -10,8 +10,10 @@
 //   npm run bench:cluster                              # builds, then 3 rounds of 4 s per target
 //   BENCH_ROUNDS=5 BENCH_DURATION=10 npm run bench:cluster
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres   # the server (this default)
+//   BENCH_BEFORE=/tmp/before npm run bench:cluster     # also one and two replicas of a checkout
+//       built there (see vault.mjs), on a database of their own, in the same rounds
 //
-// The database is created for the run (cp_bench_<random>) and dropped afterwards.
+// Each cluster's database is created for the run (cp_bench_<random>) and dropped afterwards.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -32,6 +34,7 @@ import {
   withServers,
 } from './rounds.mjs';
 
+const BEFORE_ROOT = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KUBE_API_ONLY = fileURLToPath(new URL('kube-api-only.mjs', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -166,7 +169,13 @@ async function requestsOn(url) {
   ];
 }
 
-const MODES = ['embedded', '1 replica', '2 replicas'];
+const REPLICA_MODES = ['1 replica', '2 replicas'];
+const BEFORE = ' (before)';
+const MODES = [
+  'embedded',
+  ...REPLICA_MODES,
+  ...(BEFORE_ROOT ? REPLICA_MODES.map((mode) => `${mode}${BEFORE}`) : []),
+];
 
 /** One row per target and mode: the figures, and the ratios to the embedded mode's. */
 function summary(rows, queries) {
@@ -191,15 +200,22 @@ function summary(rows, queries) {
   });
 }
 
-await withServers(async ({ hello, serve }) => {
+/**
+ * Two apiserver replicas of the build at `checkout` (this one when undefined) on a database of
+ * their own, behind a proxy; `stop` ends them and drops the database.
+ */
+async function startCluster(kubeApi, checkout) {
   const database = await privateDatabase();
-  const kubeApi = await startKubeApi();
   const replicas = [];
   let proxy;
+  const stop = async () => {
+    proxy?.stop();
+    for (const replica of replicas) await replica.stop();
+    await database.drop();
+  };
   try {
     const ports = [await freePort(), await freePort()];
     proxy = await startProxy(ports);
-    process.stderr.write('  starting two apiserver replicas\n');
     // Replicas share the platform key, as the chart's Secret gives it to each of them, and the
     // base URL (the issuer of their access tokens): the proxy's, as a Service's would be.
     const env = {
@@ -209,30 +225,56 @@ await withServers(async ({ hello, serve }) => {
       CLOUDPLANE_BASE_URL: proxy.url,
     };
     for (const port of ports) {
-      replicas.push(await startServe({ command: 'apiserver', env, port }));
+      replicas.push(await startServe({ checkout, command: 'apiserver', env, port }));
     }
-    const requests = await requestsOn(replicas[0].url);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { replicas, proxy, stop };
+}
+
+await withServers(async ({ hello, serve }) => {
+  const kubeApi = await startKubeApi();
+  const clusters = [];
+  try {
+    process.stderr.write('  starting two apiserver replicas\n');
+    clusters.push({ suffix: '', ...(await startCluster(kubeApi, undefined)) });
+    if (BEFORE_ROOT) {
+      process.stderr.write(`  starting two apiserver replicas of ${BEFORE_ROOT}\n`);
+      clusters.push({ suffix: BEFORE, ...(await startCluster(kubeApi, BEFORE_ROOT)) });
+    }
     const embeddedRequests = await requestsOn(serve.url);
-    const servers = {
-      embedded: { url: serve.url, pids: [serve.pid] },
-      '1 replica': { url: replicas[0].url, pids: [replicas[0].pid] },
-      '2 replicas': { url: proxy.url, pids: replicas.map(({ pid }) => pid) },
-    };
-    const targets = requests.flatMap((request, index) =>
-      MODES.map((mode) => ({
-        ...(mode === 'embedded' ? embeddedRequests[index] : request),
-        ...servers[mode],
-        name: `${mode}: ${request.name}`,
-      })),
+    const servers = { embedded: { url: serve.url, pids: [serve.pid], requests: embeddedRequests } };
+    for (const { suffix, replicas, proxy } of clusters) {
+      const requests = await requestsOn(replicas[0].url);
+      const replicaUrls = replicas.map(({ url }) => url);
+      servers[`1 replica${suffix}`] = {
+        url: replicas[0].url,
+        pids: [replicas[0].pid],
+        requests,
+        replicaUrls,
+      };
+      servers[`2 replicas${suffix}`] = {
+        url: proxy.url,
+        pids: replicas.map(({ pid }) => pid),
+        requests,
+        replicaUrls,
+      };
+    }
+    const targets = embeddedRequests.flatMap((request, index) =>
+      MODES.map((mode) => {
+        const { requests, ...server } = servers[mode];
+        return { ...requests[index], ...server, name: `${mode}: ${request.name}` };
+      }),
     );
-    const replicaUrls = replicas.map(({ url }) => url);
     const queries = new Map();
     process.stderr.write('  counting PostgreSQL statements per request\n');
     for (const target of targets) {
       if (target.name.startsWith('embedded: ')) continue;
       const [mode, requestName] = target.name.split(': ');
       const counted = queries.get(requestName) ?? {};
-      counted[mode] = await queriesPerRequest(target, replicaUrls);
+      counted[mode] = await queriesPerRequest(target, target.replicaUrls);
       queries.set(requestName, counted);
     }
     const rows = await runRounds([
@@ -243,12 +285,15 @@ await withServers(async ({ hello, serve }) => {
     console.table(summary(rows, queries));
     console.log(
       `RSS after the load: embedded ${serve.rssMb()} MB; apiserver replicas ` +
-        `${replicas.map((replica) => replica.rssMb()).join(' and ')} MB`,
+        clusters
+          .map(
+            ({ suffix, replicas }) =>
+              `${replicas.map((replica) => replica.rssMb()).join(' and ')} MB${suffix}`,
+          )
+          .join('; '),
     );
   } finally {
-    proxy?.stop();
-    for (const replica of replicas) await replica.stop();
+    for (const cluster of clusters) await cluster.stop();
     await kubeApi.stop();
-    await database.drop();
   }
 });

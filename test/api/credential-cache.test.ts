@@ -43,6 +43,15 @@ function credentialCases(replicas: () => { writer: TestPlatform; reader: TestPla
     expect(await me(reader, account)).toBe(401);
   });
 
+  it('answers requests sent together alike: every one before a logout, none after', async () => {
+    const { writer, reader } = replicas();
+    const account = await registerAndSignIn(writer);
+    const together = () => Promise.all(Array.from({ length: 5 }, () => me(reader, account)));
+    expect(await together()).toEqual([200, 200, 200, 200, 200]);
+    expect((await writer.call('POST', '/v1/auth/logout', { token: account.token })).status).toBe(204);
+    expect(await together()).toEqual([401, 401, 401, 401, 401]);
+  });
+
   it('refuses a bearer token on the request after its session was revoked from another', async () => {
     const { writer, reader } = replicas();
     const account = await registerAndSignIn(writer);

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bearerAuthenticator } from '../fixtures/bearer-authenticator.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../fixtures/app-dependencies.js';
@@ -167,5 +168,100 @@ describeWithPostgres('rate limiting on PostgreSQL', () => {
       ...(await exhaust(second, '/api/v1/vpcs/echoes', 1)),
     ].map((response) => response.status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+  });
+
+  it('counts down and answers 429 with Retry-After once the minute budget is spent', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(3, 100, { databaseUrl: database.url });
+    const before = Math.floor(Date.now() / 1000);
+    const responses = await exhaust(app, '/api/v1/vpcs/echoes', 4);
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 429]);
+    expect(responses.map((response) => response.headers.get('x-ratelimit-remaining'))).toEqual([
+      '2',
+      '1',
+      '0',
+      '0',
+    ]);
+    expect(new Set(responses.map((response) => response.headers.get('x-ratelimit-limit')))).toEqual(
+      new Set(['3']),
+    );
+    const reset = Number(responses[0]!.headers.get('x-ratelimit-reset'));
+    expect(reset).toBeGreaterThanOrEqual(before + 60);
+    expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    const retryAfter = Number(responses[3]!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  it('counts requests that arrive together each once, in order', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(5, 100, { databaseUrl: database.url });
+    const responses = await Promise.all(Array.from({ length: 8 }, () => app.request('/api/v1/vpcs/echoes')));
+    const allowed = responses.filter((response) => response.status === 200);
+    expect(allowed).toHaveLength(5);
+    expect(responses.filter((response) => response.status === 429)).toHaveLength(3);
+    expect(allowed.map((response) => response.headers.get('x-ratelimit-remaining')).sort()).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+  });
+
+  it('refuses a burst beyond the per-second limit', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(1000, 3, { databaseUrl: database.url });
+    const responses = await Promise.all(Array.from({ length: 10 }, () => app.request('/api/v1/vpcs/echoes')));
+    const refused = responses.filter((response) => response.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.headers.get('retry-after')).toBe('1');
+    expect(refused[0]!.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('never throttles /health, nor counts it, and reports the counts there', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(2, 100, { databaseUrl: database.url });
+    expect((await app.request('/health')).headers.get('x-ratelimit-remaining')).toBe('2');
+    await exhaust(app, '/api/v1/vpcs/echoes', 3);
+    const probes = await exhaust(app, '/health', 3);
+    expect(probes.map((probe) => [probe.status, probe.headers.get('x-ratelimit-remaining')])).toEqual([
+      [200, '0'],
+      [200, '0'],
+      [200, '0'],
+    ]);
+  });
+
+  it('sends one statement per request: both windows in one', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(100, 100, { databaseUrl: database.url });
+    const sent = async () => {
+      const text = await (await app.request('/metrics')).text();
+      return Number(/^database_queries_total (\d+)/m.exec(text)![1]);
+    };
+    const before = await sent();
+    await exhaust(app, '/api/v1/vpcs/echoes', 5);
+    // Five requests and the second scrape, each read or counted by one statement.
+    expect((await sent()) - before).toBe(6);
+    const together = await sent();
+    await Promise.all(Array.from({ length: 10 }, () => app.request('/api/v1/vpcs/echoes')));
+    expect((await sent()) - together).toBeLessThanOrEqual(11);
+  });
+
+  it('counts per replica while PostgreSQL cannot count', async () => {
+    database = (await createTestPostgresDatabase())!;
+    const app = await start(2, 100, { databaseUrl: database.url });
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query('drop table rate_limit_counts');
+    await client.end();
+    const responses = await exhaust(app, '/api/v1/vpcs/echoes', 3);
+    expect(
+      responses.map((response) => [response.status, response.headers.get('x-ratelimit-remaining')]),
+    ).toEqual([
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+    ]);
   });
 });
