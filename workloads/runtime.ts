@@ -224,6 +224,12 @@ export interface StreamingTopicSpec {
   /** ms; -1: forever. */
   retentionMs: number;
   cleanupPolicy: CleanupPolicy;
+  /**
+   * Kafka's `flush.messages` and `flush.ms` (Infinity: Long.MAX_VALUE); absent: the platform's
+   * default, every append durable before it is answered.
+   */
+  flushMessages?: number;
+  flushMs?: number;
 }
 
 export interface PartitionObservation {
