@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DURABLE,
-  flushDeadline,
-  flushDue,
-  flushValueOf,
-  flushValueText,
-  NEVER,
-} from '../../workloads/local/kafka/flush-policy.js';
+import { DURABLE, flushDeadline, flushDue, NEVER } from '../../workloads/local/kafka/flush-policy.js';
+import { kafkaLongOf, kafkaLongText } from '../../workloads/runtime.js';
 
 describe('flush policy', () => {
   it.each([
@@ -51,6 +45,8 @@ describe('flush policy', () => {
     ['1', 1],
     ['0', 0],
     ['-1', -1],
+    ['-9223372036854775808', -9223372036854775808],
+    ['-9223372036854775809', undefined],
     ['9007199254740991', 9007199254740991],
     ['9007199254740992', NEVER],
     ['9223372036854775807', NEVER],
@@ -59,11 +55,11 @@ describe('flush policy', () => {
     ['', undefined],
     ['ten', undefined],
   ] as const)('reads %j as %s', (text, value) => {
-    expect(flushValueOf(text)).toBe(value);
+    expect(kafkaLongOf(text)).toBe(value);
   });
 
   it("shows Long.MAX_VALUE as Kafka's default", () => {
-    expect(flushValueText(NEVER)).toBe('9223372036854775807');
-    expect(flushValueText(1)).toBe('1');
+    expect(kafkaLongText(NEVER)).toBe('9223372036854775807');
+    expect(kafkaLongText(1)).toBe('1');
   });
 });

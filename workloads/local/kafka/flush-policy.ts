@@ -1,3 +1,5 @@
+import { KAFKA_LONG_MAX as NEVER } from '../../runtime.js';
+
 /**
  * When appends reach the disk: Kafka's `flush.messages` and `flush.ms`. A topic at one message
  * (the platform's default) has every append fsynced before it is answered; a topic allowed more
@@ -5,13 +7,6 @@
  * being killed, not a power loss) and is fsynced when its partition holds that many unflushed
  * messages, or held the oldest of them that long.
  */
-
-/**
- * Kafka's Long.MAX_VALUE, the default of both: no count or age forces a flush. Kept as Infinity,
- * as is any count past 2^53 (none is ever reached).
- */
-export const NEVER = Number.POSITIVE_INFINITY;
-export const LONG_MAX = '9223372036854775807';
 
 export interface FlushPolicy {
   /** Messages a partition may hold unflushed; 1: each append is durable before it is answered. */
@@ -22,6 +17,8 @@ export interface FlushPolicy {
 
 /** The platform's default: every append durable before it is answered. */
 export const DURABLE: FlushPolicy = { flushMessages: 1, flushMs: NEVER };
+
+export { NEVER };
 
 /** What a partition holds that has not been fsynced yet. */
 export interface Unflushed {
@@ -48,17 +45,4 @@ export function flushDue(
 /** When the oldest unflushed message of a partition must be fsynced at the latest (ms). */
 export function flushDeadline(policy: FlushPolicy, unflushed: Unflushed): number {
   return unflushed.since + policy.flushMs;
-}
-
-/** A config value as the store keeps it: Long.MAX_VALUE and any count past 2^53 are NEVER. */
-export function flushValueOf(value: string): number | undefined {
-  if (!/^-?\d+$/.test(value)) return undefined;
-  const parsed = BigInt(value);
-  if (parsed > BigInt(LONG_MAX)) return undefined;
-  return parsed > BigInt(Number.MAX_SAFE_INTEGER) ? NEVER : Number(parsed);
-}
-
-/** A value as DescribeConfigs shows it. */
-export function flushValueText(value: number): string {
-  return value === NEVER ? LONG_MAX : String(value);
 }

@@ -1,6 +1,6 @@
-import type { StreamingLimits } from '../../runtime.js';
+import { kafkaLongOf, kafkaLongText, type StreamingLimits } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
-import { DURABLE, flushValueOf, flushValueText, type FlushPolicy } from './flush-policy.js';
+import { DURABLE, type FlushPolicy } from './flush-policy.js';
 import type { StoredTopic } from './log-store.js';
 import {
   cleanupPolicyOf,
@@ -65,11 +65,11 @@ function flushConfig(
     name,
     type: Type.LONG,
     documentation,
-    valueOf: (topic) => flushValueText(topic[key]),
-    defaultOf: () => flushValueText(DURABLE[key]),
+    valueOf: (topic) => kafkaLongText(topic[key]),
+    defaultOf: () => kafkaLongText(DURABLE[key]),
     ...(defaultSource === undefined ? {} : { defaultSource }),
     change(value) {
-      const parsed = value === null ? DURABLE[key] : flushValueOf(value);
+      const parsed = value === null ? DURABLE[key] : kafkaLongOf(value);
       if (parsed === undefined || parsed < least)
         return {
           errorCode: ErrorCode.INVALID_CONFIG,
