@@ -29,7 +29,7 @@ async function flushConfigs(topic: string): Promise<Record<string, { value: stri
   return Object.fromEntries(
     described.resources[0]!.configEntries.map((entry) => [
       entry.configName,
-      { value: entry.configValue, source: (entry as unknown as { configSource: number }).configSource },
+      { value: entry.configValue, source: Number(entry.configSource) },
     ]),
   );
 }

@@ -126,6 +126,19 @@ describe('the SQLite log store', () => {
     reopened.close();
   });
 
+  it("checkpoints a topic's appends into the database by its flush.ms", async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    store.updateTopic('t', { flushMessages: Number.POSITIVE_INFINITY, flushMs: 50 });
+    const before = fs.statSync(file).size;
+    await store.append('t', 0, batch(1, ['k', 'v'.repeat(64 * 1024)]), 1);
+    // Committed to the WAL only: the database file has not grown yet.
+    expect(fs.statSync(file).size).toBe(before);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 64 * 1024);
+    store.close();
+  });
+
   it('deletes records below an offset: the log start moves there, never past the log end', async () => {
     const store = withTopic(storeFile(), 'delete');
     await store.append('t', 0, batch(1, ['a', '1']), 1);
