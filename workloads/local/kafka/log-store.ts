@@ -268,8 +268,7 @@ export class SqliteLogStore implements LogStore {
   private pending: Pending[] = [];
   private flushScheduled = false;
   /** Per partition, the messages committed without an fsync since the last one. */
-  private unflushed = new Map<string, Unflushed>();
-  private synchronous: 'FULL' | 'NORMAL' = 'FULL';
+  private readonly unflushed = new Map<string, Unflushed>();
   private syncTimer: NodeJS.Timeout | undefined;
   private syncDeadline = NEVER;
   private readonly statements;
@@ -280,6 +279,7 @@ export class SqliteLogStore implements LogStore {
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
     this.addTopicIds();
+    this.addFlushColumns();
     this.statements = {
       insertBatch: this.db.prepare(
         'INSERT INTO batches (topic, partition, base_offset, last_offset, max_timestamp, append_time, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -312,18 +312,20 @@ export class SqliteLogStore implements LogStore {
     this.load();
   }
 
-  /**
-   * Stores made before topic ids and flush settings gain the columns (every topic durable, as
-   * then), and each topic an id, once.
-   */
-  private addTopicIds(): void {
+  /** Stores made before flush settings gain the columns, every topic durable as it was then. */
+  private addFlushColumns(): void {
     const columns = this.db.prepare('PRAGMA table_info(topics)').all() as { name: string }[];
-    if (!columns.some((column) => column.name === 'topic_id'))
-      this.db.exec('ALTER TABLE topics ADD COLUMN topic_id TEXT');
     if (!columns.some((column) => column.name === 'flush_messages'))
       this.db.exec(
         'ALTER TABLE topics ADD COLUMN flush_messages INTEGER DEFAULT 1; ALTER TABLE topics ADD COLUMN flush_ms INTEGER',
       );
+  }
+
+  /** Stores made before topic ids gain the column, and each topic an id, once. */
+  private addTopicIds(): void {
+    const columns = this.db.prepare('PRAGMA table_info(topics)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'topic_id'))
+      this.db.exec('ALTER TABLE topics ADD COLUMN topic_id TEXT');
     const missing = this.db
       .prepare('SELECT name FROM topics WHERE topic_id IS NULL')
       .pluck()
@@ -535,11 +537,10 @@ export class SqliteLogStore implements LogStore {
     this.pending = [];
     const now = Date.now();
     const durable = this.mustFsync(entries, now);
-    this.setSynchronous(durable ? 'FULL' : 'NORMAL');
     const write = new PendingWrite(this.state, this.producerState);
     const results: (AppendResult | Error | undefined)[] = [];
     try {
-      this.db.transaction(() => {
+      this.commit(durable, () => {
         for (const entry of entries) results.push(this.writeEntry(write, entry));
         for (const [key, partitionState] of write.partitions) {
           const [topic = '', partition = '0'] = key.split('\u0000');
@@ -561,7 +562,7 @@ export class SqliteLogStore implements LogStore {
             entry.lastTimestamp,
           );
         }
-      })();
+      });
     } catch (error) {
       for (const entry of entries) entry.reject(error as Error);
       return;
@@ -608,10 +609,21 @@ export class SqliteLogStore implements LogStore {
     );
   }
 
-  private setSynchronous(mode: 'FULL' | 'NORMAL'): void {
-    if (this.synchronous === mode) return;
-    this.db.pragma(`synchronous = ${mode}`);
-    this.synchronous = mode;
+  /**
+   * Runs `write` in one transaction, fsynced at its commit when `durable`; every other write of
+   * the store (topics, users, transactions) stays `synchronous=FULL`.
+   */
+  private commit(durable: boolean, write: () => void): void {
+    if (durable) {
+      this.db.transaction(write)();
+      return;
+    }
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.db.transaction(write)();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
   }
 
   /** Counts what a NORMAL commit left unflushed, and has it fsynced by its earliest `flush.ms`. */
