@@ -126,6 +126,21 @@ export interface StreamingTopicSpec {
   /** How long records are kept: `7d`, `12h`, `30m`, or `-1` (forever, enterprise only). */
   retention: string;
   cleanupPolicy: StreamingCleanupPolicy;
+  /**
+   * Kafka's `flush.messages`: the messages a partition may hold before they are fsynced. 1 (the
+   * default): every append is durable before it is answered; more, or -1 (Kafka's default,
+   * Long.MAX_VALUE): an append is answered once written to the operating system.
+   * @asType integer
+   * @minimum -1
+   */
+  flushMessages?: number;
+  /**
+   * Kafka's `flush.ms`: how long the oldest message not yet fsynced may wait; -1 (the default):
+   * Long.MAX_VALUE, no limit.
+   * @asType integer
+   * @minimum -1
+   */
+  flushMs?: number;
 }
 
 export type StreamingTopicPhase = 'pending' | 'ready' | 'deleting' | 'error';

@@ -1073,7 +1073,7 @@ export interface paths {
     put?: never;
     /**
      * Create a topic
-     * @description Partitions count against the cluster's partition limit; retention may not pass the tier's maximum. Defaults: 1 partition, as many replicas as brokers (up to 3), the tier's maximum retention, delete.
+     * @description Partitions count against the cluster's partition limit; retention may not pass the tier's maximum. Defaults: 1 partition, as many replicas as brokers (up to 3), the tier's maximum retention, delete, and every append durable before it is answered (flush_messages 1).
      */
     post: operations['postV1StreamingClustersByIdTopics'];
     delete?: never;
@@ -10221,6 +10221,10 @@ export interface operations {
               retention?: string;
               /** @enum {string} */
               cleanup_policy?: 'delete' | 'compact';
+              /** @description Kafka's flush.messages: 1, every append durable (fsynced) before it is answered; more, or -1 (Kafka's default, no limit): answered once written to the operating system, fsynced every so many */
+              flush_messages?: number;
+              /** @description Kafka's flush.ms: -1, no limit */
+              flush_ms?: number;
               /** @enum {string} */
               status?: 'pending' | 'ready' | 'deleting' | 'error';
               message?: string | null;
@@ -10336,6 +10340,10 @@ export interface operations {
           retention?: string;
           /** @enum {string} */
           cleanup_policy?: 'delete' | 'compact';
+          /** @description 1 (the default): each append durable before it is answered; more, or -1 (no limit): answered once written to the operating system (it survives the broker's process, not a power loss), as Kafka answers */
+          flush_messages?: number;
+          /** @description How long an append not yet fsynced may wait, in ms; -1 (the default): no limit */
+          flush_ms?: number;
         };
       };
     };
@@ -10363,6 +10371,10 @@ export interface operations {
               retention?: string;
               /** @enum {string} */
               cleanup_policy?: 'delete' | 'compact';
+              /** @description Kafka's flush.messages: 1, every append durable (fsynced) before it is answered; more, or -1 (Kafka's default, no limit): answered once written to the operating system, fsynced every so many */
+              flush_messages?: number;
+              /** @description Kafka's flush.ms: -1, no limit */
+              flush_ms?: number;
               /** @enum {string} */
               status?: 'pending' | 'ready' | 'deleting' | 'error';
               message?: string | null;
@@ -10469,7 +10481,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description An invalid topic name, a partition limit, a retention over the maximum, replicas over brokers */
+      /** @description An invalid topic name, a partition limit, a retention over the maximum, replicas over brokers, a flush_messages of 0 */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];
@@ -13086,6 +13098,10 @@ export interface operations {
               retention?: string;
               /** @enum {string} */
               cleanup_policy?: 'delete' | 'compact';
+              /** @description Kafka's flush.messages: 1, every append durable (fsynced) before it is answered; more, or -1 (Kafka's default, no limit): answered once written to the operating system, fsynced every so many */
+              flush_messages?: number;
+              /** @description Kafka's flush.ms: -1, no limit */
+              flush_ms?: number;
               /** @enum {string} */
               status?: 'pending' | 'ready' | 'deleting' | 'error';
               message?: string | null;
@@ -13311,6 +13327,10 @@ export interface operations {
           retention?: string;
           /** @enum {string} */
           cleanup_policy?: 'delete' | 'compact';
+          /** @description 1 (the default): each append durable before it is answered; more, or -1 (no limit): answered once written to the operating system (it survives the broker's process, not a power loss), as Kafka answers */
+          flush_messages?: number;
+          /** @description How long an append not yet fsynced may wait, in ms; -1 (the default): no limit */
+          flush_ms?: number;
         };
       };
     };
@@ -13338,6 +13358,10 @@ export interface operations {
               retention?: string;
               /** @enum {string} */
               cleanup_policy?: 'delete' | 'compact';
+              /** @description Kafka's flush.messages: 1, every append durable (fsynced) before it is answered; more, or -1 (Kafka's default, no limit): answered once written to the operating system, fsynced every so many */
+              flush_messages?: number;
+              /** @description Kafka's flush.ms: -1, no limit */
+              flush_ms?: number;
               /** @enum {string} */
               status?: 'pending' | 'ready' | 'deleting' | 'error';
               message?: string | null;
@@ -13431,7 +13455,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description A shrink, a partition limit, a retention over the maximum */
+      /** @description A shrink, a partition limit, a retention over the maximum, a flush_messages of 0 */
       422: {
         headers: {
           'X-Request-Id': components['headers']['RequestId'];

@@ -216,6 +216,26 @@ export interface StreamingClusterWorkload {
 
 export type CleanupPolicy = 'delete' | 'compact';
 
+/**
+ * Kafka's Long.MAX_VALUE, the default of `flush.messages` and `flush.ms` (no limit), kept as
+ * Infinity, as is any count past 2^53 (none is ever reached).
+ */
+export const KAFKA_LONG_MAX = Number.POSITIVE_INFINITY;
+const LONG_MAX_TEXT = '9223372036854775807';
+
+/** A Kafka long config value as a number (Long.MAX_VALUE: KAFKA_LONG_MAX); undefined when not a long. */
+export function kafkaLongOf(text: string): number | undefined {
+  if (!/^-?\d+$/.test(text)) return undefined;
+  const parsed = BigInt(text);
+  if (parsed > BigInt(LONG_MAX_TEXT) || parsed < -BigInt(LONG_MAX_TEXT) - 1n) return undefined;
+  return parsed > BigInt(Number.MAX_SAFE_INTEGER) ? KAFKA_LONG_MAX : Number(parsed);
+}
+
+/** A Kafka long config value as Kafka writes it. */
+export function kafkaLongText(value: number): string {
+  return value === KAFKA_LONG_MAX ? LONG_MAX_TEXT : String(value);
+}
+
 export interface StreamingTopicSpec {
   /** Kafka's rules: `[a-zA-Z0-9._-]`, at most 249 characters. */
   name: string;
@@ -224,6 +244,12 @@ export interface StreamingTopicSpec {
   /** ms; -1: forever. */
   retentionMs: number;
   cleanupPolicy: CleanupPolicy;
+  /**
+   * Kafka's `flush.messages` and `flush.ms` (Infinity: Long.MAX_VALUE); absent: the platform's
+   * default, every append durable before it is answered.
+   */
+  flushMessages?: number;
+  flushMs?: number;
 }
 
 export interface PartitionObservation {

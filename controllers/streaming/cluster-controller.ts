@@ -30,7 +30,9 @@ import {
   clusterRequeueMs,
   clusterSpecProblem,
   clusterStatus,
+  flushDiffers,
   formatRetention,
+  mirroredFlush,
   GIGABYTE,
   parseRetention,
   groupSummaries,
@@ -269,6 +271,7 @@ async function mirrorKafkaTopics(
             replicas: topic.replicas,
             retention: formatRetention(topic.retentionMs),
             cleanupPolicy: topic.cleanupPolicy,
+            ...mirroredFlush(topic),
           },
           { [CREATED_BY_LABEL]: CREATED_BY_KAFKA },
         ),
@@ -291,16 +294,19 @@ async function mirrorKafkaTopics(
     const changed =
       parseRetention(spec.retention) !== topic.retentionMs ||
       spec.cleanupPolicy !== topic.cleanupPolicy ||
+      flushDiffers(spec, topic) ||
       spec.partitions < topic.partitions;
     if (!changed) continue;
+    const { flushMessages: _messages, flushMs: _ms, ...kept } = spec;
     try {
       await store.update<StreamingTopic>(STREAMING_TOPIC, {
         ...object,
         spec: {
-          ...spec,
+          ...kept,
           partitions: Math.max(spec.partitions, topic.partitions),
           retention: formatRetention(topic.retentionMs),
           cleanupPolicy: topic.cleanupPolicy,
+          ...mirroredFlush(topic),
         },
       });
       logger.info({ topic: topic.name }, 'topic altered over the Kafka protocol; its object follows');

@@ -122,6 +122,65 @@ export function formatRetention(ms: number): string {
   return `${Math.max(1, Math.round(ms / MINUTE_MS))}m`;
 }
 
+/** A topic object's `flushMessages` and `flushMs` when absent: every append durable before it is answered. */
+export const FLUSH_DEFAULTS = { flushMessages: 1, flushMs: -1 } as const;
+
+/** A flush setting of a topic object (-1: Kafka's Long.MAX_VALUE) as the runtime takes it. */
+export function flushSettingOf(value: number): number {
+  return value === -1 ? Number.POSITIVE_INFINITY : value;
+}
+
+/** A runtime's flush setting as a topic object keeps it. */
+export function formatFlushSetting(value: number): number {
+  return value === Number.POSITIVE_INFINITY ? -1 : value;
+}
+
+interface FlushFields {
+  flushMessages?: number;
+  flushMs?: number;
+}
+
+/**
+ * The flush settings a topic object mirrors from the broker's (Infinity: Long.MAX_VALUE): those
+ * off the defaults; none that the runtime does not report.
+ */
+export function mirroredFlush(observed: FlushFields): FlushFields {
+  const fields: FlushFields = {};
+  for (const key of ['flushMessages', 'flushMs'] as const) {
+    const value = observed[key];
+    if (value !== undefined && formatFlushSetting(value) !== FLUSH_DEFAULTS[key])
+      fields[key] = formatFlushSetting(value);
+  }
+  return fields;
+}
+
+/** Whether the broker's flush settings differ from a topic object's (absent: the defaults). */
+export function flushDiffers(spec: FlushFields, observed: FlushFields): boolean {
+  return (['flushMessages', 'flushMs'] as const).some(
+    (key) =>
+      observed[key] !== undefined && flushSettingOf(spec[key] ?? FLUSH_DEFAULTS[key]) !== observed[key],
+  );
+}
+
+/** `flushMessages` is -1 or at least 1, `flushMs` -1 or at least 0 (Kafka's own bounds). */
+export function flushProblem(spec: { flushMessages?: number; flushMs?: number }): Problem | undefined {
+  const { flushMessages, flushMs } = spec;
+  if (
+    flushMessages !== undefined &&
+    !(Number.isSafeInteger(flushMessages) && (flushMessages >= 1 || flushMessages === -1))
+  )
+    return {
+      field: 'flush_messages',
+      message: 'flush_messages must be a whole number of at least 1, or -1 (no limit)',
+    };
+  if (flushMs !== undefined && !(Number.isSafeInteger(flushMs) && flushMs >= -1))
+    return {
+      field: 'flush_ms',
+      message: 'flush_ms must be a whole number of ms of at least 0, or -1 (no limit)',
+    };
+  return undefined;
+}
+
 /** A retention the tier refuses: unparsable, past its maximum, or forever where it is not custom. */
 export function retentionProblem(retention: string, tier: StreamingTierName): Problem | undefined {
   const ms = parseRetention(retention);
@@ -197,7 +256,14 @@ export function defaultReplicas(tier: StreamingTierName): number {
  * the partitions the topic has now (a grow asks only for more).
  */
 export function topicSpecProblem(
-  spec: { name: string; partitions: number; replicas: number; retention: string },
+  spec: {
+    name: string;
+    partitions: number;
+    replicas: number;
+    retention: string;
+    flushMessages?: number;
+    flushMs?: number;
+  },
   context: {
     tier: StreamingTierName;
     usedPartitions: number;
@@ -212,6 +278,7 @@ export function topicSpecProblem(
       ? undefined
       : partitionShrinkProblem(context.currentPartitions, spec.partitions)) ??
     (context.withinTier || unparsable ? retentionProblem(spec.retention, context.tier) : undefined) ??
+    flushProblem(spec) ??
     (context.withinTier
       ? (replicasProblem(spec.replicas, context.tier) ??
         partitionBudgetProblem({ tier: context.tier, used: context.usedPartitions, wanted: spec.partitions }))

@@ -24,6 +24,7 @@ export {
   DEFAULT_TIER,
   defaultReplicas,
   defaultRetention,
+  FLUSH_DEFAULTS,
   formatRetention,
   monthlyPriceUsd,
   regionProblem,

@@ -2,7 +2,7 @@
 import type { StreamingCluster } from '../../crds/streaming.js';
 import type { StreamingClusterWorkload, StreamingTopicSpec } from '../../workloads/runtime.js';
 import type { StreamingTopic } from '../../crds/streaming.js';
-import { parseRetention, streamingLimits } from './engine.js';
+import { flushSettingOf, parseRetention, streamingLimits } from './engine.js';
 import { workloadIdOf } from '../../crds/ids.js';
 
 export function clusterWorkload(cluster: StreamingCluster): StreamingClusterWorkload {
@@ -27,5 +27,7 @@ export function topicWorkloadSpec(topic: StreamingTopic): StreamingTopicSpec | u
     replicas: spec.replicas,
     retentionMs,
     cleanupPolicy: spec.cleanupPolicy,
+    ...(spec.flushMessages === undefined ? {} : { flushMessages: flushSettingOf(spec.flushMessages) }),
+    ...(spec.flushMs === undefined ? {} : { flushMs: flushSettingOf(spec.flushMs) }),
   };
 }

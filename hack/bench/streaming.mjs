@@ -5,6 +5,7 @@
 //   BENCH_RECORDS=100000 BENCH_ROUNDS=5 npm run bench:streaming
 //   BENCH_NATS_URL=127.0.0.1:4222                        # where JetStream answers (the default)
 //   BENCH_PROFILE_DIR=/tmp/prof npm run bench:streaming  # a CPU profile of the broker process
+//   BENCH_KINDS=plain,idempotent npm run bench:streaming # only these producer kinds (keys of KINDS)
 //   BENCH_BEFORE=/tmp/before npm run bench:streaming     # also the broker of a checkout built there:
 //       git archive HEAD~1 | tar -x -C /tmp/before && ln -s "$PWD/node_modules" /tmp/before/ &&
 //       (cd /tmp/before && npx tsc -p tsconfig.build.json)
@@ -21,6 +22,10 @@
 //   - broker serial: the plain producer with one send at a time, so one produce request in flight
 //     as the idempotent one has: idempotent/broker serial is what the idempotence itself costs,
 //     idempotent/broker what the clients' narrower pipeline costs on top (not read back).
+//   - broker osflush, idempotent osflush (and kcat's): the plain and the idempotent producer on a
+//     topic created with Kafka's default flush (flush.messages=Long.MAX): answered once written to
+//     the OS, before any fsync, as Kafka answers acks=all (not read back); the other kinds use
+//     the platform's default, every append fsynced before it is answered.
 //   - kcat, kcat idempotent: librdkafka producing the same records from stdin (`kcat -P`, acks=-1,
 //     then `-X enable.idempotence=true`); the rate is the whole run's, so no latency per send. The
 //     plain run's records are read back by `kcat -C` (librdkafka's consumer, no group): the
@@ -34,8 +39,8 @@
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
 //   - raw store: `SqliteLogStore.append` of the same batches, as many in flight, in this process:
 //     the cost of the group commit (insert + fsync) alone, the floor under the broker.
-// Durability differs: the broker and the raw store answer after the fsync of each group commit
-// (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
+// Durability differs: the broker (but its osflush kinds) and the raw store answer after the fsync
+// of each group commit (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
 // written and fsyncs its files every `sync_interval` (2 minutes).
 // Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
 // Read-back rates run from the first record received to the last, so a group join is not counted.
@@ -175,19 +180,42 @@ function produceFigures(records, { ms, latencies }) {
  * The producers each client is run as: their names, kcat's settings for it, and whether its
  * records are read back.
  */
+const DURABLE = [];
+/** Kafka's default: the OS flushes, so the broker answers before the fsync. */
+const OS_FLUSHED = [{ name: 'flush.messages', value: '9223372036854775807' }];
+const IDEMPOTENT_KCAT = ['-X', 'enable.idempotence=true'];
 const KINDS = {
-  plain: { broker: 'broker', kcat: 'kcat', kcatFlags: [], readBack: true },
+  plain: { broker: 'broker', kcat: 'kcat', kcatFlags: [], readBack: true, configs: DURABLE },
   serial: {
     broker: 'broker serial',
     kcat: 'kcat serial',
     kcatFlags: ['-X', 'max.in.flight=1'],
     readBack: false,
+    serial: true,
+    configs: DURABLE,
   },
   idempotent: {
     broker: 'idempotent',
     kcat: 'kcat idem',
-    kcatFlags: ['-X', 'enable.idempotence=true'],
+    kcatFlags: IDEMPOTENT_KCAT,
     readBack: false,
+    idempotent: true,
+    configs: DURABLE,
+  },
+  osFlushed: {
+    broker: 'broker osflush',
+    kcat: 'kcat osflush',
+    kcatFlags: [],
+    readBack: false,
+    configs: OS_FLUSHED,
+  },
+  idempotentOsFlushed: {
+    broker: 'idempotent osflush',
+    kcat: 'kcat idem osflush',
+    kcatFlags: IDEMPOTENT_KCAT,
+    readBack: false,
+    idempotent: true,
+    configs: OS_FLUSHED,
   },
 };
 
@@ -197,7 +225,7 @@ const KINDS = {
  * sending one batch at a time.
  */
 async function brokerSystem(details, kind, label = '') {
-  const idempotent = kind === 'idempotent';
+  const { idempotent, serial, configs } = KINDS[kind];
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
     clientId: 'bench',
@@ -220,11 +248,11 @@ async function brokerSystem(details, kind, label = '') {
     async round(records) {
       const topic = `bench-${kind}-${++topics}`;
       await admin.createTopics({
-        topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+        topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: configs }],
         waitForLeaders: true,
       });
       const sends = Math.ceil(records / BATCH_RECORDS);
-      const produced = await timedConcurrently(sends, kind === 'serial' ? 1 : SENDS_IN_FLIGHT, () =>
+      const produced = await timedConcurrently(sends, serial ? 1 : SENDS_IN_FLIGHT, () =>
         producer.send({ topic, acks: -1, messages }),
       );
       const expected = sends * BATCH_RECORDS;
@@ -282,7 +310,7 @@ async function kcatSystem(details, kind, label = '') {
     async round(records) {
       const topic = `bench-kcat-${kind}-${++topics}`;
       await admin.createTopics({
-        topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+        topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries: KINDS[kind].configs }],
         waitForLeaders: true,
       });
       const connection = [
@@ -493,6 +521,15 @@ function report(results) {
       `(/kcat serial ${over('kcat idem', 'recordsPerSecond', 'kcat serial')}); ` +
       `broker/raw store produce ${over('broker', 'recordsPerSecond', 'raw store')}`,
   );
+  console.log(
+    `flush.messages=Long.MAX (answered before the fsync): idempotent/broker produce ` +
+      `${over('idempotent osflush', 'recordsPerSecond', 'broker osflush')}; ` +
+      `kcat idem/kcat produce ${over('kcat idem osflush', 'recordsPerSecond', 'kcat osflush')}; ` +
+      `osflush/durable: broker ${over('broker osflush', 'recordsPerSecond', 'broker')}, ` +
+      `idempotent ${over('idempotent osflush', 'recordsPerSecond', 'idempotent')}, ` +
+      `kcat ${over('kcat osflush', 'recordsPerSecond', 'kcat')}, ` +
+      `kcat idem ${over('kcat idem osflush', 'recordsPerSecond', 'kcat idem')}`,
+  );
   const before = comparedWithBefore([...summary.keys()]);
   if (before.length > 0) console.log('\nthis build / the build beside (produce, read back):');
   for (const [now, name] of before) {
@@ -502,11 +539,15 @@ function report(results) {
   }
 }
 
-/** The clients run against a broker: kafkajs and kcat, each plain, serial and idempotent. */
+/** The producer kinds run: BENCH_KINDS (keys of KINDS, comma-separated), or all of them. */
+const RUN_KINDS = process.env.BENCH_KINDS ? process.env.BENCH_KINDS.split(',') : Object.keys(KINDS);
+for (const kind of RUN_KINDS) if (!KINDS[kind]) throw new Error(`BENCH_KINDS: no kind ${kind}`);
+
+/** The clients run against a broker: kafkajs and kcat, each of the kinds run. */
 async function clientsOf(details, label) {
   const systems = [];
-  for (const kind of Object.keys(KINDS)) systems.push(await brokerSystem(details, kind, label));
-  for (const kind of Object.keys(KINDS)) {
+  for (const kind of RUN_KINDS) systems.push(await brokerSystem(details, kind, label));
+  for (const kind of RUN_KINDS) {
     const kcat = await kcatSystem(details, kind, label);
     if (kcat) systems.push(kcat);
   }

@@ -167,10 +167,27 @@ describe('topics', () => {
     [{ name: 'orders/eu' }, 'a topic name may hold only ASCII letters, digits'],
     [{ name: '..' }, 'a topic name cannot be ".."'],
     [{ name: 'copies', replicas: 2 }, "replicas 2 is more than the cluster's 1 broker"],
+    [{ name: 'eager', flush_messages: 0 }, 'flush_messages must be a whole number of at least 1, or -1'],
   ])('refuses %j with 422 naming the rule', async (body, message) => {
     const answer = await call('POST', `${clustersPath}/topics`, body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(422);
     expect(errorOf(answer).message).toContain(message);
+  });
+
+  it("creates a topic flushed as Kafka's default, where every other is durable before each answer", async () => {
+    const created = await call('POST', `${clustersPath}/topics`, { name: 'os-flushed', flush_messages: -1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(data(created)).toMatchObject({ name: 'os-flushed', flush_messages: -1, flush_ms: -1 });
+    expect(data(await call('GET', `${clustersPath}/topics/orders`))).toMatchObject({
+      flush_messages: 1,
+      flush_ms: -1,
+    });
+    const refused = await call('PATCH', `${clustersPath}/topics/os-flushed`, { flush_ms: 'soon' });
+    expect(refused.status).toBe(400);
+    await eventually(async () => {
+      expect(data(await call('GET', `${clustersPath}/topics/os-flushed`)).status).toBe('ready');
+    }, 15_000);
+    expect((await call('DELETE', `${clustersPath}/topics/os-flushed`)).status).toBe(204);
   });
 
   it('refuses a duplicate topic with 409', async () => {
@@ -471,6 +488,56 @@ describe('users and a Kafka client', () => {
     expect(objects.find((object) => object.spec?.name === 'clickstream')?.metadata.labels).toMatchObject({
       'cloudplane.dev/created-by': 'kafka',
     });
+  }, 30_000);
+
+  it('takes flush.messages and flush.ms over REST to the broker, and shows them altered over the protocol', async () => {
+    const admin = kafkaClient('billing-app', password).admin();
+    await admin.connect();
+    await eventually(async () => {
+      const rows = (await call('GET', `${clustersPath}/topics`)).body.data as Json[];
+      expect(rows.find((row) => row.name === 'clickstream')?.status).toBe('ready');
+    }, 5_000);
+    const patched = await call('PATCH', `${clustersPath}/topics/clickstream`, {
+      flush_messages: -1,
+      flush_ms: 1000,
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(data(patched)).toMatchObject({ flush_messages: -1, flush_ms: 1000 });
+    const flushConfigs = async () =>
+      Object.fromEntries(
+        (
+          await admin.describeConfigs({
+            includeSynonyms: false,
+            resources: [{ type: 2, name: 'clickstream', configNames: ['flush.messages', 'flush.ms'] }],
+          })
+        ).resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]),
+      );
+    await eventually(async () => {
+      expect(await flushConfigs()).toEqual({ 'flush.messages': '9223372036854775807', 'flush.ms': '1000' });
+    }, 15_000);
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: 2,
+          name: 'clickstream',
+          configEntries: [
+            { name: 'flush.messages', value: '500' },
+            { name: 'flush.ms', value: '1000' },
+          ],
+        },
+      ],
+    });
+    await eventually(async () => {
+      expect(data(await call('GET', `${clustersPath}/topics/clickstream`))).toMatchObject({
+        flush_messages: 500,
+        flush_ms: 1000,
+      });
+    }, 5_000);
+    const refused = await call('PATCH', `${clustersPath}/topics/clickstream`, { flush_messages: 0 });
+    expect(refused.status).toBe(422);
+    expect(errorOf(refused).message).toContain('flush_messages must be a whole number of at least 1');
+    await admin.disconnect();
   }, 30_000);
 
   it('shows a retention altered over the Kafka protocol, and lets a topic deleted over it go', async () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { ConfigResourceTypes } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kafkaClient } from '../fixtures/kafka-broker.js';
 
@@ -44,55 +45,101 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** Eight writers producing to `ledger` until the broker is killed -9: the records acknowledged. */
+async function produceUntilKilled(broker: Started): Promise<string[]> {
+  const producer = kafkaClient(broker.bootstrapServers, broker.caCertificate, 'dora', 'dora-secret').producer(
+    {
+      retry: { retries: 0 },
+    },
+  );
+  await producer.connect();
+  const acknowledged: string[] = [];
+  let sent = 0;
+  let stopped = false;
+  const writers = Array.from({ length: 8 }, async () => {
+    while (!stopped) {
+      const value = `record-${sent++}`;
+      try {
+        await producer.send({ topic: 'ledger', acks: -1, messages: [{ key: value, value }] });
+        acknowledged.push(value);
+      } catch {
+        return;
+      }
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  broker.child.kill('SIGKILL');
+  stopped = true;
+  await Promise.all(writers);
+  await producer.disconnect().catch(() => undefined);
+  return acknowledged;
+}
+
+/** The acknowledged records a consumer group does not find in `ledger` after the restart. */
+async function missingAfterRestart(broker: Started, acknowledged: readonly string[]): Promise<string[]> {
+  const consumer = kafkaClient(broker.bootstrapServers, broker.caCertificate, 'dora', 'dora-secret').consumer(
+    {
+      groupId: 'auditors',
+    },
+  );
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'ledger', fromBeginning: true });
+  const seen = new Set<string>();
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.add(message.value!.toString());
+        if (acknowledged.every((value) => seen.has(value))) resolve();
+      },
+    });
+  });
+  await consumer.disconnect();
+  return acknowledged.filter((value) => !seen.has(value));
+}
+
 describe('the embedded broker after kill -9', () => {
   it('keeps every acknowledged record', async () => {
     const dir = brokerDir();
-    const first = await startBroker(dir);
-    const producer = kafkaClient(first.bootstrapServers, first.caCertificate, 'dora', 'dora-secret').producer(
-      { retry: { retries: 0 } },
-    );
-    await producer.connect();
-    const acknowledged: string[] = [];
-    let sent = 0;
-    let stopped = false;
-    const writers = Array.from({ length: 8 }, async () => {
-      while (!stopped) {
-        const value = `record-${sent++}`;
-        try {
-          await producer.send({ topic: 'ledger', acks: -1, messages: [{ key: value, value }] });
-          acknowledged.push(value);
-        } catch {
-          return;
-        }
-      }
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    first.child.kill('SIGKILL');
-    stopped = true;
-    await Promise.all(writers);
-    await producer.disconnect().catch(() => undefined);
+    const acknowledged = await produceUntilKilled(await startBroker(dir));
     expect(acknowledged.length).toBeGreaterThan(50);
 
     const second = await startBroker(dir);
-    const consumer = kafkaClient(
-      second.bootstrapServers,
-      second.caCertificate,
-      'dora',
-      'dora-secret',
-    ).consumer({ groupId: 'auditors' });
-    await consumer.connect();
-    await consumer.subscribe({ topic: 'ledger', fromBeginning: true });
-    const seen = new Set<string>();
-    await new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          seen.add(message.value!.toString());
-          if (acknowledged.every((value) => seen.has(value))) resolve();
+    expect(await missingAfterRestart(second, acknowledged)).toEqual([]);
+    second.child.kill('SIGKILL');
+  }, 60_000);
+
+  it("keeps every acknowledged record of a topic flushed as Kafka's default (by the OS, not before answering)", async () => {
+    const dir = brokerDir();
+    const first = await startBroker(dir);
+    const admin = kafkaClient(first.bootstrapServers, first.caCertificate, 'dora', 'dora-secret').admin();
+    await admin.connect();
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: 'ledger',
+          configEntries: [
+            { name: 'retention.ms', value: '86400000' },
+            { name: 'flush.messages', value: '9223372036854775807' },
+          ],
         },
-      });
+      ],
     });
-    await consumer.disconnect();
-    expect(acknowledged.filter((value) => !seen.has(value))).toEqual([]);
+    await admin.disconnect();
+    const acknowledged = await produceUntilKilled(first);
+    expect(acknowledged.length).toBeGreaterThan(50);
+
+    const second = await startBroker(dir);
+    const admin2 = kafkaClient(second.bootstrapServers, second.caCertificate, 'dora', 'dora-secret').admin();
+    await admin2.connect();
+    const described = await admin2.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: 'ledger', configNames: ['flush.messages'] }],
+    });
+    await admin2.disconnect();
+    expect(described.resources[0]!.configEntries[0]!.configValue).toBe('9223372036854775807');
+    expect(await missingAfterRestart(second, acknowledged)).toEqual([]);
     second.child.kill('SIGKILL');
   }, 60_000);
 

@@ -99,10 +99,44 @@ describe('the SQLite log store', () => {
     const upgraded = new SqliteLogStore(olderFile);
     const oldId = upgraded.topic('old')!.topicId;
     expect(oldId).toMatch(/^[0-9a-f-]{36}$/);
+    // Its topics were durable before each answer, and stay so.
+    expect(upgraded.topic('old')).toMatchObject({ flushMessages: 1, flushMs: Number.POSITIVE_INFINITY });
     upgraded.close();
     const again = new SqliteLogStore(olderFile);
     expect(again.topic('old')!.topicId).toBe(oldId);
     again.close();
+  });
+
+  it("keeps a topic's flush settings across a reopen, and its appends and offset commits of one turn", async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    expect(store.topic('t')).toMatchObject({ flushMessages: 1, flushMs: Number.POSITIVE_INFINITY });
+    store.updateTopic('t', { flushMessages: Number.POSITIVE_INFINITY, flushMs: 1000 });
+    const offsets = [{ topic: 't', partition: 0, offset: 2, metadata: null, commitTime: 1 }];
+    await Promise.all([
+      store.append('t', 0, batch(1, ['a', '1'], ['b', '2']), 1),
+      store.commitOffsets('readers', offsets),
+      store.append('t', 0, batch(1, ['c', '3']), 1),
+    ]);
+    store.close();
+    const reopened = new SqliteLogStore(file);
+    expect(reopened.topic('t')).toMatchObject({ flushMessages: Number.POSITIVE_INFINITY, flushMs: 1000 });
+    expect(values(reopened).map(([offset]) => offset)).toEqual([0, 1, 2]);
+    expect(reopened.committedOffsets('readers')).toEqual(offsets);
+    reopened.close();
+  });
+
+  it("checkpoints a topic's appends into the database by its flush.ms", async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    store.updateTopic('t', { flushMessages: Number.POSITIVE_INFINITY, flushMs: 50 });
+    const before = fs.statSync(file).size;
+    await store.append('t', 0, batch(1, ['k', 'v'.repeat(64 * 1024)]), 1);
+    // Committed to the WAL only: the database file has not grown yet.
+    expect(fs.statSync(file).size).toBe(before);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 64 * 1024);
+    store.close();
   });
 
   it('deletes records below an offset: the log start moves there, never past the log end', async () => {

@@ -23,6 +23,8 @@ const topic: StoredTopic = {
   cleanupPolicy: 'delete',
   createdAt: '2026-01-01T00:00:00.000Z',
   topicId: '5f2c8a3e-1b4d-4c6e-9a7b-0123456789ab',
+  flushMessages: 1,
+  flushMs: Number.POSITIVE_INFINITY,
 };
 
 describe('topic configs', () => {
@@ -37,6 +39,18 @@ describe('topic configs', () => {
       value: 'delete',
       source: ConfigSource.DEFAULT_CONFIG,
     });
+    expect(describeTopicConfigs(topic, starter, ['flush.messages', 'flush.ms'])).toEqual([
+      expect.objectContaining({
+        name: 'flush.messages',
+        value: '1',
+        source: ConfigSource.STATIC_BROKER_CONFIG,
+      }),
+      expect.objectContaining({
+        name: 'flush.ms',
+        value: '9223372036854775807',
+        source: ConfigSource.DEFAULT_CONFIG,
+      }),
+    ]);
     expect(describeTopicConfigs(topic, starter, ['max.message.bytes'])).toEqual([
       expect.objectContaining({ name: 'max.message.bytes', value: '1048588' }),
     ]);
@@ -52,12 +66,32 @@ describe('topic configs', () => {
     ['an unknown policy', [['cleanup.policy', 'shred']], { errorCode: 40 }],
     ['an unknown config', [['retention.hours', '1']], { errorCode: 40 }],
     ['a fixed config changed', [['segment.bytes', '1000']], { errorCode: 44 }],
+    ['flush.messages raised', [['flush.messages', '1000']], { flushMessages: 1000 }],
+    [
+      "flush.messages at Kafka's default",
+      [['flush.messages', '9223372036854775807']],
+      { flushMessages: Number.POSITIVE_INFINITY },
+    ],
+    ['flush.messages back to the default', [['flush.messages', null]], { flushMessages: 1 }],
+    ['flush.ms set', [['flush.ms', '0']], { flushMs: 0 }],
+    ['flush.messages of 0', [['flush.messages', '0']], { errorCode: 40 }],
+    ['flush.messages not a number', [['flush.messages', 'often']], { errorCode: 40 }],
+    ['flush.messages past a long', [['flush.messages', '9223372036854775808']], { errorCode: 40 }],
+    ['flush.ms negative', [['flush.ms', '-1']], { errorCode: 40 }],
   ] as const)('plans %s', (_case, settings, outcome) => {
     const planned = planTopicConfigs(
       settings.map(([name, value]) => ({ name, value })),
       starter,
     );
     expect(planned).toMatchObject(outcome);
+  });
+
+  it("describes a topic flushed as Kafka's default as dynamic", () => {
+    const lazy = { ...topic, flushMessages: Number.POSITIVE_INFINITY, flushMs: 1000 };
+    expect(describeTopicConfigs(lazy, starter, ['flush.messages', 'flush.ms'])).toEqual([
+      expect.objectContaining({ value: '9223372036854775807', source: ConfigSource.DYNAMIC_TOPIC_CONFIG }),
+      expect.objectContaining({ value: '1000', source: ConfigSource.DYNAMIC_TOPIC_CONFIG }),
+    ]);
   });
 
   it('refuses a batch over max.message.bytes with MESSAGE_TOO_LARGE', () => {

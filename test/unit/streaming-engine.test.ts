@@ -20,7 +20,10 @@ import {
   consumerGroupProblem,
   defaultReplicas,
   defaultRetention,
+  flushDiffers,
+  flushProblem,
   formatRetention,
+  mirroredFlush,
   monthlyPriceUsd,
   parseRetention,
   partitionBudgetProblem,
@@ -542,4 +545,41 @@ describe('cluster reconcile decisions', () => {
       expect(clusterRequeueMs({ state }, refreshMs)).toBe(requeueMs);
     },
   );
+});
+
+describe('topic flush settings', () => {
+  it.each([
+    [{}, undefined],
+    [{ flushMessages: 1, flushMs: -1 }, undefined],
+    [{ flushMessages: -1, flushMs: 0 }, undefined],
+    [{ flushMessages: 10_000, flushMs: 1000 }, undefined],
+    [{ flushMessages: 0 }, 'flush_messages'],
+    [{ flushMessages: -2 }, 'flush_messages'],
+    [{ flushMessages: 1.5 }, 'flush_messages'],
+    [{ flushMs: -2 }, 'flush_ms'],
+  ])('%j: problem with %s', (spec, field) => {
+    expect(flushProblem(spec)?.field).toBe(field);
+  });
+
+  it.each([
+    [{ flushMessages: 1, flushMs: Infinity }, {}],
+    [{ flushMessages: Infinity, flushMs: Infinity }, { flushMessages: -1 }],
+    [
+      { flushMessages: 500, flushMs: 1000 },
+      { flushMessages: 500, flushMs: 1000 },
+    ],
+    [{}, {}],
+  ])("mirrors the broker's %j as %j", (observed, fields) => {
+    expect(mirroredFlush(observed)).toEqual(fields);
+  });
+
+  it.each([
+    [{}, { flushMessages: 1, flushMs: Infinity }, false],
+    [{}, {}, false],
+    [{ flushMessages: -1 }, { flushMessages: Infinity, flushMs: Infinity }, false],
+    [{ flushMessages: -1 }, { flushMessages: 1, flushMs: Infinity }, true],
+    [{}, { flushMessages: 1, flushMs: 1000 }, true],
+  ])('object %j against the broker %j differs: %s', (spec, observed, differs) => {
+    expect(flushDiffers(spec, observed)).toBe(differs);
+  });
 });

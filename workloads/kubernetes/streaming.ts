@@ -11,6 +11,7 @@ import kafkajs, { type Admin } from 'kafkajs';
 import type { KubeObject, ObjectStore } from '../../control-plane/types.js';
 import type { Logger } from '../../observability/logger.js';
 import {
+  kafkaLongOf,
   WorkloadError,
   type GroupLag,
   type GroupObservation,
@@ -446,6 +447,18 @@ function checkTopicLimits(cluster: StreamingClusterWorkload, topic: StreamingTop
   }
 }
 
+/** The flush settings Kafka describes (Long.MAX_VALUE: Infinity), those it says. */
+function flushSettingsOf(
+  config: ReadonlyMap<string, string | null>,
+): Pick<StreamingTopicSpec, 'flushMessages' | 'flushMs'> {
+  const messages = kafkaLongOf(config.get('flush.messages') ?? '');
+  const ms = kafkaLongOf(config.get('flush.ms') ?? '');
+  return {
+    ...(messages === undefined ? {} : { flushMessages: messages }),
+    ...(ms === undefined ? {} : { flushMs: ms }),
+  };
+}
+
 /** A topic as its KafkaTopic asks for it, before Kafka can say more. */
 function topicOfResource(resource: KubeObject): TopicObservation {
   const spec = resource.spec as {
@@ -484,7 +497,7 @@ async function describeTopics(
       resources: names.map((name) => ({
         type: ConfigResourceTypes.TOPIC,
         name,
-        configNames: ['retention.ms', 'cleanup.policy'],
+        configNames: ['retention.ms', 'cleanup.policy', 'flush.messages', 'flush.ms'],
       })),
     }),
   ]);
@@ -505,6 +518,7 @@ async function describeTopics(
         replicas: partitions[0]?.replicas.length ?? 0,
         retentionMs: Number(config.get('retention.ms') ?? -1),
         cleanupPolicy: config.get('cleanup.policy') === 'compact' ? 'compact' : 'delete',
+        ...flushSettingsOf(config),
         partitionDetails: partitions.map((partition) => ({
           partition: partition.partitionId,
           leader: partition.leader,

@@ -7,6 +7,7 @@
  */
 import type { Condition, KubeObject } from '../../control-plane/types.js';
 import {
+  kafkaLongText,
   WorkloadError,
   type AclOperation,
   type StreamingAcl,
@@ -202,7 +203,14 @@ export function renderKafkaTopic(cluster: StreamingClusterWorkload, topic: Strea
       topicName: topic.name,
       partitions: topic.partitions,
       replicas: topic.replicas,
-      config: { 'retention.ms': topic.retentionMs, 'cleanup.policy': topic.cleanupPolicy },
+      config: {
+        'retention.ms': topic.retentionMs,
+        'cleanup.policy': topic.cleanupPolicy,
+        ...(topic.flushMessages === undefined
+          ? {}
+          : { 'flush.messages': kafkaLongText(topic.flushMessages) }),
+        ...(topic.flushMs === undefined ? {} : { 'flush.ms': kafkaLongText(topic.flushMs) }),
+      },
     },
   };
 }

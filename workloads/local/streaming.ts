@@ -246,10 +246,15 @@ export function createLocalStreaming(options: LocalStreamingOptions): LocalStrea
         : ((spec.partitions > current.partitions
             ? cluster.createPartitions(spec.name, spec.partitions)
             : undefined) ??
-          (spec.retentionMs !== current.retentionMs || spec.cleanupPolicy !== current.cleanupPolicy
+          (spec.retentionMs !== current.retentionMs ||
+          spec.cleanupPolicy !== current.cleanupPolicy ||
+          (spec.flushMessages ?? current.flushMessages) !== current.flushMessages ||
+          (spec.flushMs ?? current.flushMs) !== current.flushMs
             ? cluster.updateTopicConfig(spec.name, {
                 retentionMs: spec.retentionMs,
                 cleanupPolicy: spec.cleanupPolicy,
+                flushMessages: spec.flushMessages ?? current.flushMessages,
+                flushMs: spec.flushMs ?? current.flushMs,
               })
             : undefined));
       if (problem) throw refusal(refusalReason(problem.errorCode), problem.message);

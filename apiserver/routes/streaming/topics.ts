@@ -9,6 +9,7 @@ import {
   CREATED_BY_KAFKA,
   defaultReplicas,
   defaultRetention,
+  FLUSH_DEFAULTS,
   topicObject,
   topicSpecProblem,
 } from '../../../controllers/streaming/index.js';
@@ -48,6 +49,13 @@ const TOPIC_PROPERTIES = {
   replicas: { type: 'integer' },
   retention: { type: 'string', examples: ['7d', '12h', '-1'] },
   cleanup_policy: { type: 'string', enum: CLEANUP_POLICIES },
+  flush_messages: {
+    type: 'integer',
+    description:
+      "Kafka's flush.messages: 1, every append durable (fsynced) before it is answered; more, or -1 " +
+      "(Kafka's default, no limit): answered once written to the operating system, fsynced every so many",
+  },
+  flush_ms: { type: 'integer', description: "Kafka's flush.ms: -1, no limit" },
   status: { type: 'string', enum: ['pending', 'ready', 'deleting', 'error'] },
   message: { type: ['string', 'null'] },
   created_by: { type: 'string', enum: ['api', 'kafka'], description: 'kafka: made by a Kafka client' },
@@ -97,6 +105,8 @@ export function describeTopic(topic: StreamingTopic) {
     replicas: spec.replicas,
     retention: spec.retention,
     cleanup_policy: spec.cleanupPolicy,
+    flush_messages: spec.flushMessages ?? FLUSH_DEFAULTS.flushMessages,
+    flush_ms: spec.flushMs ?? FLUSH_DEFAULTS.flushMs,
     status: topic.metadata.deletionTimestamp ? 'deleting' : (topic.status?.phase ?? 'pending'),
     message: notReadyMessage(topic.status),
     created_by: topic.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY_KAFKA ? 'kafka' : 'api',
@@ -138,12 +148,39 @@ interface CreateBody {
   replicas?: number;
   retention?: string;
   cleanup_policy?: StreamingCleanupPolicy;
+  flush_messages?: number;
+  flush_ms?: number;
 }
 
 interface PatchBody {
   partitions?: number;
   retention?: string;
   cleanup_policy?: StreamingCleanupPolicy;
+  flush_messages?: number;
+  flush_ms?: number;
+}
+
+const FLUSH_MESSAGES_SCHEMA = {
+  type: 'integer',
+  minimum: -1,
+  'x-domain-rule': true,
+  description:
+    '1 (the default): each append durable before it is answered; more, or -1 (no limit): answered once ' +
+    "written to the operating system (it survives the broker's process, not a power loss), as Kafka answers",
+} as const satisfies JsonSchema;
+
+const FLUSH_MS_SCHEMA = {
+  type: 'integer',
+  minimum: -1,
+  description: 'How long an append not yet fsynced may wait, in ms; -1 (the default): no limit',
+} as const satisfies JsonSchema;
+
+/** The flush settings a create or a change gives, as the topic object keeps them. */
+function flushFieldsOf(body: { flush_messages?: number; flush_ms?: number }) {
+  return {
+    ...(body.flush_messages === undefined ? {} : { flushMessages: body.flush_messages }),
+    ...(body.flush_ms === undefined ? {} : { flushMs: body.flush_ms }),
+  };
 }
 
 const RETENTION_SCHEMA = {
@@ -181,6 +218,7 @@ async function createTopic({
     replicas: body.replicas ?? defaultReplicas(tier),
     retention: body.retention ?? defaultRetention(tier),
     cleanupPolicy: body.cleanup_policy ?? 'delete',
+    ...flushFieldsOf(body),
   };
   const topics = await clusterTopics(store, cluster);
   const namesake = topics.find((topic) => topic.spec!.name === spec.name);
@@ -231,6 +269,7 @@ async function updateTopic({
     ...(body.partitions === undefined ? {} : { partitions: body.partitions }),
     ...(body.retention === undefined ? {} : { retention: body.retention }),
     ...(body.cleanup_policy === undefined ? {} : { cleanupPolicy: body.cleanup_policy }),
+    ...flushFieldsOf(body),
   };
   const others = (await clusterTopics(store, cluster)).filter(
     (other) => other.spec!.name !== current.name && !other.metadata.deletionTimestamp,
@@ -284,7 +323,8 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
       summary: 'Create a topic',
       description:
         "Partitions count against the cluster's partition limit; retention may not pass the tier's maximum. " +
-        "Defaults: 1 partition, as many replicas as brokers (up to 3), the tier's maximum retention, delete.",
+        "Defaults: 1 partition, as many replicas as brokers (up to 3), the tier's maximum retention, delete, " +
+        'and every append durable before it is answered (flush_messages 1).',
       request: {
         params: CLUSTER_PARAMS,
         body: {
@@ -297,6 +337,8 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
             replicas: { type: 'integer', minimum: 1, maximum: 100, 'x-domain-rule': true },
             retention: RETENTION_SCHEMA,
             cleanup_policy: { type: 'string', enum: CLEANUP_POLICIES },
+            flush_messages: FLUSH_MESSAGES_SCHEMA,
+            flush_ms: FLUSH_MS_SCHEMA,
           },
         },
       },
@@ -306,7 +348,7 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
         409: { description: 'A topic of that name exists' },
         422: {
           description:
-            'An invalid topic name, a partition limit, a retention over the maximum, replicas over brokers',
+            'An invalid topic name, a partition limit, a retention over the maximum, replicas over brokers, a flush_messages of 0',
         },
       },
       handler: createTopic,
@@ -341,13 +383,17 @@ export const streamingTopicRoutes: RouteModule<StreamingRouteServices> = {
             partitions: { type: 'integer', minimum: 1, maximum: 100_000, 'x-domain-rule': true },
             retention: RETENTION_SCHEMA,
             cleanup_policy: { type: 'string', enum: CLEANUP_POLICIES },
+            flush_messages: FLUSH_MESSAGES_SCHEMA,
+            flush_ms: FLUSH_MS_SCHEMA,
           },
         },
       },
       responses: {
         200: { description: 'The topic', schema: TOPIC_BODY },
         404: { description: 'No such cluster or topic' },
-        422: { description: 'A shrink, a partition limit, a retention over the maximum' },
+        422: {
+          description: 'A shrink, a partition limit, a retention over the maximum, a flush_messages of 0',
+        },
       },
       handler: updateTopic,
     }),

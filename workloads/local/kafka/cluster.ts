@@ -23,6 +23,7 @@ import {
   type Refusal,
 } from './topic-rules.js';
 import { TransactionCoordinator } from './transactions.js';
+import { FLUSH_CONFIGS, isRefusal, planTopicConfigs, type TopicChange } from './topic-configs.js';
 import { ConsumerGroupCoordinator, UNIFORM_ASSIGNOR } from './consumer-groups.js';
 
 /** Kafka's `producer.id.expiration.ms` default: a producer idle this long is forgotten. */
@@ -277,19 +278,25 @@ export class KafkaCluster {
     const retention = configs.get('retention.ms');
     const retentionMs =
       retention === undefined || retention === null ? defaultRetentionMs(this.limits) : Number(retention);
+    const flush = planTopicConfigs(
+      FLUSH_CONFIGS.filter((config) => configs.has(config)).map((config) => ({
+        name: config,
+        value: configs.get(config) ?? null,
+      })),
+      this.limits,
+    );
+    if (isRefusal(flush)) return flush;
     return {
       name,
       partitions: partitions === -1 ? 1 : partitions,
       replicas: replicas === -1 ? Math.min(3, this.brokers.length) : replicas,
       retentionMs,
       cleanupPolicy: policy,
+      ...flush,
     };
   }
 
-  updateTopicConfig(
-    name: string,
-    change: { retentionMs?: number; cleanupPolicy?: StreamingTopicSpec['cleanupPolicy'] },
-  ): Refusal | undefined {
+  updateTopicConfig(name: string, change: TopicChange): Refusal | undefined {
     if (change.retentionMs !== undefined) {
       const problem = retentionProblem(change.retentionMs, this.limits);
       if (problem) return problem;
@@ -336,6 +343,8 @@ export class KafkaCluster {
       replicas: topic.replicas,
       retentionMs: topic.retentionMs,
       cleanupPolicy: topic.cleanupPolicy,
+      flushMessages: topic.flushMessages,
+      flushMs: topic.flushMs,
       createdAt: topic.createdAt,
       partitionDetails: Array.from({ length: topic.partitions }, (_, partition) => {
         const state = this.store.partition(topic.name, partition);

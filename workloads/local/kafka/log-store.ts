@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
+import { DURABLE, flushDeadline, flushDue, NEVER, type FlushPolicy, type Unflushed } from './flush-policy.js';
 import { afterAppend, afterMarker, checkSequence, type ProducerEntry } from './producers.js';
 import {
   batchCompression,
@@ -15,8 +16,8 @@ import {
   type DecodedRecord,
 } from './records.js';
 
-/** A topic as the store keeps it. */
-export interface StoredTopic {
+/** A topic as the store keeps it, with when its appends reach the disk. */
+export interface StoredTopic extends FlushPolicy {
   name: string;
   partitions: number;
   replicas: number;
@@ -28,8 +29,16 @@ export interface StoredTopic {
   topicId: string;
 }
 
-/** A topic to create: its id is made by the store unless given. */
-export type NewTopic = Omit<StoredTopic, 'topicId'> & { topicId?: string };
+/**
+ * A topic to create: its id is made by the store unless given; every append durable before it is
+ * answered unless its flush policy says otherwise.
+ */
+export type NewTopic = Omit<StoredTopic, 'topicId' | keyof FlushPolicy> & {
+  topicId?: string;
+} & Partial<FlushPolicy>;
+
+/** What an alteration of a topic's configs changes. */
+export type TopicUpdate = Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy' | keyof FlushPolicy>>;
 
 export interface PartitionState {
   logStartOffset: number;
@@ -98,7 +107,7 @@ export interface LogStore {
   createTopic(topic: NewTopic): StoredTopic;
   deleteTopic(name: string): void;
   setPartitionCount(name: string, partitions: number): void;
-  updateTopic(name: string, change: Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>): void;
+  updateTopic(name: string, change: TopicUpdate): void;
   partition(topic: string, partition: number): PartitionState | undefined;
   /**
    * DeleteRecords: drops the records below `offset` and moves the log start there (never past the
@@ -137,7 +146,8 @@ export interface LogStore {
   maxTimestampRecord(topic: string, partition: number): { offset: number; timestamp: number } | undefined;
   /** When the batch holding `offset` was appended (ms), if it is still stored. */
   appendTimeOf(topic: string, partition: number, offset: number): number | undefined;
-  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void;
+  /** Stores a group's offsets durably, in the group commit of the appends of the same turn. */
+  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): Promise<void>;
   committedOffsets(groupId: string): CommittedOffset[];
   groupsWithOffsets(): string[];
   deleteGroupOffsets(groupId: string): void;
@@ -155,6 +165,9 @@ export interface LogStore {
 }
 
 const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+const messageCount = (batches: readonly BatchHeader[]) =>
+  batches.reduce((sum, batch) => sum + batch.lastOffsetDelta + 1, 0);
 
 interface PendingAppend {
   kind: 'append';
@@ -174,6 +187,16 @@ interface PendingEnd {
   reject: (error: Error) => void;
 }
 
+interface PendingOffsets {
+  kind: 'offsets';
+  groupId: string;
+  offsets: readonly CommittedOffset[];
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+type Pending = PendingAppend | PendingEnd | PendingOffsets;
+
 const producerKey = (topic: string, partition: number, producerId: number) =>
   `${partitionKey(topic, partition)}\u0000${producerId}`;
 
@@ -181,7 +204,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS topics (
     name TEXT PRIMARY KEY, partitions INTEGER NOT NULL, replicas INTEGER NOT NULL,
     retention_ms INTEGER NOT NULL, cleanup_policy TEXT NOT NULL, created_at TEXT NOT NULL,
-    topic_id TEXT);
+    topic_id TEXT, flush_messages INTEGER DEFAULT 1, flush_ms INTEGER);
   CREATE TABLE IF NOT EXISTS partitions (
     topic TEXT NOT NULL, partition INTEGER NOT NULL, log_start_offset INTEGER NOT NULL,
     log_end_offset INTEGER NOT NULL, PRIMARY KEY (topic, partition)) WITHOUT ROWID;
@@ -215,6 +238,9 @@ interface TopicRow {
   cleanup_policy: CleanupPolicy;
   created_at: string;
   topic_id: string | null;
+  /** NULL: Long.MAX_VALUE. */
+  flush_messages: number | null;
+  flush_ms: number | null;
 }
 
 interface BatchRow {
@@ -225,9 +251,13 @@ interface BatchRow {
 }
 
 /**
- * The log store in one SQLite file (WAL, `synchronous=FULL`). Appends arriving in the same turn
- * of the event loop are written in one transaction (group commit): each produce is answered after
- * the commit that made its records durable.
+ * The log store in one SQLite file (WAL). Appends, transaction ends and offset commits arriving in
+ * the same turn of the event loop are written in one transaction (group commit), each answered
+ * after it. The commit is `synchronous=FULL` (fsynced, which also makes every earlier commit
+ * durable) when anything in it must be durable before it is answered: an offset commit, a
+ * transaction end, an append to a topic at `flush.messages=1` or one whose partition reaches its
+ * `flush.messages`/`flush.ms`. Otherwise it is `synchronous=NORMAL`: written to the operating
+ * system, fsynced by a later FULL commit or a WAL checkpoint when the earliest `flush.ms` is due.
  */
 export class SqliteLogStore implements LogStore {
   private readonly db: Database.Database;
@@ -235,8 +265,12 @@ export class SqliteLogStore implements LogStore {
   private readonly topicCache = new Map<string, StoredTopic>();
   /** Per partition, each producer's state there. */
   private readonly producerState = new Map<string, Map<number, ProducerEntry>>();
-  private pending: (PendingAppend | PendingEnd)[] = [];
+  private pending: Pending[] = [];
   private flushScheduled = false;
+  /** Per partition, the messages committed without an fsync since the last one. */
+  private readonly unflushed = new Map<string, Unflushed>();
+  private syncTimer: NodeJS.Timeout | undefined;
+  private syncDeadline = NEVER;
   private readonly statements;
 
   constructor(file: string) {
@@ -245,6 +279,7 @@ export class SqliteLogStore implements LogStore {
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
     this.addTopicIds();
+    this.addFlushColumns();
     this.statements = {
       insertBatch: this.db.prepare(
         'INSERT INTO batches (topic, partition, base_offset, last_offset, max_timestamp, append_time, size, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -275,6 +310,15 @@ export class SqliteLogStore implements LogStore {
       ),
     };
     this.load();
+  }
+
+  /** Stores made before flush settings gain the columns, every topic durable as it was then. */
+  private addFlushColumns(): void {
+    const columns = this.db.prepare('PRAGMA table_info(topics)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'flush_messages'))
+      this.db.exec(
+        'ALTER TABLE topics ADD COLUMN flush_messages INTEGER DEFAULT 1; ALTER TABLE topics ADD COLUMN flush_ms INTEGER',
+      );
   }
 
   /** Stores made before topic ids gain the column, and each topic an id, once. */
@@ -351,11 +395,11 @@ export class SqliteLogStore implements LogStore {
   }
 
   createTopic(spec: NewTopic): StoredTopic {
-    const topic: StoredTopic = { ...spec, topicId: spec.topicId ?? randomUUID() };
+    const topic: StoredTopic = { ...DURABLE, ...spec, topicId: spec.topicId ?? randomUUID() };
     this.db.transaction(() => {
       this.db
         .prepare(
-          'INSERT INTO topics (name, partitions, replicas, retention_ms, cleanup_policy, created_at, topic_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO topics (name, partitions, replicas, retention_ms, cleanup_policy, created_at, topic_id, flush_messages, flush_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
         )
         .run(
           topic.name,
@@ -365,6 +409,8 @@ export class SqliteLogStore implements LogStore {
           topic.cleanupPolicy,
           topic.createdAt,
           topic.topicId,
+          flushColumn(topic.flushMessages),
+          flushColumn(topic.flushMs),
         );
       this.db.prepare('DELETE FROM batches WHERE topic = ?').run(topic.name);
       this.db.prepare('DELETE FROM partitions WHERE topic = ?').run(topic.name);
@@ -422,13 +468,21 @@ export class SqliteLogStore implements LogStore {
     topic.partitions = partitions;
   }
 
-  updateTopic(name: string, change: Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>): void {
+  updateTopic(name: string, change: TopicUpdate): void {
     const topic = this.topicCache.get(name);
     if (!topic) return;
     const next = { ...topic, ...change };
     this.db
-      .prepare('UPDATE topics SET retention_ms = ?, cleanup_policy = ? WHERE name = ?')
-      .run(next.retentionMs, next.cleanupPolicy, name);
+      .prepare(
+        'UPDATE topics SET retention_ms = ?, cleanup_policy = ?, flush_messages = ?, flush_ms = ? WHERE name = ?',
+      )
+      .run(
+        next.retentionMs,
+        next.cleanupPolicy,
+        flushColumn(next.flushMessages),
+        flushColumn(next.flushMs),
+        name,
+      );
     this.topicCache.set(name, next);
   }
 
@@ -458,7 +512,13 @@ export class SqliteLogStore implements LogStore {
     });
   }
 
-  private enqueue(entry: PendingAppend | PendingEnd): void {
+  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.enqueue({ kind: 'offsets', groupId, offsets, resolve, reject });
+    });
+  }
+
+  private enqueue(entry: Pending): void {
     this.pending.push(entry);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -467,22 +527,21 @@ export class SqliteLogStore implements LogStore {
   }
 
   /**
-   * Writes every pending append and transaction end in one transaction, then answers them all.
-   * Partition and producer state change in copies that replace the live ones only after the commit.
+   * Writes every pending entry in one transaction, fsynced when one of them needs it, then answers
+   * them all. Partition and producer state change in copies that replace the live ones only after
+   * the commit.
    */
   private flush(): void {
     this.flushScheduled = false;
     const entries = this.pending;
     this.pending = [];
+    const now = Date.now();
+    const durable = this.mustFsync(entries, now);
     const write = new PendingWrite(this.state, this.producerState);
     const results: (AppendResult | Error | undefined)[] = [];
     try {
-      this.db.transaction(() => {
-        for (const entry of entries) {
-          results.push(
-            entry.kind === 'append' ? this.writeAppend(write, entry) : this.writeEnd(write, entry),
-          );
-        }
+      this.commit(durable, () => {
+        for (const entry of entries) results.push(this.writeEntry(write, entry));
         for (const [key, partitionState] of write.partitions) {
           const [topic = '', partition = '0'] = key.split('\u0000');
           this.statements.upsertPartition.run(
@@ -503,11 +562,13 @@ export class SqliteLogStore implements LogStore {
             entry.lastTimestamp,
           );
         }
-      })();
+      });
     } catch (error) {
       for (const entry of entries) entry.reject(error as Error);
       return;
     }
+    if (durable) this.flushed();
+    else this.countUnflushed(entries, now);
     for (const [key, partitionState] of write.partitions) this.state.set(key, partitionState);
     for (const { topic, partition, entry } of write.producers.values())
       this.setProducer(topic, partition, entry);
@@ -517,6 +578,88 @@ export class SqliteLogStore implements LogStore {
       else if (entry.kind === 'append') entry.resolve(result!);
       else entry.resolve();
     });
+  }
+
+  private writeEntry(write: PendingWrite, entry: Pending): AppendResult | Error | undefined {
+    if (entry.kind === 'append') return this.writeAppend(write, entry);
+    if (entry.kind === 'end') return this.writeEnd(write, entry);
+    this.writeOffsets(entry.groupId, entry.offsets);
+    return undefined;
+  }
+
+  /** The flush policy of a topic; a topic gone meanwhile is durable (its append fails anyway). */
+  private flushPolicyOf(topic: string): FlushPolicy {
+    return this.topicCache.get(topic) ?? DURABLE;
+  }
+
+  /**
+   * Whether the group commit must be fsynced before its entries are answered: offset commits and
+   * transaction ends always, appends when their partition's flush is due.
+   */
+  private mustFsync(entries: readonly Pending[], now: number): boolean {
+    return entries.some(
+      (entry) =>
+        entry.kind !== 'append' ||
+        flushDue(
+          this.flushPolicyOf(entry.topic),
+          this.unflushed.get(partitionKey(entry.topic, entry.partition)),
+          messageCount(entry.batches),
+          now,
+        ),
+    );
+  }
+
+  /**
+   * Runs `write` in one transaction, fsynced at its commit when `durable`; every other write of
+   * the store (topics, users, transactions) stays `synchronous=FULL`.
+   */
+  private commit(durable: boolean, write: () => void): void {
+    if (durable) {
+      this.db.transaction(write)();
+      return;
+    }
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.db.transaction(write)();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  /** Counts what a NORMAL commit left unflushed, and has it fsynced by its earliest `flush.ms`. */
+  private countUnflushed(entries: readonly Pending[], now: number): void {
+    for (const entry of entries) {
+      if (entry.kind !== 'append') continue;
+      const key = partitionKey(entry.topic, entry.partition);
+      const before = this.unflushed.get(key);
+      const unflushed = {
+        messages: (before?.messages ?? 0) + messageCount(entry.batches),
+        since: before?.since ?? now,
+      };
+      this.unflushed.set(key, unflushed);
+      this.fsyncBy(flushDeadline(this.flushPolicyOf(entry.topic), unflushed));
+    }
+  }
+
+  private fsyncBy(deadline: number): void {
+    if (deadline >= this.syncDeadline || deadline === NEVER) return;
+    clearTimeout(this.syncTimer);
+    this.syncDeadline = deadline;
+    this.syncTimer = setTimeout(() => this.fsyncNow(), Math.max(0, deadline - Date.now()));
+    this.syncTimer.unref();
+  }
+
+  /** A checkpoint fsyncs the WAL before copying it into the database: every commit is durable. */
+  private fsyncNow(): void {
+    this.db.pragma('wal_checkpoint(PASSIVE)');
+    this.flushed();
+  }
+
+  private flushed(): void {
+    this.unflushed.clear();
+    clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    this.syncDeadline = NEVER;
   }
 
   /**
@@ -728,10 +871,6 @@ export class SqliteLogStore implements LogStore {
     return row?.append_time;
   }
 
-  commitOffsets(groupId: string, offsets: readonly CommittedOffset[]): void {
-    this.db.transaction(() => this.writeOffsets(groupId, offsets))();
-  }
-
   private writeOffsets(groupId: string, offsets: readonly CommittedOffset[]): void {
     for (const entry of offsets) {
       this.statements.upsertOffset.run(
@@ -925,6 +1064,7 @@ export class SqliteLogStore implements LogStore {
   }
 
   close(): void {
+    clearTimeout(this.syncTimer);
     this.db.close();
   }
 }
@@ -938,8 +1078,13 @@ function rowToTopic(row: TopicRow): StoredTopic {
     cleanupPolicy: row.cleanup_policy,
     createdAt: row.created_at,
     topicId: row.topic_id!,
+    flushMessages: row.flush_messages ?? NEVER,
+    flushMs: row.flush_ms ?? NEVER,
   };
 }
+
+/** A flush setting as a column holds it: NULL for Long.MAX_VALUE. */
+const flushColumn = (value: number): number | null => (value === NEVER ? null : value);
 
 /** The partition and producer states a group commit changes, over the live ones until it commits. */
 class PendingWrite {

@@ -1,5 +1,6 @@
-import type { StreamingLimits } from '../../runtime.js';
+import { kafkaLongOf, kafkaLongText, type StreamingLimits } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
+import { DURABLE, type FlushPolicy } from './flush-policy.js';
 import type { StoredTopic } from './log-store.js';
 import {
   cleanupPolicyOf,
@@ -10,7 +11,7 @@ import {
 } from './topic-rules.js';
 
 /** Kafka's ConfigSource codes. */
-export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, DEFAULT_CONFIG: 5 } as const;
+export const ConfigSource = { DYNAMIC_TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
 
 /** Kafka's ConfigType codes. */
 const Type = { BOOLEAN: 1, STRING: 2, INT: 3, LONG: 5, DOUBLE: 6, LIST: 7 } as const;
@@ -32,12 +33,16 @@ interface ConfigDefinition {
   /** The value of a topic; for a config the platform does not keep, Kafka's default. */
   valueOf(topic: StoredTopic, limits: StreamingLimits): string;
   defaultOf(limits: StreamingLimits): string;
+  /** Where the default comes from: Kafka's own, unless the platform's brokers set another. */
+  defaultSource?: number;
   /** Set only for the configs the platform keeps per topic: checks and applies a new value. */
   change?: (value: string | null, limits: StreamingLimits) => TopicChange | Refusal;
 }
 
 /** What an alteration changes on the stored topic. */
-export type TopicChange = Partial<Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy'>>;
+export type TopicChange = Partial<
+  Pick<StoredTopic, 'retentionMs' | 'cleanupPolicy' | 'flushMessages' | 'flushMs'>
+>;
 
 function fixed(name: string, type: number, value: string, documentation: string): ConfigDefinition {
   return { name, type, documentation, valueOf: () => value, defaultOf: () => value };
@@ -46,8 +51,38 @@ function fixed(name: string, type: number, value: string, documentation: string)
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Every topic config of Kafka 3.9, in its order. `cleanup.policy` and `retention.ms` are the
- * topic's own (the platform's topic spec); the others hold Kafka's defaults, which this broker
+ * `flush.messages` or `flush.ms`, kept per topic: Kafka's meaning, at least `least`; back to the
+ * platform's default (every append durable before it is answered) when reset.
+ */
+function flushConfig(
+  name: string,
+  key: keyof FlushPolicy,
+  least: number,
+  documentation: string,
+  defaultSource?: number,
+): ConfigDefinition {
+  return {
+    name,
+    type: Type.LONG,
+    documentation,
+    valueOf: (topic) => kafkaLongText(topic[key]),
+    defaultOf: () => kafkaLongText(DURABLE[key]),
+    ...(defaultSource === undefined ? {} : { defaultSource }),
+    change(value) {
+      const parsed = value === null ? DURABLE[key] : kafkaLongOf(value);
+      if (parsed === undefined || parsed < least)
+        return {
+          errorCode: ErrorCode.INVALID_CONFIG,
+          message: `Invalid value ${value} for configuration ${name}: Value must be a long of at least ${least}`,
+        };
+      return key === 'flushMessages' ? { flushMessages: parsed } : { flushMs: parsed };
+    },
+  };
+}
+
+/**
+ * Every topic config of Kafka 3.9, in its order. `cleanup.policy`, `flush.messages`, `flush.ms`
+ * and `retention.ms` are the topic's own; the others hold Kafka's defaults, which this broker
  * follows and which cannot be changed per topic.
  */
 const DEFINITIONS: readonly ConfigDefinition[] = [
@@ -73,8 +108,22 @@ const DEFINITIONS: readonly ConfigDefinition[] = [
   fixed('compression.zstd.level', Type.INT, '3', 'The compression level of zstd.'),
   fixed('delete.retention.ms', Type.LONG, String(DAY_MS), 'How long delete tombstones are retained.'),
   fixed('file.delete.delay.ms', Type.LONG, '60000', 'The time to wait before deleting a file.'),
-  fixed('flush.messages', Type.LONG, '9223372036854775807', 'Every append is durable before it is answered.'),
-  fixed('flush.ms', Type.LONG, '9223372036854775807', 'Every append is durable before it is answered.'),
+  flushConfig(
+    'flush.messages',
+    'flushMessages',
+    1,
+    'Messages a partition may hold before they are fsynced. The brokers set 1: every append is ' +
+      'durable before it is answered. Above 1 an append is answered once written to the operating ' +
+      'system (it survives the broker process being killed, not a power loss), as in Kafka.',
+    ConfigSource.STATIC_BROKER_CONFIG,
+  ),
+  flushConfig(
+    'flush.ms',
+    'flushMs',
+    0,
+    'How long the oldest message not yet fsynced may wait (ms); 0: every append is durable before ' +
+      'it is answered. Applies to a topic whose flush.messages is above 1.',
+  ),
   fixed('follower.replication.throttled.replicas', Type.LIST, '', 'Replicas throttled on the follower side.'),
   fixed('index.interval.bytes', Type.INT, '4096', 'How often an offset index entry is added.'),
   fixed('leader.replication.throttled.replicas', Type.LIST, '', 'Replicas throttled on the leader side.'),
@@ -134,7 +183,7 @@ export function describeTopicConfigs(
         source:
           definition.change && value !== definition.defaultOf(limits)
             ? ConfigSource.DYNAMIC_TOPIC_CONFIG
-            : ConfigSource.DEFAULT_CONFIG,
+            : (definition.defaultSource ?? ConfigSource.DEFAULT_CONFIG),
         readOnly: false,
         type: definition.type,
         documentation: definition.documentation,
@@ -184,6 +233,9 @@ export function planTopicConfigs(
   }
   return change;
 }
+
+/** The configs CreateTopics takes besides `cleanup.policy` and `retention.ms`. */
+export const FLUSH_CONFIGS: readonly string[] = ['flush.messages', 'flush.ms'];
 
 /** The names of the configs the platform keeps per topic (AlterConfigs resets those not given). */
 export const KEPT_TOPIC_CONFIGS: readonly string[] = DEFINITIONS.filter(

@@ -1,6 +1,7 @@
 import { isAllowed } from '../acl.js';
 import { ErrorCode } from '../errors.js';
 import { Writer, ZERO_UUID } from '../protocol/codec.js';
+import { DURABLE } from '../flush-policy.js';
 import { describeTopicConfigs, type TopicConfigEntry } from '../topic-configs.js';
 import type { Refusal } from '../topic-rules.js';
 import type { ApiModule } from './api.js';
@@ -76,7 +77,7 @@ export const createTopics: ApiModule = {
       const refusal = cluster.createTopic(spec, validateOnly);
       if (refusal) return notCreated(refusal);
       const created = validateOnly ? undefined : cluster.store.topic(spec.name);
-      const described = created ?? { ...spec, createdAt: '', topicId: ZERO_UUID };
+      const described = created ?? { ...DURABLE, ...spec, createdAt: '', topicId: ZERO_UUID };
       return {
         name: request.name,
         errorCode: ErrorCode.NONE,

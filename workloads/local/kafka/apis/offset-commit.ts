@@ -15,7 +15,7 @@ export const offsetCommit: ApiModule = {
   minVersion: 0,
   maxVersion: 9,
   flexibleVersion: 8,
-  handle(context, reader) {
+  async handle(context, reader) {
     const { version, cluster, principal } = context;
     const groupId = reader.string();
     const generationId = version >= 1 ? reader.int32() : -1;
@@ -72,7 +72,7 @@ export const offsetCommit: ApiModule = {
       };
     });
     if (accepted.length > 0) {
-      cluster.store.commitOffsets(groupId, accepted);
+      await cluster.store.commitOffsets(groupId, accepted);
       cluster.offsetsCommitted(groupId, accepted);
     }
     const writer = new Writer(context.flexible);
