@@ -6,6 +6,7 @@ import { DataPlaneOpenError } from './data-plane-open-error.js';
 import { migrateToLatest } from './migrate.js';
 import { describePostgresUrl, openPostgresPool } from './postgres.js';
 import type { DataPlaneSchema } from './schema.js';
+import { readDirectly, type DirectRead } from './prepared-query.js';
 import { openSqliteDialect } from './sqlite.js';
 
 /** The data plane: records that never belong in a CR, on SQLite (embedded) or PostgreSQL (cluster). */
@@ -47,6 +48,8 @@ interface Backend {
   pgPool?: pg.Pool;
   openConnections(): number;
   commitMark(): number | undefined;
+  /** Reads prepared queries may take instead of Kysely's executor (SQLite's, see `readDirectly`). */
+  readNow?: DirectRead;
 }
 
 function isPostgresUrl(url: string | undefined): url is string {
@@ -72,13 +75,14 @@ function postgresBackend(
 
 function sqliteBackend(sqlitePath: string): Backend {
   try {
-    const { dialect, commitMark } = openSqliteDialect(sqlitePath);
+    const { dialect, commitMark, readNow } = openSqliteDialect(sqlitePath);
     return {
       dialect,
       name: 'sqlite',
       location: sqlitePath,
       openConnections: () => 1,
       commitMark: () => commitMark.current(),
+      readNow,
     };
   } catch (error) {
     throw new DataPlaneOpenError(`cannot open the SQLite database at ${sqlitePath}: ${messageOf(error)}`, {
@@ -105,6 +109,7 @@ export async function connectDataPlane(options: OpenDataPlaneOptions): Promise<D
   const activeConnections = (): number => (closed ? 0 : backend.openConnections());
   const reportConnections = (): void => metrics?.databaseConnectionsActive.set(activeConnections());
   const kysely = new Kysely<DataPlaneSchema>({ dialect: backend.dialect });
+  if (backend.readNow) readDirectly(kysely, backend.readNow);
   const database: DataPlane = {
     kysely,
     dialect: backend.name,

@@ -13,6 +13,23 @@ interface Compiled {
 const marker = (index: number) => `\u0000prepared-query-argument-${index}\u0000`;
 
 /**
+ * Runs a read-only statement on the spot and answers its rows, or answers undefined when it cannot
+ * (the connection is busy, the statement writes), leaving the statement to Kysely.
+ */
+export type DirectRead = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+/** The direct reads of the databases that have one (the embedded SQLite data plane's), by database. */
+const directReads = new WeakMap<Database, DirectRead>();
+
+/**
+ * Lets prepared queries on `db` (not on its transactions, which hold their connection) read
+ * through `read` rather than through Kysely's executor.
+ */
+export function readDirectly(db: Database, read: DirectRead): void {
+  directReads.set(db, read);
+}
+
+/**
  * A query built and compiled once per SQL dialect and then run with each call's arguments:
  * building and compiling a Kysely query costs more than SQLite takes to answer a small one, and
  * the hottest queries (a request's user and memberships, a vault read's rows and audit entry) run
@@ -50,6 +67,8 @@ export function preparedQuery<Row, Args extends readonly unknown[]>(
     const parameters = compiled.parameters.map((parameter) =>
       'argument' in parameter ? args[parameter.argument] : parameter.constant,
     );
+    const read = directReads.get(db)?.(compiled.sql, parameters);
+    if (read) return read as Row[];
     const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));
     return rows;
   };

@@ -10,6 +10,7 @@ import {
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
+import type { DirectRead } from './prepared-query.js';
 import { CommitMark, GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
@@ -53,6 +54,9 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class DataPlaneSqliteDialect extends SqliteDialect {
+  /** The driver Kysely made of this dialect: one per Kysely instance, which makes it once. */
+  driver: GroupCommitSqliteDriver | undefined;
+
   constructor(
     private readonly config: SqliteDialectConfig,
     private readonly connection: SQLite.Database,
@@ -64,7 +68,14 @@ class DataPlaneSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.config, this.connection, this.statement, this.walSync, this.mark);
+    this.driver = new GroupCommitSqliteDriver(
+      this.config,
+      this.connection,
+      this.statement,
+      this.walSync,
+      this.mark,
+    );
+    return this.driver;
   }
 
   override createAdapter(): DialectAdapter {
@@ -78,7 +89,12 @@ class DataPlaneSqliteDialect extends SqliteDialect {
  * the mark that moves with every commit to it. The file may hold other owners' tables; nothing
  * here touches them.
  */
-export function openSqliteDialect(sqlitePath: string): { dialect: Dialect; commitMark: CommitMark } {
+export function openSqliteDialect(sqlitePath: string): {
+  dialect: Dialect;
+  commitMark: CommitMark;
+  /** `GroupCommitSqliteDriver.readNow` of the driver made of `dialect`; undefined until one is. */
+  readNow: DirectRead;
+} {
   fs.mkdirSync(path.dirname(sqlitePath), { recursive: true });
   const connection = new SQLite(sqlitePath);
   let walPath: string | undefined;
@@ -94,14 +110,16 @@ export function openSqliteDialect(sqlitePath: string): { dialect: Dialect; commi
   }
   const database = withStatementCache(connection);
   const commitMark = new CommitMark(new ForeignCommits(connection));
-  return {
-    dialect: new DataPlaneSqliteDialect(
-      { database },
-      connection,
-      database.prepare,
-      new WalSync(walPath),
-      commitMark,
-    ),
+  const dialect = new DataPlaneSqliteDialect(
+    { database },
+    connection,
+    database.prepare,
+    new WalSync(walPath),
     commitMark,
+  );
+  return {
+    dialect,
+    commitMark,
+    readNow: (sql, parameters) => dialect.driver?.readNow(sql, parameters),
   };
 }

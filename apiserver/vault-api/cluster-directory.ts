@@ -1,6 +1,7 @@
 import { isStoreError, type ObjectStore } from '../../control-plane/types.js';
 import { vaultClusterId, type VaultClusterEngine, type VaultEngine } from '../../vault/vault-engine.js';
 import { VAULT_CLUSTER, type VaultCluster } from '../../crds/vault-cluster.js';
+import { KeptAtRevision } from '../routing/kept-at-revision.js';
 
 /** The cluster a request addresses. */
 export interface AddressedCluster {
@@ -17,11 +18,14 @@ const PAGE_SIZE = 500;
 /**
  * Finds a cluster by the id in its address (the VaultCluster's name), in whichever organization
  * namespace holds it. The address carries no namespace, so the namespace a name was found in is
- * remembered and confirmed with a get on each request; a name held in several namespaces (only
- * possible for clusters applied with kubectl) addresses none of them.
+ * remembered and confirmed with a get, whose answer is kept while the store's revision stays (a
+ * deletion moves it); a name held in several namespaces (only possible for clusters applied with
+ * kubectl) addresses none of them.
  */
 export class ClusterDirectory {
   private readonly namespaces = new Map<string, string>();
+  /** Remembered namespaces confirmed to hold their cluster, kept at the revision of the get. */
+  private readonly confirmed = new KeptAtRevision<string | null>();
 
   constructor(
     private readonly store: ObjectStore,
@@ -43,6 +47,17 @@ export class ClusterDirectory {
   private async confirmedNamespace(name: string): Promise<string | undefined> {
     const namespace = this.namespaces.get(name);
     if (namespace === undefined) return undefined;
+    const confirmed = await this.confirmed.answer(
+      this.store,
+      `${namespace}/${name}`,
+      () => this.confirm(name, namespace),
+      (answer) => answer !== null,
+    );
+    return confirmed ?? undefined;
+  }
+
+  /** Whether `namespace` still holds the live cluster `name`; forgets it when not. */
+  private async confirm(name: string, namespace: string): Promise<string | null> {
     try {
       const cluster = await this.store.get<VaultCluster>(VAULT_CLUSTER, namespace, name);
       if (!cluster.metadata.deletionTimestamp) return namespace;
@@ -50,7 +65,7 @@ export class ClusterDirectory {
       if (!isStoreError(error, 'NotFound')) throw error;
     }
     this.namespaces.delete(name);
-    return undefined;
+    return null;
   }
 
   private async searchNamespace(name: string): Promise<string | undefined> {

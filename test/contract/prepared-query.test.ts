@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDataPlane, type DataPlane } from '../../data-plane/data-plane.js';
 import { preparedQuery } from '../../data-plane/prepared-query.js';
@@ -67,6 +68,28 @@ function preparedQueryContract(open: () => Promise<DataPlane>, close: () => Prom
       }),
     ).rejects.toThrow('roll back');
     expect(await userById(database.kysely, 'u-3')).toEqual([]);
+  });
+
+  it('never reads a transaction’s rows before it ends, and reads them once it has', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const transaction = database.kysely.transaction().execute(async (trx) => {
+      await insertUser(trx, 'u-4', 'four@example.com');
+      inserted();
+      await held;
+    });
+    await insertedRow;
+    let released = false;
+    const during = userById(database.kysely, 'u-4').then((rows) => ({ rows, beforeEnd: !released }));
+    await delay(20);
+    released = true;
+    release();
+    await transaction;
+    const seen = await during;
+    if (seen.beforeEnd) expect(seen.rows).toEqual([]);
+    expect(await userById(database.kysely, 'u-4')).toHaveLength(1);
   });
 
   it('refuses a build that does not put every argument in the query', async () => {
