@@ -139,6 +139,20 @@ describe('the SQLite log store', () => {
     store.close();
   });
 
+  it("answers a group's offset commit once written, and checkpoints it into the database within a second", async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    const before = fs.statSync(file).size;
+    const offsets = [{ topic: 't', partition: 0, offset: 7, metadata: 'm'.repeat(64 * 1024), commitTime: 1 }];
+    await store.commitOffsets('readers', offsets);
+    // Committed to the WAL only: the database file has not grown yet.
+    expect(fs.statSync(file).size).toBe(before);
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 64 * 1024);
+    expect(store.committedOffsets('readers')).toEqual(offsets);
+    store.close();
+  });
+
   it('deletes records below an offset: the log start moves there, never past the log end', async () => {
     const store = withTopic(storeFile(), 'delete');
     await store.append('t', 0, batch(1, ['a', '1']), 1);

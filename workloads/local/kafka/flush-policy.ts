@@ -20,6 +20,15 @@ export const DURABLE: FlushPolicy = { flushMessages: 1, flushMs: NEVER };
 
 export { NEVER };
 
+/**
+ * How long committed consumer offsets may wait for their fsync. An OffsetCommit is answered once
+ * it is written to the operating system, as Kafka answers one on its offsets topic (whose flush is
+ * Kafka's default): it survives the broker process being killed; a power loss within this window
+ * takes the group back to an earlier committed offset, a re-delivery that at-least-once consumers
+ * handle already. Appends keep their topic's flush policy; transaction ends are always fsynced.
+ */
+export const OFFSET_COMMIT_FLUSH_MS = 1_000;
+
 /** What a partition holds that has not been fsynced yet. */
 export interface Unflushed {
   messages: number;

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
-import { DURABLE, flushDeadline, flushDue, NEVER, type FlushPolicy, type Unflushed } from './flush-policy.js';
+import {
+  DURABLE,
+  flushDeadline,
+  flushDue,
+  NEVER,
+  OFFSET_COMMIT_FLUSH_MS,
+  type FlushPolicy,
+  type Unflushed,
+} from './flush-policy.js';
 import { afterAppend, afterMarker, checkSequence, type ProducerEntry } from './producers.js';
 import {
   batchCompression,
@@ -254,10 +262,11 @@ interface BatchRow {
  * The log store in one SQLite file (WAL). Appends, transaction ends and offset commits arriving in
  * the same turn of the event loop are written in one transaction (group commit), each answered
  * after it. The commit is `synchronous=FULL` (fsynced, which also makes every earlier commit
- * durable) when anything in it must be durable before it is answered: an offset commit, a
- * transaction end, an append to a topic at `flush.messages=1` or one whose partition reaches its
+ * durable) when anything in it must be durable before it is answered: a transaction end, an
+ * append to a topic at `flush.messages=1` or one whose partition reaches its
  * `flush.messages`/`flush.ms`. Otherwise it is `synchronous=NORMAL`: written to the operating
- * system, fsynced by a later FULL commit or a WAL checkpoint when the earliest `flush.ms` is due.
+ * system, fsynced by a later FULL commit or a WAL checkpoint when the earliest `flush.ms` is due
+ * (offset commits: within `OFFSET_COMMIT_FLUSH_MS`).
  */
 export class SqliteLogStore implements LogStore {
   private readonly db: Database.Database;
@@ -593,19 +602,21 @@ export class SqliteLogStore implements LogStore {
   }
 
   /**
-   * Whether the group commit must be fsynced before its entries are answered: offset commits and
-   * transaction ends always, appends when their partition's flush is due.
+   * Whether the group commit must be fsynced before its entries are answered: transaction ends
+   * always, appends when their partition's flush is due, offset commits never (see
+   * `OFFSET_COMMIT_FLUSH_MS`).
    */
   private mustFsync(entries: readonly Pending[], now: number): boolean {
     return entries.some(
       (entry) =>
-        entry.kind !== 'append' ||
-        flushDue(
-          this.flushPolicyOf(entry.topic),
-          this.unflushed.get(partitionKey(entry.topic, entry.partition)),
-          messageCount(entry.batches),
-          now,
-        ),
+        entry.kind === 'end' ||
+        (entry.kind === 'append' &&
+          flushDue(
+            this.flushPolicyOf(entry.topic),
+            this.unflushed.get(partitionKey(entry.topic, entry.partition)),
+            messageCount(entry.batches),
+            now,
+          )),
     );
   }
 
@@ -626,9 +637,13 @@ export class SqliteLogStore implements LogStore {
     }
   }
 
-  /** Counts what a NORMAL commit left unflushed, and has it fsynced by its earliest `flush.ms`. */
+  /**
+   * Counts what a NORMAL commit left unflushed, and has it fsynced by its earliest `flush.ms` (its
+   * offset commits within `OFFSET_COMMIT_FLUSH_MS`).
+   */
   private countUnflushed(entries: readonly Pending[], now: number): void {
     for (const entry of entries) {
+      if (entry.kind === 'offsets') this.fsyncBy(now + OFFSET_COMMIT_FLUSH_MS);
       if (entry.kind !== 'append') continue;
       const key = partitionKey(entry.topic, entry.partition);
       const before = this.unflushed.get(key);
