@@ -490,13 +490,19 @@ describe('users and a Kafka client', () => {
     });
   }, 30_000);
 
-  it('takes flush.messages and flush.ms over REST to the broker, and shows them altered over the protocol', async () => {
+  /** The app's kafkajs admin, connected once the topic made over the protocol is ready over REST. */
+  async function adminOnceClickstreamReady() {
     const admin = kafkaClient('billing-app', password).admin();
     await admin.connect();
     await eventually(async () => {
       const rows = (await call('GET', `${clustersPath}/topics`)).body.data as Json[];
       expect(rows.find((row) => row.name === 'clickstream')?.status).toBe('ready');
     }, 5_000);
+    return admin;
+  }
+
+  it('takes flush.messages and flush.ms over REST to the broker, and shows them altered over the protocol', async () => {
+    const admin = await adminOnceClickstreamReady();
     const patched = await call('PATCH', `${clustersPath}/topics/clickstream`, {
       flush_messages: -1,
       flush_ms: 1000,
@@ -541,12 +547,7 @@ describe('users and a Kafka client', () => {
   }, 30_000);
 
   it('shows a retention altered over the Kafka protocol, and lets a topic deleted over it go', async () => {
-    const admin = kafkaClient('billing-app', password).admin();
-    await admin.connect();
-    await eventually(async () => {
-      const rows = (await call('GET', `${clustersPath}/topics`)).body.data as Json[];
-      expect(rows.find((row) => row.name === 'clickstream')?.status).toBe('ready');
-    }, 5_000);
+    const admin = await adminOnceClickstreamReady();
     await admin.alterConfigs({
       validateOnly: false,
       resources: [
