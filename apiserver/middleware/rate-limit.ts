@@ -8,6 +8,7 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { HttpConfig } from '../../config/http.js';
+import { presetHeader } from '../../observability/http-response.js';
 import type { Logger } from '../../observability/logger.js';
 
 /** Shared by every replica; both windows live in it under their own key prefix. */
@@ -200,7 +201,7 @@ function longestWait(...readings: WindowReading[]): number {
 
 /** The `X-RateLimit-*` headers every response carries. */
 export function setRateLimitHeaders(res: ServerResponse, status: RateLimitStatus): void {
-  res.setHeader('X-RateLimit-Limit', String(status.limit));
-  res.setHeader('X-RateLimit-Remaining', String(status.remaining));
-  res.setHeader('X-RateLimit-Reset', String(status.resetAt));
+  presetHeader(res, 'X-RateLimit-Limit', String(status.limit));
+  presetHeader(res, 'X-RateLimit-Remaining', String(status.remaining));
+  presetHeader(res, 'X-RateLimit-Reset', String(status.resetAt));
 }
