@@ -6,6 +6,7 @@ import type { Authenticator } from '../accounts/principal.js';
 import type { HttpConfig } from '../config/http.js';
 import type { ObjectStore } from '../control-plane/types.js';
 import type { DataPlane } from '../data-plane/data-plane.js';
+import { handOverHeaders } from '../observability/http-response.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { consoleHandler } from './console-assets.js';
@@ -132,6 +133,8 @@ export function createApp<A extends AreaServices>(deps: AppDependencies<A>): Req
     }
     for (const matches of mountMatchers) {
       if (matches(target.path)) {
+        // Express swaps the response's prototype for its own, ApiResponse's methods with it.
+        handOverHeaders(res);
         void mounted(req, res);
         return;
       }

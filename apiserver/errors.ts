@@ -27,7 +27,12 @@ export class ApiError extends Error {
     readonly extra: FlatErrorExtra = {},
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
+    // An answer, not a failure: its stack is never written anywhere, and capturing one (the frames
+    // of every caller awaiting it too) cost more than the rest of a 404.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
   }
 }

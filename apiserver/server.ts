@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import { ApiResponse } from '../observability/http-response.js';
 import { serveListMethod } from './list-method.js';
 
 /** In-flight requests get this long to finish once closing starts; then their connections are cut. */
@@ -34,17 +35,20 @@ function urlOf(address: AddressInfo, secure: boolean): string {
 
 /** Serves `app` (an express app or any request listener) on `host:port`, over TLS when `tls` is given. */
 export async function startServer(app: RequestListener, options: ServerOptions): Promise<RunningServer> {
+  // Responses take their fixed headers as one list with the status line (see ApiResponse).
   const server = options.tls
-    ? https.createServer({ key: options.tls.key, cert: options.tls.cert }, app)
-    : http.createServer(app);
+    ? https.createServer({ key: options.tls.key, cert: options.tls.cert, ServerResponse: ApiResponse }, app)
+    : http.createServer({ ServerResponse: ApiResponse }, app);
   let closing: Promise<void> | undefined;
   if (options.listMethod) serveListMethod(server);
 
-  // While closing, a response still in flight is the last on its connection.
+  // While closing, a response still in flight is the last on its connection. One listener for
+  // every response (a response finishes once): a closure per request would cost an allocation each.
+  const closeIdleIfClosing = () => {
+    if (closing) setImmediate(() => server.closeIdleConnections());
+  };
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    res.once('finish', () => {
-      if (closing) setImmediate(() => server.closeIdleConnections());
-    });
+    res.on('finish', closeIdleIfClosing);
     if (closing && !res.headersSent) res.setHeader('Connection', 'close');
   });
 

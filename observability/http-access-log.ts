@@ -1,5 +1,6 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from './logger.js';
+import { presetHeader } from './http-response.js';
 import { requestIdFor } from './request-id.js';
 
 declare module 'node:http' {
@@ -98,7 +99,7 @@ export function httpAccessLog(logger: Logger, options: AccessLogOptions): Reques
     (res as ObservedResponse)[STARTED] = performance.now();
     const id = requestIdFor(req);
     req.id = id;
-    res.setHeader('X-Request-Id', id);
+    presetHeader(res, 'X-Request-Id', id);
     (req as LoggedRequest)[BASE_LOGGER] = logger;
     res.on('close', answered);
   };

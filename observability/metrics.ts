@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { requestMetrics, type RequestDurations } from './request-metrics.js';
 
 /**
  * Every metric the process exports, registered on one registry so that two instances (two test
@@ -7,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export interface Metrics {
   registry: Registry;
   httpRequestsTotal: Counter<'method' | 'route' | 'status'>;
-  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  httpRequestDuration: RequestDurations;
   databaseConnectionsActive: Gauge;
   databaseQueriesTotal: Counter;
   reconcileTotal: Counter<'kind' | 'result'>;
@@ -19,21 +20,11 @@ export interface Metrics {
 export function createMetrics(options: { processMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const http = requestMetrics(registry);
   return {
     registry,
-    httpRequestsTotal: new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status code',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    }),
-    httpRequestDuration: new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from request arrival to the last byte of the response',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
+    httpRequestsTotal: http.total,
+    httpRequestDuration: http.durations,
     databaseConnectionsActive: new Gauge({
       name: 'database_connections_active',
       help: 'Data-plane database connections currently checked out or open',

@@ -10,6 +10,13 @@ export type Admission = (req: IncomingMessage, res: ServerResponse) => void | Pr
 /** The client's address as the forwarding headers this deployment trusts give it. */
 export type ClientAddress = (req: IncomingMessage) => string;
 
+/** Reports where the caller stands, then refuses if the budget, or else the credentials, did. */
+function settle(res: ServerResponse, status: RateLimitStatus, refusal: unknown): void {
+  setRateLimitHeaders(res, status);
+  if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
+  if (refusal !== undefined) throw refusal;
+}
+
 /**
  * Establishes who is calling, then counts the request against that caller's budget: per
  * credential when authenticated, per client address otherwise. Requests with bad credentials are
@@ -27,13 +34,11 @@ export function admission(
     const key = state.principal
       ? `principal:${state.principal.rateLimitKey}`
       : `address:${clientAddress(req)}`;
-    const settle = (status: RateLimitStatus) => {
-      setRateLimitHeaders(res, status);
-      if (!status.allowed) throw tooManyRequests(status.retryAfterSeconds);
-      if (refusal !== undefined) throw refusal;
-    };
     const status = limiter.admit(key, !state.route?.operational);
-    return status instanceof Promise ? status.then(settle) : settle(status);
+    // A closure only when the count had to be awaited (PostgreSQL): in memory it is answered at once.
+    return status instanceof Promise
+      ? status.then((reached) => settle(res, reached, refusal))
+      : settle(res, status, refusal);
   };
   return (req, res) => {
     const state = requestState(req);

@@ -3,6 +3,7 @@ import { setImmediate } from 'node:timers';
 import type pg from 'pg';
 import type { HttpConfig } from '../../config/http.js';
 import { nameStatement } from '../../data-plane/postgres.js';
+import { presetHeader } from '../../observability/http-response.js';
 import type { Logger } from '../../observability/logger.js';
 
 /**
@@ -328,7 +329,7 @@ function longestWait(...readings: WindowReading[]): number {
 
 /** The `X-RateLimit-*` headers every response carries. */
 export function setRateLimitHeaders(res: ServerResponse, status: RateLimitStatus): void {
-  res.setHeader('X-RateLimit-Limit', String(status.limit));
-  res.setHeader('X-RateLimit-Remaining', String(status.remaining));
-  res.setHeader('X-RateLimit-Reset', String(status.resetAt));
+  presetHeader(res, 'X-RateLimit-Limit', String(status.limit));
+  presetHeader(res, 'X-RateLimit-Remaining', String(status.remaining));
+  presetHeader(res, 'X-RateLimit-Reset', String(status.resetAt));
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { presetHeader } from '../../observability/http-response.js';
 import type { SuccessStyle } from './areas.js';
 import type { RouteResult } from './route.js';
 
@@ -42,7 +43,7 @@ export function writeResult(
 }
 
 export function setHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
-  for (const name in headers) res.setHeader(name, headers[name]!);
+  for (const name in headers) presetHeader(res, name, headers[name]!);
 }
 
 /** A JSON answer: type and length, and no body for HEAD. */
@@ -52,8 +53,8 @@ export function writeJson(res: ServerResponse, status: number, body: unknown): v
 
 function writeBody(res: ServerResponse, status: number, contentType: string, body: string | Buffer): void {
   res.statusCode = status;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  presetHeader(res, 'Content-Type', contentType);
+  presetHeader(res, 'Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   if (res.req.method === 'HEAD') res.end();
   else res.end(body);
 }

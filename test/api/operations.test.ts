@@ -26,6 +26,20 @@ describe('GET /health', () => {
     });
   });
 
+  it('answers the probes of one second alike, and the next second with its uptime', async () => {
+    let clock = new Date('2026-01-01T00:00:10.100Z');
+    app = await startTestApp({ startedAt: new Date('2026-01-01T00:00:00Z'), now: () => clock });
+    const first = (await (await app.request('/health')).json()) as Record<string, unknown>;
+    clock = new Date('2026-01-01T00:00:10.900Z');
+    expect(await (await app.request('/health')).json()).toEqual(first);
+    clock = new Date('2026-01-01T00:00:11.000Z');
+    expect(await (await app.request('/health')).json()).toEqual({
+      ...first,
+      uptime: '11s',
+      uptime_seconds: 11,
+    });
+  });
+
   it('answers 503 unhealthy naming the database when it is closed', async () => {
     app = await startTestApp();
     await app.database.close();
