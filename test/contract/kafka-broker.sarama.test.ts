@@ -101,7 +101,10 @@ describe.skipIf(!goPresent || !saramaPresent)('the embedded broker with Sarama (
 
   it('reads back what an idempotent producer sent exactly once, in order, and commits the group offsets', async () => {
     const sent = 200;
-    expect(await sarama('produce', 'orders', String(sent))).toEqual({ acknowledged: sent, errors: [] });
+    expect(await sarama('produce', 'orders', String(sent), 'none')).toEqual({
+      acknowledged: sent,
+      errors: [],
+    });
 
     const { records } = await sarama<{ records: DriverRecord[] }>(
       'consume',
@@ -146,6 +149,33 @@ describe.skipIf(!goPresent || !saramaPresent)('the embedded broker with Sarama (
     }
     // The group resumes where it committed: nothing is delivered twice.
     expect(await sarama('consume', 'orders', 'orders-readers', '0', '2000')).toEqual({ records: [] });
+  });
+
+  it('takes batches in every codec Sarama compresses with and hands them back to a consumer group', async () => {
+    const codecs = ['gzip', 'snappy', 'lz4', 'zstd'];
+    for (const codec of codecs) {
+      await fixture.streaming.ensureTopic(cluster, {
+        name: `orders-${codec}`,
+        partitions: 1,
+        replicas: 1,
+        retentionMs: 3_600_000,
+        cleanupPolicy: 'delete',
+      });
+      expect(await sarama('produce', `orders-${codec}`, '50', codec)).toEqual({
+        acknowledged: 50,
+        errors: [],
+      });
+      const { records } = await sarama<{ records: DriverRecord[] }>(
+        'consume',
+        `orders-${codec}`,
+        `orders-${codec}-readers`,
+        '50',
+        '1000',
+      );
+      expect(records.map((record) => [record.offset, record.value])).toEqual(
+        Array.from({ length: 50 }, (_, index) => [index, `value-${index}`]),
+      );
+    }
   });
 
   it('creates, lists, describes, configures and deletes a topic through the ClusterAdmin', async () => {
