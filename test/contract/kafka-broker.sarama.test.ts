@@ -42,7 +42,7 @@ function run(
     execFile(
       program,
       args,
-      { timeout: 240_000, maxBuffer: 16 * 1024 * 1024, ...options },
+      { timeout: 90_000, maxBuffer: 16 * 1024 * 1024, ...options },
       (error, stdout, stderr) =>
         error
           ? reject(new Error(`${path.basename(program)} ${args[0]} failed: ${stderr || error.message}`))
@@ -82,10 +82,21 @@ describe.skipIf(!goPresent || !saramaPresent)('the embedded broker with Sarama (
     const caFile = path.join(fixture.dir, 'ca-for-sarama.crt');
     fs.writeFileSync(caFile, observed.caCertificate);
     connection = [observed.bootstrapServers[0]!, caFile, 'gopher', 'gopher-secret'];
-    await fixture.streaming.ensureUser(
-      cluster,
-      streamingUser('gopher', 'gopher-secret', 'orders', 'orders-*'),
-    );
+    const user = streamingUser('gopher', 'gopher-secret', 'orders', 'orders-*');
+    // DESCRIBE and ALTER on the cluster: Sarama's ClusterAdmin lists, grants and revokes ACLs.
+    await fixture.streaming.ensureUser(cluster, {
+      ...user,
+      acls: [
+        ...user.acls,
+        {
+          resourceType: 'cluster',
+          patternType: 'literal',
+          name: 'kafka-cluster',
+          operations: ['describe', 'alter'],
+          permission: 'allow',
+        },
+      ],
+    });
     await fixture.streaming.ensureTopic(cluster, {
       name: 'orders',
       partitions: 3,
@@ -147,9 +158,15 @@ describe.skipIf(!goPresent || !saramaPresent)('the embedded broker with Sarama (
     } finally {
       await admin.disconnect();
     }
+    expect(await sarama('groups', 'orders-readers', 'orders', '3')).toEqual({
+      protocol_type: 'consumer',
+      state: 'Empty',
+      members: 0,
+      offsets: [0, 1, 2].map((partition) => ends.get(partition)),
+    });
     // The group resumes where it committed: nothing is delivered twice.
     expect(await sarama('consume', 'orders', 'orders-readers', '0', '2000')).toEqual({ records: [] });
-  });
+  }, 120_000);
 
   it('takes batches in every codec Sarama compresses with and hands them back to a consumer group', async () => {
     const codecs = ['gzip', 'snappy', 'lz4', 'zstd'];
@@ -176,14 +193,21 @@ describe.skipIf(!goPresent || !saramaPresent)('the embedded broker with Sarama (
         Array.from({ length: 50 }, (_, index) => [index, `value-${index}`]),
       );
     }
-  });
+  }, 120_000);
 
-  it('creates, lists, describes, configures and deletes a topic through the ClusterAdmin', async () => {
+  it('walks a topic through the ClusterAdmin: created, described, grown, configured, granted, revoked, deleted', async () => {
     expect(await sarama('admin', 'orders-admin')).toEqual({
+      brokers: 3,
       listed_after_create: true,
-      partitions: 2,
-      configs: { 'retention.ms': '7200000', 'cleanup.policy': 'delete' },
+      partitions_after_create: 2,
+      configs_after_create: { 'retention.ms': '7200000', 'cleanup.policy': 'delete' },
+      partitions_after_growth: 3,
+      configs_after_alter: { 'retention.ms': '3600000', 'cleanup.policy': 'delete' },
+      // Kafka's numbering: operation 3 is READ, permission 3 is ALLOW.
+      acls_granted: ['User:gopher 3 3'],
+      acls_revoked: 1,
+      acls_after_revoke: [],
       listed_after_delete: false,
     });
-  });
+  }, 120_000);
 });
