@@ -20,6 +20,16 @@ const batchOf = (...values: string[]) =>
     })),
   );
 
+/** CRC-32C by its definition, one bit at a time. */
+const bitwise = (data: Buffer, start: number, end: number) => {
+  let crc = -1;
+  for (let i = start; i < end; i++) {
+    crc ^= data[i]!;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
+  }
+  return (crc ^ -1) >>> 0;
+};
+
 describe('record batches', () => {
   it.each([
     ['123456789', 0xe3069283],
@@ -30,19 +40,23 @@ describe('record batches', () => {
   });
 
   it('computes CRC-32C over every length and start, as the bitwise definition does', () => {
-    const bitwise = (data: Buffer, start: number, end: number) => {
-      let crc = -1;
-      for (let i = start; i < end; i++) {
-        crc ^= data[i]!;
-        for (let k = 0; k < 8; k++) crc = crc & 1 ? 0x82f63b78 ^ (crc >>> 1) : crc >>> 1;
-      }
-      return (crc ^ -1) >>> 0;
-    };
     const data = Buffer.from(Array.from({ length: 64 }, (_, i) => (i * 151 + 7) & 0xff));
     for (let start = 0; start < 9; start++) {
       for (let end = start; end <= data.length; end++) {
         expect(crc32c(data, start, end)).toBe(bitwise(data, start, end));
       }
+    }
+  });
+
+  it('computes the same CRC-32C for a view at every alignment of its memory', () => {
+    const backing = Buffer.alloc(300);
+    for (let i = 0; i < backing.length; i++) backing[i] = (i * 89 + 13) & 0xff;
+    const expected = bitwise(backing, 5, 290);
+    for (let shift = 0; shift < 8; shift++) {
+      const view = Buffer.alloc(300);
+      backing.copy(view, shift, 5, 290);
+      expect(crc32c(view.subarray(shift, shift + 285))).toBe(expected);
+      expect(crc32c(view, shift, shift + 285)).toBe(expected);
     }
   });
 

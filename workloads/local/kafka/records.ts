@@ -8,12 +8,13 @@ import { ProtocolError, Reader, Writer } from './protocol/codec.js';
  */
 
 /**
- * CRC-32C tables for slicing-by-8, one after another: entry 256·k + n is the CRC of byte n
- * followed by k zero bytes, so eight input bytes fold per step instead of one (every produced
+ * CRC-32C tables for slicing-by-16, one after another: entry 256·k + n is the CRC of byte n
+ * followed by k zero bytes, so sixteen input bytes fold per step instead of one (every produced
  * batch is checked over all its bytes on the produce path).
  */
+const SLICES = 16;
 const CRC32C_TABLES = (() => {
-  const tables = new Int32Array(8 * 256);
+  const tables = new Int32Array(SLICES * 256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
@@ -21,7 +22,7 @@ const CRC32C_TABLES = (() => {
   }
   for (let n = 0; n < 256; n++) {
     let c = tables[n]!;
-    for (let k = 1; k < 8; k++) {
+    for (let k = 1; k < SLICES; k++) {
       c = tables[c & 0xff]! ^ (c >>> 8);
       tables[k * 256 + n] = c;
     }
@@ -29,22 +30,50 @@ const CRC32C_TABLES = (() => {
   return tables;
 })();
 
-/** CRC-32C (Castagnoli), as record batches carry it. */
+/**
+ * Whether an `Int32Array` reads memory little-endian, as the CRC folds bytes in (x86 and ARM do);
+ * elsewhere every byte goes through the one-byte step.
+ */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * CRC-32C (Castagnoli), as record batches carry it. The bytes are read four at a time through an
+ * `Int32Array` over the 4-aligned middle of the range (a quarter of the loads of reading bytes),
+ * the unaligned ends one byte at a time.
+ */
 export function crc32c(data: Buffer, start = 0, end = data.length): number {
   const t = CRC32C_TABLES;
   let crc = -1;
   let i = start;
-  for (const last = end - 8; i <= last; i += 8) {
-    crc ^= data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24);
-    crc =
-      t[1792 + (crc & 0xff)]! ^
-      t[1536 + ((crc >>> 8) & 0xff)]! ^
-      t[1280 + ((crc >>> 16) & 0xff)]! ^
-      t[1024 + (crc >>> 24)]! ^
-      t[768 + data[i + 4]!]! ^
-      t[512 + data[i + 5]!]! ^
-      t[256 + data[i + 6]!]! ^
-      t[data[i + 7]!]!;
+  const aligned = Math.min(end, start + ((4 - ((data.byteOffset + start) & 3)) & 3));
+  for (; i < aligned; i++) crc = t[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  const blocks = LITTLE_ENDIAN ? (end - i) >>> 4 : 0;
+  if (blocks > 0) {
+    const words = new Int32Array(data.buffer, data.byteOffset + i, blocks * 4);
+    for (let w = 0; w < words.length; w += 4) {
+      const a = crc ^ words[w]!;
+      const b = words[w + 1]!;
+      const c = words[w + 2]!;
+      const d = words[w + 3]!;
+      crc =
+        t[3840 + (a & 0xff)]! ^
+        t[3584 + ((a >>> 8) & 0xff)]! ^
+        t[3328 + ((a >>> 16) & 0xff)]! ^
+        t[3072 + (a >>> 24)]! ^
+        t[2816 + (b & 0xff)]! ^
+        t[2560 + ((b >>> 8) & 0xff)]! ^
+        t[2304 + ((b >>> 16) & 0xff)]! ^
+        t[2048 + (b >>> 24)]! ^
+        t[1792 + (c & 0xff)]! ^
+        t[1536 + ((c >>> 8) & 0xff)]! ^
+        t[1280 + ((c >>> 16) & 0xff)]! ^
+        t[1024 + (c >>> 24)]! ^
+        t[768 + (d & 0xff)]! ^
+        t[512 + ((d >>> 8) & 0xff)]! ^
+        t[256 + ((d >>> 16) & 0xff)]! ^
+        t[d >>> 24]!;
+    }
+    i += blocks * 16;
   }
   for (; i < end; i++) crc = t[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
