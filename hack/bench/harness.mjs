@@ -45,7 +45,8 @@ export function comparedWithBefore(names) {
 
 /**
  * Runs in the child: reports `running.port` and answers the parent's messages (`details`: what
- * the server set up, such as a bearer token; `rss`; `stop`).
+ * the server set up, such as a bearer token; `rss`; `cpu`: user + system CPU time so far, µs;
+ * `stop`).
  */
 export function serveAsChild(running) {
   const stop = async () => {
@@ -55,6 +56,10 @@ export function serveAsChild(running) {
   process.on('disconnect', () => void stop());
   process.on('message', (message) => {
     if (message === 'rss') process.send({ rss: process.memoryUsage().rss });
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send({ cpu: user + system });
+    }
     if (message === 'details') process.send({ details: running.details ?? {} });
     if (message === 'stop') void stop();
   });

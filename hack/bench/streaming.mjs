@@ -144,6 +144,22 @@ async function startBroker(root) {
   return { child, details: await nextMessage(child, 'details') };
 }
 
+/** The broker process's CPU time so far (user + system), µs. */
+async function brokerCpu(child) {
+  child.send('cpu');
+  return nextMessage(child, 'cpu');
+}
+
+/**
+ * Runs `produce` and answers its figures with the broker's CPU time per record produced (µs):
+ * what the broker spends on a record, which a loaded machine disturbs less than the rate does.
+ */
+async function withBrokerCpu(child, records, produce) {
+  const before = await brokerCpu(child);
+  const figures = await produce();
+  return { ...figures, cpuPerRecord: ((await brokerCpu(child)) - before) / records };
+}
+
 function percentile(sorted, fraction) {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
 }
@@ -224,7 +240,7 @@ const KINDS = {
  * consumer group; `kind` (a key of KINDS) makes the producer an idempotent one, or a plain one
  * sending one batch at a time.
  */
-async function brokerSystem(details, kind, label = '') {
+async function brokerSystem({ child, details }, kind, label = '') {
   const { idempotent, serial, configs } = KINDS[kind];
   const { Kafka, logLevel } = await import('kafkajs');
   const kafka = new Kafka({
@@ -252,11 +268,16 @@ async function brokerSystem(details, kind, label = '') {
         waitForLeaders: true,
       });
       const sends = Math.ceil(records / BATCH_RECORDS);
-      const produced = await timedConcurrently(sends, serial ? 1 : SENDS_IN_FLIGHT, () =>
-        producer.send({ topic, acks: -1, messages }),
-      );
       const expected = sends * BATCH_RECORDS;
-      if (!KINDS[kind].readBack) return { ...produceFigures(expected, produced), readPerSecond: undefined };
+      const produced = await withBrokerCpu(child, expected, async () =>
+        produceFigures(
+          expected,
+          await timedConcurrently(sends, serial ? 1 : SENDS_IN_FLIGHT, () =>
+            producer.send({ topic, acks: -1, messages }),
+          ),
+        ),
+      );
+      if (!KINDS[kind].readBack) return { ...produced, readPerSecond: undefined };
       const consumer = kafka.consumer({ groupId: `bench-${topic}` });
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
@@ -274,7 +295,7 @@ async function brokerSystem(details, kind, label = '') {
           .catch(reject);
       });
       await consumer.disconnect();
-      return { ...produceFigures(expected, produced), readPerSecond: (expected / readMs) * 1000 };
+      return { ...produced, readPerSecond: (expected / readMs) * 1000 };
     },
     async close() {
       await Promise.all([producer.disconnect(), admin.disconnect()]);
@@ -283,7 +304,7 @@ async function brokerSystem(details, kind, label = '') {
 }
 
 /** librdkafka through `kcat -P`: the same records from stdin, one topic per round. */
-async function kcatSystem(details, kind, label = '') {
+async function kcatSystem({ child: brokerChild, details }, kind, label = '') {
   const kcat = ['/usr/bin/kcat', '/usr/local/bin/kcat'].find((candidate) => fs.existsSync(candidate));
   if (!kcat) {
     if (kind === 'plain' && !label)
@@ -339,18 +360,20 @@ async function kcatSystem(details, kind, label = '') {
           stdin?.(child.stdin);
         });
       const started = performance.now();
-      await run(['-P', ...connection, '-X', 'acks=all', ...KINDS[kind].kcatFlags], (stdin) => {
-        const chunk = line.repeat(BATCH_RECORDS);
-        let written = 0;
-        const pump = () => {
-          while (written < records) {
-            written += BATCH_RECORDS;
-            if (!stdin.write(chunk)) return stdin.once('drain', pump);
-          }
-          stdin.end();
-        };
-        pump();
-      });
+      const { cpuPerRecord } = await withBrokerCpu(brokerChild, records, () =>
+        run(['-P', ...connection, '-X', 'acks=all', ...KINDS[kind].kcatFlags], (stdin) => {
+          const chunk = line.repeat(BATCH_RECORDS);
+          let written = 0;
+          const pump = () => {
+            while (written < records) {
+              written += BATCH_RECORDS;
+              if (!stdin.write(chunk)) return stdin.once('drain', pump);
+            }
+            stdin.end();
+          };
+          pump();
+        }),
+      );
       const ms = performance.now() - started;
       // The plain run reads its records back with librdkafka's consumer (no group), timed from
       // its start (connection and SASL included) to its exit after the last record.
@@ -360,7 +383,13 @@ async function kcatSystem(details, kind, label = '') {
         await run(['-C', ...connection, '-o', 'beginning', '-c', String(records), '-q', '-f', '%o\n']);
         readPerSecond = (records / (performance.now() - reading)) * 1000;
       }
-      return { recordsPerSecond: (records / ms) * 1000, p50: undefined, p99: undefined, readPerSecond };
+      return {
+        recordsPerSecond: (records / ms) * 1000,
+        p50: undefined,
+        p99: undefined,
+        cpuPerRecord,
+        readPerSecond,
+      };
     },
     async close() {
       await admin.disconnect();
@@ -477,7 +506,7 @@ function report(results) {
     [...results].map(([name, rounds]) => [
       name,
       Object.fromEntries(
-        ['recordsPerSecond', 'p50', 'p99', 'readPerSecond'].map((field) => [
+        ['recordsPerSecond', 'p50', 'p99', 'cpuPerRecord', 'readPerSecond'].map((field) => [
           field,
           median(rounds.map((round) => round[field])),
         ]),
@@ -489,14 +518,18 @@ function report(results) {
   console.log(
     `\n${RECORDS} records of ${RECORD_BYTES} B, batches of ${BATCH_RECORDS}, ${SENDS_IN_FLIGHT} in flight ` +
       `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
-      `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1)`,
+      `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1); ` +
+      `broker CPU µs (user + system) per record produced`,
   );
-  console.log('system                produce rec/s    MB/s   p50 ms   p99 ms    read rec/s    MB/s');
+  console.log(
+    'system                produce rec/s    MB/s   p50 ms   p99 ms  cpu µs/rec    read rec/s    MB/s',
+  );
   for (const [name, figures] of summary) {
     const megabytes = (rate) => (rate === undefined ? undefined : (rate * RECORD_BYTES) / 1e6);
     console.log(
       `${name.padEnd(20)}${cell(figures.recordsPerSecond, 0, 15)}${cell(megabytes(figures.recordsPerSecond), 1, 8)}` +
-        `${cell(figures.p50, 2, 9)}${cell(figures.p99, 2, 9)}${cell(figures.readPerSecond, 0, 14)}` +
+        `${cell(figures.p50, 2, 9)}${cell(figures.p99, 2, 9)}${cell(figures.cpuPerRecord, 1, 12)}` +
+        `${cell(figures.readPerSecond, 0, 14)}` +
         `${cell(megabytes(figures.readPerSecond), 1, 8)}`,
     );
   }
@@ -531,10 +564,12 @@ function report(results) {
       `kcat idem ${over('kcat idem osflush', 'recordsPerSecond', 'kcat idem')}`,
   );
   const before = comparedWithBefore([...summary.keys()]);
-  if (before.length > 0) console.log('\nthis build / the build beside (produce, read back):');
+  if (before.length > 0)
+    console.log('\nthis build / the build beside (produce, broker CPU per record, read back):');
   for (const [now, name] of before) {
     console.log(
-      `  ${now.padEnd(20)} ${over(now, 'recordsPerSecond', name)}  ${over(now, 'readPerSecond', name)}`,
+      `  ${now.padEnd(20)} ${over(now, 'recordsPerSecond', name)}  ${over(now, 'cpuPerRecord', name)}  ` +
+        `${over(now, 'readPerSecond', name)}`,
     );
   }
 }
@@ -544,11 +579,11 @@ const RUN_KINDS = process.env.BENCH_KINDS ? process.env.BENCH_KINDS.split(',') :
 for (const kind of RUN_KINDS) if (!KINDS[kind]) throw new Error(`BENCH_KINDS: no kind ${kind}`);
 
 /** The clients run against a broker: kafkajs and kcat, each of the kinds run. */
-async function clientsOf(details, label) {
+async function clientsOf(broker, label) {
   const systems = [];
-  for (const kind of RUN_KINDS) systems.push(await brokerSystem(details, kind, label));
+  for (const kind of RUN_KINDS) systems.push(await brokerSystem(broker, kind, label));
   for (const kind of RUN_KINDS) {
-    const kcat = await kcatSystem(details, kind, label);
+    const kcat = await kcatSystem(broker, kind, label);
     if (kcat) systems.push(kcat);
   }
   return systems;
@@ -561,8 +596,8 @@ async function main() {
   const cancel = deadline(RUN_LIMIT_SECONDS, brokers);
   const systems = [];
   try {
-    systems.push(...(await clientsOf(broker.details, '')));
-    if (beside) systems.push(...(await clientsOf(beside.details, BEFORE)));
+    systems.push(...(await clientsOf(broker, '')));
+    if (beside) systems.push(...(await clientsOf(beside, BEFORE)));
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
     systems.push(await rawStoreSystem());
@@ -574,6 +609,7 @@ async function main() {
         results.get(system.name).push(figures);
         console.error(
           `round ${round} ${system.name}: produce ${figures.recordsPerSecond.toFixed(0)} rec/s` +
+            (figures.cpuPerRecord === undefined ? '' : `, broker ${figures.cpuPerRecord.toFixed(1)} µs/rec`) +
             (figures.readPerSecond === undefined ? '' : `, read ${figures.readPerSecond.toFixed(0)} rec/s`),
         );
       }
