@@ -482,10 +482,17 @@ async function rawStoreSystem() {
         control: false,
       });
       const sends = Math.ceil(records / BATCH_RECORDS);
+      // Nothing else runs in this process meanwhile, so its CPU time is the store's.
+      const cpu = process.cpuUsage();
       const produced = await timedConcurrently(sends, SENDS_IN_FLIGHT, () =>
         store.append(topic, 0, [batch()], Date.now()),
       );
-      return { ...produceFigures(sends * BATCH_RECORDS, produced), readPerSecond: undefined };
+      const { user, system } = process.cpuUsage(cpu);
+      return {
+        ...produceFigures(sends * BATCH_RECORDS, produced),
+        cpuPerRecord: (user + system) / (sends * BATCH_RECORDS),
+        readPerSecond: undefined,
+      };
     },
     async close() {
       store.close();
@@ -519,7 +526,7 @@ function report(results) {
     `\n${RECORDS} records of ${RECORD_BYTES} B, batches of ${BATCH_RECORDS}, ${SENDS_IN_FLIGHT} in flight ` +
       `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
       `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1); ` +
-      `broker CPU µs (user + system) per record produced`,
+      `CPU µs (user + system) per record produced: the broker's, the raw store's own`,
   );
   console.log(
     'system                produce rec/s    MB/s   p50 ms   p99 ms  cpu µs/rec    read rec/s    MB/s',
@@ -609,7 +616,7 @@ async function main() {
         results.get(system.name).push(figures);
         console.error(
           `round ${round} ${system.name}: produce ${figures.recordsPerSecond.toFixed(0)} rec/s` +
-            (figures.cpuPerRecord === undefined ? '' : `, broker ${figures.cpuPerRecord.toFixed(1)} µs/rec`) +
+            (figures.cpuPerRecord === undefined ? '' : `, cpu ${figures.cpuPerRecord.toFixed(1)} µs/rec`) +
             (figures.readPerSecond === undefined ? '' : `, read ${figures.readPerSecond.toFixed(0)} rec/s`),
         );
       }
