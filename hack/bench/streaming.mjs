@@ -42,7 +42,8 @@
 // Durability differs: the broker (but its osflush kinds) and the raw store answer after the fsync
 // of each group commit (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
 // written and fsyncs its files every `sync_interval` (2 minutes).
-// Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
+// Rounds interleave the three systems (the machine is shared and noisy); the figures are medians;
+// with BENCH_BEFORE, the two builds take turns going first, so run an even number of rounds.
 // Read-back rates run from the first record received to the last, so a group join is not counted.
 import { Buffer } from 'node:buffer';
 import { fork, spawn } from 'node:child_process';
@@ -603,15 +604,21 @@ async function main() {
   const cancel = deadline(RUN_LIMIT_SECONDS, brokers);
   const systems = [];
   try {
-    systems.push(...(await clientsOf(broker, '')));
-    if (beside) systems.push(...(await clientsOf(beside, BEFORE)));
+    const ours = await clientsOf(broker, '');
+    const theirs = beside ? await clientsOf(beside, BEFORE) : [];
+    systems.push(...ours, ...theirs);
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
     systems.push(await rawStoreSystem());
+    const others = systems.slice(ours.length + theirs.length);
     for (const system of systems) await system.round(WARMUP_RECORDS);
     const results = new Map(systems.map((system) => [system.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const system of systems) {
+      // The build beside goes first in even rounds: whichever broker runs first in a round
+      // measures slower (by up to a fifth on a loaded machine), so an even number of rounds
+      // gives both the same share of that place.
+      const order = round % 2 === 0 ? [...theirs, ...ours, ...others] : systems;
+      for (const system of order) {
         const figures = await system.round(RECORDS);
         results.get(system.name).push(figures);
         console.error(
