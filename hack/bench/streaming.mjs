@@ -39,6 +39,8 @@
 //     publish; then a pull consumer reading it back, acknowledging cumulatively (AckPolicy.All).
 //   - raw store: `SqliteLogStore.append` of the same batches, as many in flight, in this process:
 //     the cost of the group commit (insert + fsync) alone, the floor under the broker.
+//   - batch check: the broker's check of each produced batch (`splitBatches`: header, CRC-32C over
+//     all its bytes) alone, in this process, once per send; with BENCH_BEFORE, the other build's too.
 // Durability differs: the broker (but its osflush kinds) and the raw store answer after the fsync
 // of each group commit (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
 // written and fsyncs its files every `sync_interval` (2 minutes).
@@ -502,6 +504,39 @@ async function rawStoreSystem() {
   };
 }
 
+/**
+ * The broker's check of a produced batch alone (`splitBatches`: its header and the CRC-32C over all
+ * its bytes), in this process, of `root`'s build: a 100-record batch checked once per send.
+ */
+async function batchCheckSystem(root, label = '') {
+  const { encodeBatch, splitBatches } = await import(distOf(root, 'workloads/local/kafka/records.js'));
+  const now = Date.now();
+  const bytes = encodeBatch(
+    0,
+    Array.from({ length: BATCH_RECORDS }, () => ({ key: null, value, timestamp: now })),
+  );
+  return {
+    name: `${label}batch check`,
+    async round(records) {
+      const sends = Math.ceil(records / BATCH_RECORDS);
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      for (let send = 0; send < sends; send++) splitBatches(bytes);
+      const ms = performance.now() - started;
+      const { user, system } = process.cpuUsage(cpu);
+      const checked = sends * BATCH_RECORDS;
+      return {
+        recordsPerSecond: (checked / ms) * 1000,
+        p50: undefined,
+        p99: undefined,
+        cpuPerRecord: (user + system) / checked,
+        readPerSecond: undefined,
+      };
+    },
+    async close() {},
+  };
+}
+
 function median(values) {
   const sorted = values.filter((entry) => entry !== undefined).sort((a, b) => a - b);
   if (sorted.length === 0) return undefined;
@@ -609,7 +644,8 @@ async function main() {
     systems.push(...ours, ...theirs);
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
-    systems.push(await rawStoreSystem());
+    systems.push(await rawStoreSystem(), await batchCheckSystem());
+    if (BEFORE_ROOT) systems.push(await batchCheckSystem(BEFORE_ROOT, BEFORE));
     const others = systems.slice(ours.length + theirs.length);
     for (const system of systems) await system.round(WARMUP_RECORDS);
     const results = new Map(systems.map((system) => [system.name, []]));
