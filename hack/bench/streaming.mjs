@@ -44,8 +44,9 @@
 // Durability differs: the broker (but its osflush kinds) and the raw store answer after the fsync
 // of each group commit (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
 // written and fsyncs its files every `sync_interval` (2 minutes).
-// Rounds interleave the three systems (the machine is shared and noisy); the figures are medians;
-// with BENCH_BEFORE, the two builds take turns going first, so run an even number of rounds.
+// Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
+// With BENCH_BEFORE, the broker started first (this checkout's) measured up to a fifth more CPU
+// per record than the other with the same code: run it from each checkout to compare two builds.
 // Read-back rates run from the first record received to the last, so a group join is not counted.
 import { Buffer } from 'node:buffer';
 import { fork, spawn } from 'node:child_process';
@@ -639,22 +640,16 @@ async function main() {
   const cancel = deadline(RUN_LIMIT_SECONDS, brokers);
   const systems = [];
   try {
-    const ours = await clientsOf(broker, '');
-    const theirs = beside ? await clientsOf(beside, BEFORE) : [];
-    systems.push(...ours, ...theirs);
+    systems.push(...(await clientsOf(broker, '')));
+    if (beside) systems.push(...(await clientsOf(beside, BEFORE)));
     const jetStream = await jetStreamSystem();
     if (jetStream) systems.push(jetStream);
     systems.push(await rawStoreSystem(), await batchCheckSystem());
     if (BEFORE_ROOT) systems.push(await batchCheckSystem(BEFORE_ROOT, BEFORE));
-    const others = systems.slice(ours.length + theirs.length);
     for (const system of systems) await system.round(WARMUP_RECORDS);
     const results = new Map(systems.map((system) => [system.name, []]));
     for (let round = 1; round <= ROUNDS; round++) {
-      // The build beside goes first in even rounds: whichever broker runs first in a round
-      // measures slower (by up to a fifth on a loaded machine), so an even number of rounds
-      // gives both the same share of that place.
-      const order = round % 2 === 0 ? [...theirs, ...ours, ...others] : systems;
-      for (const system of order) {
+      for (const system of systems) {
         const figures = await system.round(RECORDS);
         results.get(system.name).push(figures);
         console.error(
