@@ -63,7 +63,8 @@ if step == 'create':
 elif step == 'describe':
     out['configs'] = configs_of('admin-made')
 elif step == 'alter':
-    resource = ConfigResource('topic', 'admin-made', set_config={'retention.ms': '7200000', 'cleanup.policy': 'compact'})
+    resource = ConfigResource('topic', 'admin-made', set_config={'retention.ms': '7200000', 'cleanup.policy': 'compact',
+                                                                 'flush.messages': '9223372036854775807', 'flush.ms': '1000'})
     wait(admin.alter_configs([resource]))
     out['configs'] = configs_of('admin-made')
 elif step == 'refuse':
@@ -192,13 +193,17 @@ describe.skipIf(!confluent)(
       expect(configs['retention.ms']).toMatchObject({ value: '3600000', source: 1 });
       expect(configs['cleanup.policy']).toMatchObject({ value: 'delete', source: 5, default: true });
       expect(configs['max.message.bytes']).toMatchObject({ value: '1048588', source: 5 });
+      // Every append fsynced before its answer: the platform's setting, not Kafka's default.
+      expect(configs['flush.messages']).toMatchObject({ value: '1', source: 4 });
       expect(Object.keys(configs).length).toBeGreaterThanOrEqual(30);
     }, 60_000);
 
-    it('alters retention and cleanup policy, which the topic then has', async () => {
+    it('alters retention, cleanup policy and flush, which the topic then has', async () => {
       const { configs } = (await admin('alter')) as { configs: Record<string, { value: string }> };
       expect(configs['retention.ms']!.value).toBe('7200000');
       expect(configs['cleanup.policy']!.value).toBe('compact');
+      expect(configs['flush.messages']!.value).toBe('9223372036854775807');
+      expect(configs['flush.ms']!.value).toBe('1000');
       const stored = (await fixture.streaming.listTopics(cluster)).find(
         (topic) => topic.name === 'admin-made',
       );
