@@ -42,7 +42,7 @@
 //   - batch check: the broker's check of each produced batch (`splitBatches`: header, CRC-32C over
 //     all its bytes) alone, in this process, once per send; with BENCH_BEFORE, the other build's too.
 // Durability differs: the broker (but its osflush kinds) and the raw store answer after the fsync
-// of each group commit (SQLite WAL, synchronous=FULL); JetStream, as configured by default, answers once the record is
+// of each group commit (SQLite WAL, fsynced on libuv's thread pool); JetStream, as configured by default, answers once the record is
 // written and fsyncs its files every `sync_interval` (2 minutes).
 // Rounds interleave the three systems (the machine is shared and noisy); the figures are medians.
 // With BENCH_BEFORE, the broker started first (this checkout's) measured up to a fifth more CPU
@@ -155,13 +155,23 @@ async function brokerCpu(child) {
 }
 
 /**
- * Runs `produce` and answers its figures with the broker's CPU time per record produced (µs):
- * what the broker spends on a record, which a loaded machine disturbs less than the rate does.
+ * Runs `work` and answers its figures with the broker's CPU time per record (µs): what the broker
+ * spends on a record, which a loaded machine disturbs less than the rate does; and the share of
+ * one core this process (the JavaScript clients, single-threaded) used meanwhile: near 1, the
+ * client, not the broker, sets the rate.
  */
-async function withBrokerCpu(child, records, produce) {
+async function withCpu(child, records, work) {
   const before = await brokerCpu(child);
-  const figures = await produce();
-  return { ...figures, cpuPerRecord: ((await brokerCpu(child)) - before) / records };
+  const client = process.cpuUsage();
+  const started = performance.now();
+  const figures = await work();
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(client);
+  return {
+    ...figures,
+    cpuPerRecord: ((await brokerCpu(child)) - before) / records,
+    clientCore: (used.user + used.system) / 1000 / wallMs,
+  };
 }
 
 function percentile(sorted, fraction) {
@@ -273,7 +283,7 @@ async function brokerSystem({ child, details }, kind, label = '') {
       });
       const sends = Math.ceil(records / BATCH_RECORDS);
       const expected = sends * BATCH_RECORDS;
-      const produced = await withBrokerCpu(child, expected, async () =>
+      const produced = await withCpu(child, expected, async () =>
         produceFigures(
           expected,
           await timedConcurrently(sends, serial ? 1 : SENDS_IN_FLIGHT, () =>
@@ -287,19 +297,26 @@ async function brokerSystem({ child, details }, kind, label = '') {
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       let received = 0;
       let first = 0;
-      const readMs = await new Promise((resolve, reject) => {
-        consumer
-          .run({
-            eachBatch: async ({ batch }) => {
-              if (received === 0) first = performance.now();
-              received += batch.messages.length;
-              if (received >= expected) resolve(performance.now() - first);
-            },
-          })
-          .catch(reject);
-      });
+      const read = await withCpu(child, expected, async () => ({
+        readMs: await new Promise((resolve, reject) => {
+          consumer
+            .run({
+              eachBatch: async ({ batch }) => {
+                if (received === 0) first = performance.now();
+                received += batch.messages.length;
+                if (received >= expected) resolve(performance.now() - first);
+              },
+            })
+            .catch(reject);
+        }),
+      }));
       await consumer.disconnect();
-      return { ...produced, readPerSecond: (expected / readMs) * 1000 };
+      return {
+        ...produced,
+        readPerSecond: (expected / read.readMs) * 1000,
+        readCpuPerRecord: read.cpuPerRecord,
+        readClientCore: read.clientCore,
+      };
     },
     async close() {
       await Promise.all([producer.disconnect(), admin.disconnect()]);
@@ -364,7 +381,7 @@ async function kcatSystem({ child: brokerChild, details }, kind, label = '') {
           stdin?.(child.stdin);
         });
       const started = performance.now();
-      const { cpuPerRecord } = await withBrokerCpu(brokerChild, records, () =>
+      const { cpuPerRecord } = await withCpu(brokerChild, records, () =>
         run(['-P', ...connection, '-X', 'acks=all', ...KINDS[kind].kcatFlags], (stdin) => {
           const chunk = line.repeat(BATCH_RECORDS);
           let written = 0;
@@ -550,10 +567,16 @@ function report(results) {
     [...results].map(([name, rounds]) => [
       name,
       Object.fromEntries(
-        ['recordsPerSecond', 'p50', 'p99', 'cpuPerRecord', 'readPerSecond'].map((field) => [
-          field,
-          median(rounds.map((round) => round[field])),
-        ]),
+        [
+          'recordsPerSecond',
+          'p50',
+          'p99',
+          'cpuPerRecord',
+          'clientCore',
+          'readPerSecond',
+          'readCpuPerRecord',
+          'readClientCore',
+        ].map((field) => [field, median(rounds.map((round) => round[field]))]),
       ),
     ]),
   );
@@ -563,18 +586,21 @@ function report(results) {
     `\n${RECORDS} records of ${RECORD_BYTES} B, batches of ${BATCH_RECORDS}, ${SENDS_IN_FLIGHT} in flight ` +
       `(${BATCH_RECORDS * SENDS_IN_FLIGHT} records); medians of ${ROUNDS} interleaved rounds; ` +
       `latency per send (broker, raw store: ${BATCH_RECORDS} records) or per publish (JetStream: 1); ` +
-      `CPU µs (user + system) per record produced: the broker's, the raw store's own`,
+      `CPU µs (user + system) per record produced and read: the broker's, the raw store's own; ` +
+      `client: the cores kafkajs (this process, one thread of JavaScript) kept busy meanwhile`,
   );
   console.log(
-    'system                produce rec/s    MB/s   p50 ms   p99 ms  cpu µs/rec    read rec/s    MB/s',
+    'system                produce rec/s    MB/s   p50 ms   p99 ms  cpu µs/rec  client' +
+      '    read rec/s    MB/s  cpu µs/rec  client',
   );
   for (const [name, figures] of summary) {
     const megabytes = (rate) => (rate === undefined ? undefined : (rate * RECORD_BYTES) / 1e6);
     console.log(
       `${name.padEnd(20)}${cell(figures.recordsPerSecond, 0, 15)}${cell(megabytes(figures.recordsPerSecond), 1, 8)}` +
         `${cell(figures.p50, 2, 9)}${cell(figures.p99, 2, 9)}${cell(figures.cpuPerRecord, 1, 12)}` +
-        `${cell(figures.readPerSecond, 0, 14)}` +
-        `${cell(megabytes(figures.readPerSecond), 1, 8)}`,
+        `${cell(figures.clientCore, 2, 8)}${cell(figures.readPerSecond, 0, 14)}` +
+        `${cell(megabytes(figures.readPerSecond), 1, 8)}${cell(figures.readCpuPerRecord, 1, 12)}` +
+        `${cell(figures.readClientCore, 2, 8)}`,
     );
   }
   if (summary.has('JetStream'))

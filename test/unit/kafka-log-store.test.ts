@@ -153,6 +153,39 @@ describe('the SQLite log store', () => {
     store.close();
   });
 
+  it('answers durable appends of later turns in order while an fsync runs, on pages of 16 KiB', async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    const answered: number[] = [];
+    const appends: Promise<unknown>[] = [];
+    for (let turn = 0; turn < 5; turn++) {
+      appends.push(
+        store.append('t', 0, batch(1, ['k', `v${turn}`]), 1).then((r) => answered.push(r.baseOffset)),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(appends);
+    expect(answered).toEqual([0, 1, 2, 3, 4]);
+    store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma('page_size', { simple: true })).toBe(16_384);
+    raw.close();
+  });
+
+  it('flushes and answers the appends waiting for an fsync when it is closed', async () => {
+    const file = storeFile();
+    const store = withTopic(file, 'delete');
+    const first = store.append('t', 0, batch(1, ['k', 'a']), 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = store.append('t', 0, batch(1, ['k', 'b']), 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    store.close();
+    await expect(Promise.all([first, second])).resolves.toMatchObject([{ baseOffset: 0 }, { baseOffset: 1 }]);
+    const reopened = new SqliteLogStore(file);
+    expect(values(reopened).map(([, , value]) => value)).toEqual(['a', 'b']);
+    reopened.close();
+  });
+
   it('deletes records below an offset: the log start moves there, never past the log end', async () => {
     const store = withTopic(storeFile(), 'delete');
     await store.append('t', 0, batch(1, ['a', '1']), 1);
