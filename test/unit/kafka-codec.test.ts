@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError, Reader, Writer } from '../../workloads/local/kafka/protocol/codec.js';
 import { FrameDecoder } from '../../workloads/local/kafka/protocol/frame.js';
+import { coalesced } from '../../workloads/local/kafka/connection.js';
 
 function frame(body: Buffer): Buffer {
   const size = Buffer.alloc(4);
@@ -191,5 +192,28 @@ describe('the frame decoder', () => {
         expect(error).toBeInstanceOf(ProtocolError);
       }
     }
+  });
+});
+
+describe('the writes of an answer', () => {
+  const bytes = (length: number, fill: number) => Buffer.alloc(length, fill);
+  it.each([
+    { name: 'nothing', chunks: [], lengths: [] },
+    {
+      name: 'small chunks joined into one',
+      chunks: [bytes(4, 1), bytes(9, 2), bytes(100, 3)],
+      lengths: [113],
+    },
+    { name: 'a batch kept as it is', chunks: [bytes(20_000, 1)], lengths: [20_000] },
+    {
+      name: 'headers joined between batches kept apart',
+      chunks: [bytes(9, 1), bytes(30, 2), bytes(20_000, 3), bytes(12, 4), bytes(16_384, 5), bytes(5, 6)],
+      lengths: [39, 20_000, 12, 16_384, 5],
+    },
+  ])('$name', ({ chunks, lengths }) => {
+    const pieces = coalesced(chunks);
+    expect(pieces.map((piece) => piece.length)).toEqual(lengths);
+    expect(Buffer.concat(pieces)).toEqual(Buffer.concat(chunks));
+    for (const chunk of chunks.filter((chunk) => chunk.length >= 16_384)) expect(pieces).toContain(chunk);
   });
 });

@@ -181,11 +181,35 @@ export class Connection {
     slot.chunks = chunks;
     slot.ready = true;
     if (this.closed) return;
-    this.socket.cork();
-    while (this.slots.length > 0 && this.slots[0]!.ready) {
-      const next = this.slots.shift()!;
-      for (const chunk of next.chunks ?? []) this.socket.write(chunk);
-    }
-    this.socket.uncork();
+    const ready: Buffer[] = [];
+    while (this.slots.length > 0 && this.slots[0]!.ready) ready.push(...(this.slots.shift()!.chunks ?? []));
+    for (const piece of coalesced(ready)) this.socket.write(piece);
   }
+}
+
+/** A chunk at least this large is written on its own; smaller ones are joined. */
+const OWN_WRITE_BYTES = 16_384;
+
+/**
+ * The chunks to write, runs of small ones (headers, small answers) joined into one buffer and large
+ * ones (record batches) kept as they are. TLS copies the buffers of a multi-buffer write into one
+ * new allocation before encrypting them, which for a fetch answer is a megabyte of fresh pages a
+ * request; a single buffer it encrypts where it lies.
+ */
+export function coalesced(chunks: readonly Buffer[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  let run: Buffer[] = [];
+  const endRun = () => {
+    if (run.length === 1) pieces.push(run[0]!);
+    else if (run.length > 1) pieces.push(Buffer.concat(run));
+    run = [];
+  };
+  for (const chunk of chunks) {
+    if (chunk.length >= OWN_WRITE_BYTES) {
+      endRun();
+      pieces.push(chunk);
+    } else run.push(chunk);
+  }
+  endRun();
+  return pieces;
 }
