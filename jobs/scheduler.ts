@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
+import { utcSchedule } from '../controllers/runtime/cron.js';
 import { systemClock, type Clock, type TimerHandle } from '../observability/clock.js';
 import { JOBS } from './index.js';
 import type { JobDefinition, JobDeps, JobRun } from './job.js';
@@ -44,7 +45,7 @@ export class JobRunInProgressError extends Error {
 
 function parseSchedule(job: JobDefinition): Cron {
   try {
-    return new Cron(job.schedule, { paused: true, timezone: 'UTC' });
+    return utcSchedule(job.schedule);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`job ${job.name} has an invalid schedule ${JSON.stringify(job.schedule)}: ${reason}`);

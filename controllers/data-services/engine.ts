@@ -4,7 +4,7 @@
  * schedule runs next, when a backup expires.
  */
 import { createHash } from 'node:crypto';
-import { Cron } from 'croner';
+import { utcSchedule } from '../runtime/cron.js';
 import type { Condition } from '../../control-plane/types.js';
 import {
   databaseEngine,
@@ -120,7 +120,7 @@ export function cronProblem(cron: string): Problem | undefined {
     };
   }
   try {
-    new Cron(cron, { timezone: 'UTC', paused: true });
+    utcSchedule(cron);
     return undefined;
   } catch (error) {
     return { field: 'cron', message: `cron is not valid: ${(error as Error).message}` };
@@ -129,7 +129,7 @@ export function cronProblem(cron: string): Problem | undefined {
 
 /** The schedule's next run strictly after `after`. */
 export function nextRun(cron: string, after: Date): Date | undefined {
-  return new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(after) ?? undefined;
+  return utcSchedule(cron).nextRun(after) ?? undefined;
 }
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,8 @@
 // script's node command) and through `npm start`; the CPU time the server had used by then (less
 // at the mercy of a busy machine than the wall time); the time to the first answer of the REST API
 // itself (an anonymous `GET /api/v1/vpcs`, 401 once every area is served); and the idle RSS once it
-// has settled after start-up. The cases interleave in every run, so the machine's load falls on all alike.
+// has settled after start-up, and once more per checkout after V8's memory reducer has run
+// (BENCH_SETTLED_MS; 0 leaves it out). The cases interleave in every run, so the machine's load falls on all alike.
 // BENCH_BASELINE names another built checkout (such as the main branch's) whose cases run in the
 // same rounds, for before/after figures and their ratios.
 //
@@ -23,6 +24,12 @@ import { cpuSeconds, freePort, get, statusMb } from './rounds.mjs';
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 /** How long the server idles after its first `/health` 200 before its RSS is read. */
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
+/**
+ * How long one more start-up per checkout idles before its settled RSS is read: V8 keeps the young
+ * generation start-up grew, and the pages it freed, until its memory reducer has seen the
+ * allocation rate stay low (10 to 16 s after start-up here).
+ */
+const SETTLED_MS = Number(process.env.BENCH_SETTLED_MS ?? 25_000);
 const STARTUP_TIMEOUT_MS = 30_000;
 const CHECKOUTS = [
   { label: 'this checkout', root: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..') },
@@ -43,7 +50,7 @@ const CASES = CHECKOUTS.flatMap((checkout) =>
  * Starts `cloudplane serve` on `dataDir` and answers once `/health` is 200: the milliseconds that
  * took and the server's CPU seconds by then, the milliseconds to the REST API's first answer, the RSS of the server's node process after `SETTLE_MS` idle, and a stop function.
  */
-async function startOnce(root, dataDir, viaNpm) {
+async function startOnce(root, dataDir, viaNpm, settleMs = SETTLE_MS) {
   const [port, kubePort] = [await freePort(), await freePort()];
   const started = performance.now();
   const [command, args] = viaNpm
@@ -74,7 +81,7 @@ async function startOnce(root, dataDir, viaNpm) {
   if ((await get(`http://127.0.0.1:${port}/api/v1/vpcs`)) !== 401)
     throw new Error('the REST API did not answer 401');
   const apiMs = performance.now() - started;
-  await delay(SETTLE_MS);
+  await delay(settleMs);
   const rssMb = statusMb(server, 'VmRSS');
   process.kill(-child.pid, 'SIGTERM');
   const timer = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 15_000);
@@ -169,6 +176,14 @@ try {
       };
     }),
   );
+  if (SETTLED_MS > 0) {
+    for (const [index, { label, root }] of CHECKOUTS.entries()) {
+      const { rssMb } = await startOnce(root, existing[index], false, SETTLED_MS);
+      console.log(
+        `${label}: settled idle RSS ${rssMb} MB (existing data dir, read after ${SETTLED_MS / 1000} s idle)`,
+      );
+    }
+  }
   console.log(`load average after: ${loadAverage()}`);
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
