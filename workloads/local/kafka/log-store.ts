@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { WalSync } from '../../../control-plane/embedded-store/index.js';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
 import {
@@ -23,7 +24,6 @@ import {
   type BatchHeader,
   type DecodedRecord,
 } from './records.js';
-import { WalSync } from './wal-sync.js';
 
 /** A topic as the store keeps it, with when its appends reach the disk. */
 export interface StoredTopic extends FlushPolicy {
@@ -600,7 +600,7 @@ export class SqliteLogStore implements LogStore {
         else if (entry.kind === 'append') entry.resolve(result!);
         else entry.resolve();
       });
-    if (durable) this.walSync.after(answer);
+    if (durable) this.walSync.afterCommit(answer);
     else answer();
   }
 
@@ -1092,8 +1092,10 @@ export class SqliteLogStore implements LogStore {
 
   close(): void {
     clearTimeout(this.syncTimer);
-    this.walSync.close();
+    // Closing checkpoints the WAL into the database file and syncs it: what waited for a flush is
+    // durable, though its answer (to a client the broker is closing on) may be the flush's error.
     this.db.close();
+    this.walSync.close();
   }
 }
 
