@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { ForeignCommits, WalSync } from '../control-plane/embedded-store/index.js';
+import type SQLite from 'better-sqlite3';
+import { ForeignCommits, openSqliteFile, type WalSync } from '../control-plane/embedded-store/index.js';
 import {
   SqliteAdapter,
   SqliteDialect,
@@ -84,9 +82,9 @@ class DataPlaneSqliteDialect extends SqliteDialect {
 }
 
 /**
- * Opens the SQLite file (creating it and its directory when missing) with write-ahead logging, a
- * commit durable before it is answered (see `GroupCommitSqliteDriver`) and a busy timeout; and
- * the mark that moves with every commit to it. The file may hold other owners' tables; nothing
+ * Opens the SQLite file as every file of the product is (`openSqliteFile`), a commit durable
+ * before it is answered (see `GroupCommitSqliteDriver`); and the mark that moves with every
+ * commit to it. The file may hold other owners' tables; nothing
  * here touches them.
  */
 export function openSqliteDialect(sqlitePath: string): {
@@ -95,28 +93,10 @@ export function openSqliteDialect(sqlitePath: string): {
   /** `GroupCommitSqliteDriver.readNow` of the driver made of `dialect`; undefined until one is. */
   readNow: DirectRead;
 } {
-  fs.mkdirSync(path.dirname(sqlitePath), { recursive: true });
-  const connection = new SQLite(sqlitePath);
-  let walPath: string | undefined;
-  try {
-    const journal = connection.pragma('journal_mode = WAL', { simple: true });
-    walPath = journal === 'wal' && !connection.memory ? `${path.resolve(sqlitePath)}-wal` : undefined;
-    connection.pragma(walPath === undefined ? 'synchronous = FULL' : 'synchronous = NORMAL');
-    connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    connection.pragma('foreign_keys = ON');
-  } catch (error) {
-    connection.close();
-    throw error;
-  }
+  const { db: connection, walSync } = openSqliteFile(sqlitePath, { busyTimeoutMs: BUSY_TIMEOUT_MS });
   const database = withStatementCache(connection);
   const commitMark = new CommitMark(new ForeignCommits(connection));
-  const dialect = new DataPlaneSqliteDialect(
-    { database },
-    connection,
-    database.prepare,
-    new WalSync(walPath),
-    commitMark,
-  );
+  const dialect = new DataPlaneSqliteDialect({ database }, connection, database.prepare, walSync, commitMark);
   return {
     dialect,
     commitMark,

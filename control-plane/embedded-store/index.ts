@@ -8,3 +8,4 @@ export {
 } from './sqlite-store.js';
 export { ForeignCommits } from './foreign-commits.js';
 export { WalSync } from './wal-sync.js';
+export { openSqliteFile, PAGE_CACHE_KIB, type SqliteFile, type SqliteFileOptions } from './sqlite-file.js';

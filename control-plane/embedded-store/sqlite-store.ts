@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { KindDescriptor } from '../kind-descriptor.js';
 import type { Logger } from '../../observability/logger.js';
@@ -35,6 +33,7 @@ import {
   type WatchOptions,
   type WriteOptions,
 } from '../types.js';
+import { openSqliteFile } from './sqlite-file.js';
 import { WalSync } from './wal-sync.js';
 import { WatchStream, type ChangeRecord } from './watch-stream.js';
 import { WriteTransaction, type KindIndex, type PublishedChange } from './write-transaction.js';
@@ -667,24 +666,17 @@ function notDurable(error: Error, logger: Logger | undefined): StoreError {
 }
 
 /**
- * Opens (creating when needed) the embedded store on `options.path`: WAL journal, foreign keys
- * on, and the `store_` tables created if missing. Durability: a file in WAL mode commits with
- * `synchronous=NORMAL` and every write is answered only after `WalSync` has flushed the WAL, so
- * an acknowledged write survives a power loss as it would with `synchronous=FULL`, without the
- * event loop waiting on the disk; any other file commits with `synchronous=FULL`. Open one store
- * per file per process and share it: watches are fed in memory by the writes of their own store.
+ * Opens (creating when needed) the embedded store on `options.path` as every SQLite file of the
+ * product is opened (`openSqliteFile`), the `store_` tables created if missing. Durability: every
+ * write is answered only after `WalSync` has flushed the WAL, so an acknowledged write survives a
+ * power loss as it would with `synchronous=FULL`, without the event loop waiting on the disk. Open
+ * one store per file per process and share it: watches are fed in memory by the writes of their
+ * own store.
  */
 export function openEmbeddedStore(options: EmbeddedStoreOptions): EmbeddedStore {
-  const inMemory = options.path === ':memory:' || options.path === '';
-  if (!inMemory) fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
-  const db = new Database(options.path);
+  const { db, walSync } = openSqliteFile(options.path, { busyTimeoutMs: options.busyTimeoutMs });
   try {
-    const journal = db.pragma('journal_mode = WAL', { simple: true });
-    const walPath = !inMemory && journal === 'wal' ? `${path.resolve(options.path)}-wal` : undefined;
-    db.pragma(walPath === undefined ? 'synchronous = FULL' : 'synchronous = NORMAL');
-    db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs ?? 5000)}`);
-    db.pragma('foreign_keys = ON');
-    const store = new EmbeddedStore(db, options, new WalSync(walPath));
+    const store = new EmbeddedStore(db, options, walSync);
     options.logger?.info(
       { path: options.path, resourceVersion: store.currentResourceVersion(), kinds: options.kinds.length },
       'object store opened',

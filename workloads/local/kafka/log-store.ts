@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
-import { WalSync } from '../../../control-plane/embedded-store/index.js';
+import type Database from 'better-sqlite3';
+import { openSqliteFile, type WalSync } from '../../../control-plane/embedded-store/index.js';
 import type { CleanupPolicy, StreamingUserSpec } from '../../runtime.js';
 import { ErrorCode } from './errors.js';
 import {
@@ -290,13 +290,12 @@ export class SqliteLogStore implements LogStore {
   private readonly statements;
 
   constructor(file: string) {
-    this.db = new Database(file);
-    this.walSync = new WalSync(`${file}-wal`);
     // Record batches are blobs of up to a megabyte, kept in chains of overflow pages: at 16 KiB a
     // page a read takes a quarter of the page reads it takes at SQLite's 4 KiB, and a group commit
     // a quarter of the WAL frames. It applies to a new file only (an existing one keeps its size).
-    this.db.pragma(`page_size = ${PAGE_BYTES}`);
-    this.db.pragma('journal_mode = WAL');
+    ({ db: this.db, walSync: this.walSync } = openSqliteFile(file, { pageBytes: PAGE_BYTES }));
+    // Writes outside a group commit (topics, users, transactions) are durable as they return; a
+    // group commit decides its own flush (`commit`, `mustFsync`).
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
     this.addTopicIds();
