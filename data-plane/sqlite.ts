@@ -11,9 +11,6 @@ import {
 import type { DirectRead } from './prepared-query.js';
 import { CommitMark, GroupCommitSqliteDriver } from './sqlite-driver.js';
 
-/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
-
 /** Distinct SQL texts kept prepared; the data plane issues a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -84,8 +81,7 @@ class DataPlaneSqliteDialect extends SqliteDialect {
 /**
  * Opens the SQLite file as every file of the product is (`openSqliteFile`), a commit durable
  * before it is answered (see `GroupCommitSqliteDriver`); and the mark that moves with every
- * commit to it. The file may hold other owners' tables; nothing
- * here touches them.
+ * commit to it. The file may hold other owners' tables; nothing here touches them.
  */
 export function openSqliteDialect(sqlitePath: string): {
   dialect: Dialect;
@@ -93,7 +89,7 @@ export function openSqliteDialect(sqlitePath: string): {
   /** `GroupCommitSqliteDriver.readNow` of the driver made of `dialect`; undefined until one is. */
   readNow: DirectRead;
 } {
-  const { db: connection, walSync } = openSqliteFile(sqlitePath, { busyTimeoutMs: BUSY_TIMEOUT_MS });
+  const { db: connection, walSync } = openSqliteFile(sqlitePath);
   const database = withStatementCache(connection);
   const commitMark = new CommitMark(new ForeignCommits(connection));
   const dialect = new DataPlaneSqliteDialect({ database }, connection, database.prepare, walSync, commitMark);

@@ -7,9 +7,9 @@ import { WalSync } from './wal-sync.js';
  * The pages of its file a connection keeps in memory, in KiB. better-sqlite3 builds SQLite with
  * 16 MB a connection (SQLite's own default is 2 MB), and a connection only ever grows its cache
  * to that bound: under a write load the pages each insert touches (an audit log's, a topic's
- * batches) fill it within seconds and stay, so the server held 16 MB of native memory more per
- * file than it reads again. Beyond this the operating system's page cache serves a read, a copy
- * of a page away.
+ * batches) fill it within seconds and stay, 16 MB of native memory a file, most of it pages not
+ * read again. Past this bound the operating system's page cache serves a read, a copy of a page
+ * away.
  */
 export const PAGE_CACHE_KIB = 2048;
 
