@@ -2,12 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteFile, PAGE_CACHE_KIB, type SqliteFile } from '../../control-plane/embedded-store/index.js';
+import {
+  openSqliteFile,
+  PAGE_CACHE_KIB,
+  type SqliteFile,
+  type SqliteFileOptions,
+} from '../../control-plane/embedded-store/index.js';
 
 describe('openSqliteFile', () => {
   const opened: SqliteFile[] = [];
   const dirs: string[] = [];
-  const open = (file: string, options?: Parameters<typeof openSqliteFile>[1]) => {
+  const open = (file: string, options?: SqliteFileOptions) => {
     const sqlite = openSqliteFile(file, options);
     opened.push(sqlite);
     return sqlite;
